@@ -1,0 +1,113 @@
+import { Command, Errors, Flags, type Interfaces } from '@oclif/core';
+import { loadConfig, type Config } from '../core/config/load-config.js';
+import { chooseDb, redactSecrets } from '../core/db-target.js';
+import { ExitCode, ListminerError } from '../core/errors.js';
+import { withStore } from '../core/store/open-store.js';
+import type { Store } from '../core/store/store.js';
+import { loadSystems, type Systems } from '../core/systems/load-systems.js';
+
+export type CommandFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>;
+export type CommandArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>;
+
+/**
+ * What every listminer command shares: the global flags, the config file,
+ * opening the store, and one place that turns errors into a sentence, a hint
+ * and an exit code.
+ */
+export abstract class BaseCommand<T extends typeof Command> extends Command {
+  static override enableJsonFlag = true;
+
+  static override baseFlags = {
+    db: Flags.string({
+      description: 'SQLite file or postgres:// URL [env: LISTMINER_DB; default ./listminer.db]',
+      helpGroup: 'GLOBAL',
+    }),
+    config: Flags.string({
+      description: 'YAML config file [env: LISTMINER_CONFIG; default ./listminer.yaml when present]',
+      helpGroup: 'GLOBAL',
+    }),
+    quiet: Flags.boolean({ description: 'print nothing but the result and errors', helpGroup: 'GLOBAL' }),
+    debug: Flags.boolean({ description: 'show stack traces of errors', helpGroup: 'GLOBAL' }),
+  };
+
+  protected flags!: CommandFlags<T>;
+  protected args!: CommandArgs<T>;
+  protected settings!: Config;
+
+  override async init(): Promise<void> {
+    await super.init();
+    const { args, flags } = await this.parse({
+      flags: this.ctor.flags,
+      baseFlags: (super.ctor as typeof BaseCommand).baseFlags,
+      enableJsonFlag: this.ctor.enableJsonFlag,
+      args: this.ctor.args,
+      strict: this.ctor.strict,
+    });
+    this.flags = flags as CommandFlags<T>;
+    this.args = args as CommandArgs<T>;
+    const { config, warnings } = loadConfig(this.flags.config, process.env);
+    this.settings = config;
+    for (const warning of warnings) this.note(`warning: ${warning.file}:${warning.line ?? ''} ${warning.message}`);
+  }
+
+  /** The database this run uses: --db, LISTMINER_DB, the config file, the default. */
+  protected get database(): string {
+    return chooseDb(this.flags.db, process.env, this.settings.database);
+  }
+
+  protected withStore<R>(fn: (store: Store) => Promise<R>): Promise<R> {
+    return withStore(this.database, fn);
+  }
+
+  protected systems(file?: string): Systems {
+    return loadSystems(file ?? this.settings.systems);
+  }
+
+  /** A line for the human on stderr, unless --quiet or --json. */
+  protected note(message: string): void {
+    if (!this.flags?.quiet && !this.jsonEnabled()) this.logToStderr(message);
+  }
+
+  /** Output for humans on stdout; --json replaces it with the result. */
+  protected show(text: string): void {
+    if (!this.jsonEnabled()) this.log(text);
+  }
+
+  protected override async catch(error: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
+    if (error instanceof Errors.ExitError) throw error;
+    const described = describeError(error);
+    if (this.jsonEnabled()) {
+      this.logJson({ error: { message: described.message, hint: described.hint, exitCode: described.exitCode } });
+    } else {
+      this.logToStderr(`Error: ${described.message}`);
+      if (described.hint) this.logToStderr(`Hint: ${described.hint}`);
+      if (this.argv.includes('--debug') && error.stack) this.logToStderr(redactSecrets(error.stack));
+    }
+    return this.exit(described.exitCode);
+  }
+}
+
+interface DescribedError {
+  message: string;
+  hint?: string;
+  exitCode: number;
+}
+
+/** Your input is wrong (2), the work failed (1), or listminer has a bug (1, and says so). */
+export function describeError(error: Error & { exitCode?: number; oclif?: { exit?: number } }): DescribedError {
+  if (error instanceof ListminerError) {
+    return { message: redactSecrets(error.message), hint: error.hint && redactSecrets(error.hint), exitCode: error.exitCode };
+  }
+  if (error instanceof Errors.CLIError) {
+    // oclif's own parse errors: unknown flag, missing argument.
+    const lines = error.message.split('\n').map((line) => line.trim());
+    const useful = lines.filter((line) => line && !/^The following errors? occurred:?$|^See more help with --help$/.test(line));
+    const message = redactSecrets(useful.join('; ') || error.message);
+    return { message, hint: 'See --help for the flags and arguments.', exitCode: error.oclif?.exit ?? ExitCode.usage };
+  }
+  return {
+    message: `listminer hit an unexpected error: ${redactSecrets(error.message)}`,
+    hint: 'Run again with --debug for the stack trace, and report it.',
+    exitCode: ExitCode.failed,
+  };
+}

@@ -1,0 +1,56 @@
+import { createHash } from 'node:crypto';
+import { firstField, readHeaderBlock } from './raw-headers.js';
+
+/**
+ * Identity of a message within a list (DESIGN §2). The key is the normalized
+ * Message-ID; a message without one gets a key derived from its content, and
+ * a different message reusing a Message-ID already stored gets the ID plus a
+ * digest of its content. The content hash leaves transport headers out, so
+ * the same mail delivered twice (other Received, Delivered-To, Archived-At)
+ * hashes the same and is stored once.
+ */
+export interface MessageIdentity {
+  /** Normalized Message-ID, or null when the message has none. */
+  messageId: string | null;
+  contentHash: string;
+}
+
+const IDENTITY_FIELDS = ['message-id', 'from', 'to', 'cc', 'date', 'subject', 'in-reply-to', 'references'];
+
+/** `<Abc@Host>` → `Abc@Host`: brackets, spaces and comments removed; case kept. */
+export function normalizeMessageId(value: string | undefined): string | null {
+  if (!value) return null;
+  const bracketed = /<([^<>]+)>/.exec(value);
+  const id = (bracketed ? bracketed[1]! : value).replace(/\s+/g, '').trim();
+  return id.length > 0 && id.length <= 995 ? id : null;
+}
+
+export function identifyMessage(raw: Buffer): MessageIdentity {
+  const block = readHeaderBlock(raw);
+  const hash = createHash('sha256');
+  for (const name of IDENTITY_FIELDS) {
+    for (const value of block.fields.get(name) ?? []) hash.update(`${name}:${value.replace(/\s+/g, ' ')}\n`);
+  }
+  hash.update('\n');
+  hash.update(normalizeBody(raw.subarray(block.bodyOffset)));
+  return { messageId: normalizeMessageId(firstField(block, 'message-id')), contentHash: hash.digest('hex') };
+}
+
+/** Line endings, trailing blanks and mbox `>From ` quoting differ between archives' copies of one mail. */
+function normalizeBody(body: Buffer): string {
+  return body
+    .toString('latin1')
+    .replace(/\r\n?/g, '\n')
+    .replace(/^>+(From )/gm, '$1')
+    .replace(/[ \t]+$/gm, '')
+    .replace(/\n+$/, '');
+}
+
+export function syntheticKey(contentHash: string): string {
+  return `synthetic-${contentHash.slice(0, 40)}@listminer.invalid`;
+}
+
+/** Key for a message whose Message-ID is already taken by a different message. */
+export function variantKey(messageId: string, contentHash: string): string {
+  return `${messageId}#${contentHash.slice(0, 16)}`;
+}

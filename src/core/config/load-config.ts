@@ -1,0 +1,86 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { InputError } from '../errors.js';
+import { isPlainObject, refuseProblems, YamlFile, type Problem, type Validation } from './yaml-document.js';
+
+export const MIRROR_HANDLING = ['skip', 'metadata_only', 'full'] as const;
+export type MirrorHandling = (typeof MIRROR_HANDLING)[number];
+
+/** The user's settings file (YAML). Every field is optional. */
+export interface Config {
+  database?: string;
+  /** Put into the User-Agent so archive operators can reach whoever runs listminer. */
+  contactEmail?: string;
+  mirrorHandling: MirrorHandling;
+  cadenceDays: number;
+  /** Months fetched for a list never scanned, unless full history is asked for. */
+  backfillMonths?: number;
+  workers: number;
+  /** A systems.yaml of the user's own instead of the bundled one. */
+  systems?: string;
+  /** Where the file was read from, when one was. */
+  path?: string;
+}
+
+export const DEFAULT_CONFIG: Config = { mirrorHandling: 'metadata_only', cadenceDays: 30, workers: 2 };
+
+const FIELDS: Record<string, (value: unknown) => string | undefined> = {
+  database: (v) => (typeof v === 'string' && v ? undefined : 'must be a file path or a postgres:// URL'),
+  contact_email: (v) => (typeof v === 'string' && /^[^@\s]+@[^@\s]+$/.test(v) ? undefined : 'must be an e-mail address'),
+  mirror_handling: (v) =>
+    MIRROR_HANDLING.includes(v as MirrorHandling) ? undefined : `must be one of ${MIRROR_HANDLING.join(', ')}`,
+  cadence_days: (v) => (Number.isInteger(v) && (v as number) >= 0 ? undefined : 'must be a whole number of days'),
+  backfill_months: (v) => (Number.isInteger(v) && (v as number) > 0 ? undefined : 'must be a positive whole number'),
+  workers: (v) => (Number.isInteger(v) && (v as number) > 0 && (v as number) <= 64 ? undefined : 'must be 1 to 64'),
+  systems: (v) => (typeof v === 'string' && v ? undefined : 'must be the path of a systems.yaml'),
+};
+
+export function validateConfig(file: string, text: string): Validation<Config> {
+  const yaml = new YamlFile(file, text);
+  if (yaml.errors.length) return { errors: yaml.errors, warnings: [] };
+  const data = yaml.data ?? {};
+  if (!isPlainObject(data)) return { errors: [yaml.problem([], 'must be a mapping of settings')], warnings: [] };
+  const errors: Problem[] = [];
+  const warnings: Problem[] = [];
+  for (const [key, value] of Object.entries(data)) {
+    const check = FIELDS[key];
+    if (!check) {
+      warnings.push(yaml.problem([key], `unknown setting "${key}" is ignored (known: ${Object.keys(FIELDS).join(', ')})`));
+      continue;
+    }
+    const reason = check(value);
+    if (reason) errors.push(yaml.problem([key], `${key} ${reason}`));
+  }
+  if (errors.length) return { errors, warnings };
+  const value: Config = {
+    ...DEFAULT_CONFIG,
+    path: file,
+    database: data.database as string | undefined,
+    contactEmail: data.contact_email as string | undefined,
+    mirrorHandling: (data.mirror_handling as MirrorHandling | undefined) ?? DEFAULT_CONFIG.mirrorHandling,
+    cadenceDays: (data.cadence_days as number | undefined) ?? DEFAULT_CONFIG.cadenceDays,
+    backfillMonths: data.backfill_months as number | undefined,
+    workers: (data.workers as number | undefined) ?? DEFAULT_CONFIG.workers,
+    systems: typeof data.systems === 'string' ? resolve(file, '..', data.systems) : undefined,
+  };
+  return { value, errors, warnings };
+}
+
+/**
+ * The --config file, else LISTMINER_CONFIG, else ./listminer.yaml when it
+ * exists, else the defaults. A file that was named but is missing or wrong
+ * is refused: silently running with other settings would surprise more.
+ */
+export function loadConfig(flag: string | undefined, env: NodeJS.ProcessEnv): { config: Config; warnings: Problem[] } {
+  const named = flag || env.LISTMINER_CONFIG;
+  const path = named ? resolve(named) : resolve('listminer.yaml');
+  if (!existsSync(path)) {
+    if (named) throw new InputError(`The config file ${path} does not exist.`, 'Check the --config path or LISTMINER_CONFIG.');
+    return { config: { ...DEFAULT_CONFIG }, warnings: [] };
+  }
+  const result = validateConfig(path, readFileSync(path, 'utf8'));
+  if (!result.value) {
+    refuseProblems(result.errors, 'Fix the config file; see the README section "Configuration".');
+  }
+  return { config: result.value, warnings: result.warnings };
+}

@@ -1,0 +1,81 @@
+import { InputError } from '../errors.js';
+import { LineCounter, isMap, isSeq, parseDocument, type Document, type Node } from 'yaml';
+
+/** One problem in a file, placed at its line so the user can go straight there. */
+export interface Problem {
+  file: string;
+  line?: number;
+  path: string;
+  message: string;
+}
+
+/** What every validator returns: the value when usable, and never prints. */
+export interface Validation<T> {
+  value?: T;
+  errors: Problem[];
+  warnings: Problem[];
+}
+
+export function formatProblem(problem: Problem): string {
+  const where = problem.line ? `${problem.file}:${problem.line}` : problem.file;
+  const path = problem.path ? ` (${problem.path})` : '';
+  return `${where}${path}: ${problem.message}`;
+}
+
+/**
+ * A parsed YAML file that can say on which line any path starts, so
+ * validators report `systems.yaml:42: unknown class "revew"`.
+ */
+export class YamlFile {
+  readonly errors: Problem[] = [];
+  readonly data: unknown;
+  private readonly doc: Document;
+  private readonly lines = new LineCounter();
+
+  constructor(
+    readonly file: string,
+    text: string,
+  ) {
+    this.doc = parseDocument(text, { lineCounter: this.lines, prettyErrors: false, uniqueKeys: true });
+    for (const error of this.doc.errors) {
+      const line = error.linePos?.[0]?.line ?? this.lines.linePos(error.pos[0]).line;
+      this.errors.push({ file, line, path: '', message: error.message.split('\n')[0] ?? error.message });
+    }
+    this.data = this.errors.length ? undefined : this.doc.toJS();
+  }
+
+  problem(path: readonly (string | number)[], message: string): Problem {
+    return { file: this.file, line: this.lineOf(path), path: path.join('.'), message };
+  }
+
+  lineOf(path: readonly (string | number)[]): number | undefined {
+    for (let depth = path.length; depth >= 0; depth--) {
+      const node = this.doc.getIn(path.slice(0, depth), true) as Node | undefined;
+      const range = node && (isMap(node) || isSeq(node) || 'range' in node) ? node.range : undefined;
+      if (range) return this.lines.linePos(keyStart(this.doc, path.slice(0, depth)) ?? range[0]).line;
+    }
+    return undefined;
+  }
+}
+
+/** Offset of a mapping key, so a problem points at `rules:` rather than the value below it. */
+function keyStart(doc: Document, path: readonly (string | number)[]): number | undefined {
+  if (path.length === 0) return undefined;
+  const parent = doc.getIn(path.slice(0, -1), true);
+  if (!isMap(parent)) return undefined;
+  const last = path[path.length - 1];
+  const pair = parent.items.find((item) => (item.key as { value?: unknown } | null)?.value === last);
+  const key = pair?.key as Node | undefined;
+  return key?.range?.[0];
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Throws the first error as an InputError (exit code 2), counting the rest. */
+export function refuseProblems(errors: readonly Problem[], hint: string): never {
+  const [first, ...rest] = errors;
+  const more = rest.length ? ` (and ${rest.length} more problem${rest.length > 1 ? 's' : ''})` : '';
+  throw new InputError(`${first ? formatProblem(first) : 'invalid file'}${more}`, hint);
+}

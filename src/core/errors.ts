@@ -1,0 +1,38 @@
+/**
+ * Errors a user can act on. Each carries the exit code DESIGN §7 assigns and
+ * a hint; the command layer prints them as one sentence and the hint. Any
+ * other thrown error is a bug and is reported as one.
+ */
+export const ExitCode = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  verifyGap: 3,
+  partial: 4,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+export class ListminerError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: ExitCode,
+    readonly hint?: string,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** The user's input (a flag, an argument, a file) is wrong. Exit code 2. */
+export class InputError extends ListminerError {
+  constructor(message: string, hint?: string) {
+    super(message, ExitCode.usage, hint);
+  }
+}
+
+/** Something outside the user's input failed: a database, an archive. Exit code 1. */
+export class OperationError extends ListminerError {
+  constructor(message: string, hint?: string) {
+    super(message, ExitCode.failed, hint);
+  }
+}

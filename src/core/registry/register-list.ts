@@ -1,0 +1,124 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { InputError } from '../errors.js';
+import type { ListRecord } from '../store/list-records.js';
+import type { RepoRecord } from '../store/repo-records.js';
+import type { Store } from '../store/store.js';
+import { BACKENDS } from '../systems/backend-names.js';
+import { requireSystem, type Systems } from '../systems/load-systems.js';
+import { requireRepoUrl } from './repo-url.js';
+
+export interface AddListInput {
+  system: string;
+  /** List address, public-inbox name, or local path, as the system names lists. */
+  name: string;
+  address?: string;
+  listId?: string;
+  repoUrl?: string;
+  baseUrl?: string;
+  rules?: string;
+}
+
+export interface AddListResult {
+  action: 'added' | 'updated' | 'unchanged';
+  list: ListRecord;
+  repo?: RepoRecord;
+}
+
+const ADDRESS = /^[A-Za-z0-9][A-Za-z0-9._%+-]*@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$/;
+const INBOX = /^[A-Za-z0-9][A-Za-z0-9._+-]*$/;
+
+export function isListAddress(text: string): boolean {
+  return ADDRESS.test(text);
+}
+
+/** Dev@Kafka.Apache.org → dev.kafka.apache.org, the List-Id Apache and Mailman give such a list. */
+export function listIdFromAddress(address: string): string {
+  return address.toLowerCase().replace('@', '.');
+}
+
+/** Checks the input against the system's way of naming lists and registers it, idempotently. */
+export async function addList(store: Store, systems: Systems, input: AddListInput): Promise<AddListResult> {
+  const system = requireSystem(systems, input.system);
+  const locator = BACKENDS[system.backend].locator;
+  let name = input.name.trim();
+  let address = input.address?.trim().toLowerCase();
+  switch (locator) {
+    case 'address':
+      if (!ADDRESS.test(name)) {
+        throw new InputError(`"${input.name}" is not a mailing-list address.`, `The ${system.name} system names lists by address, like dev@kafka.apache.org.`);
+      }
+      name = name.toLowerCase();
+      address = name;
+      break;
+    case 'inbox':
+      if (!INBOX.test(name)) {
+        throw new InputError(`"${input.name}" is not a public-inbox name.`, 'Give the name as it appears in the archive URL (lore.kernel.org/NAME), e.g. netdev; add --address for its e-mail address.');
+      }
+      break;
+    case 'path':
+      name = resolve(name);
+      if (!existsSync(name)) throw new InputError(`${name} does not exist.`, `The ${system.name} system reads a local file or folder; give its path.`);
+      break;
+  }
+  if (address !== undefined && !ADDRESS.test(address)) {
+    throw new InputError(`"${input.address}" is not a mailing-list address.`, 'Give one like dev@kafka.apache.org.');
+  }
+  if (input.rules !== undefined) requireSystem(systems, input.rules);
+  if (input.baseUrl !== undefined && !/^(https?|file):\/\/\S+$/i.test(input.baseUrl)) {
+    throw new InputError(`"${input.baseUrl}" is not a base URL.`, 'Give an http://, https:// or file:// URL.');
+  }
+  const repoInput = input.repoUrl === undefined ? undefined : requireRepoUrl(input.repoUrl);
+  const listId = input.listId?.trim().replace(/^<|>$/g, '').toLowerCase();
+
+  return store.db.transaction(async (tx) => {
+    const repo = repoInput && (await store.repos.ensure(repoInput, tx)).repo;
+    const result = await store.lists.register(
+      {
+        system: system.name,
+        name,
+        listAddress: address,
+        listId: listId ?? (address && !input.address ? listIdFromAddress(address) : undefined),
+        rulesSystem: input.rules,
+        baseUrl: input.baseUrl?.replace(/\/+$/, ''),
+        repoUrl: repo?.url,
+        repoId: repo?.id,
+      },
+      tx,
+    );
+    return { ...result, repo };
+  });
+}
+
+/** The lists a name refers to, refusing an unknown or ambiguous one. */
+export async function findList(store: Store, name: string, system?: string): Promise<ListRecord> {
+  const lists = (await store.lists.find(name.includes('/') ? resolve(name) : name.toLowerCase())).filter(
+    (list) => !system || list.system === system,
+  );
+  if (lists.length === 0) throw new InputError(`No list "${name}" is registered.`, 'See `listminer lists ls` for the registered lists.');
+  if (lists.length > 1) {
+    throw new InputError(`"${name}" names ${lists.length} lists.`, `Add --system (one of ${lists.map((l) => l.system).join(', ')}).`);
+  }
+  return lists[0]!;
+}
+
+/** Removes a list; one that holds mail is only removed when forced. */
+export async function removeList(store: Store, name: string, options: { system?: string; force?: boolean }): Promise<{ list: ListRecord; messages: number }> {
+  const list = await findList(store, name, options.system);
+  const messages = (await store.lists.counts()).get(list.id)?.staged ?? 0;
+  if (messages > 0 && !options.force) {
+    throw new InputError(`The list ${list.name} holds ${messages} messages.`, 'Add --force to remove it with all its mail.');
+  }
+  await store.lists.remove(list.id);
+  return { list, messages };
+}
+
+export type ListState = 'never fetched' | 'fetching' | 'complete' | 'incomplete' | 'failing' | 'sidelined';
+
+export function listState(list: ListRecord): ListState {
+  if (list.sidelinedAt) return 'sidelined';
+  if (list.lockedAt) return 'fetching';
+  if (list.failedAttempts > 0) return 'failing';
+  if (!list.lastRunAt) return 'never fetched';
+  return list.scanComplete ? 'complete' : 'incomplete';
+}

@@ -1,0 +1,19 @@
+import type { RepoRecord } from '../store/repo-records.js';
+import type { Store } from '../store/store.js';
+import { requireRepoUrl } from './repo-url.js';
+
+export interface AddRepoResult {
+  action: 'added' | 'unchanged';
+  repo: RepoRecord;
+  /** Lists registered with this repo URL that now have their repo. */
+  listsAttached: number;
+}
+
+export async function addRepo(store: Store, url: string): Promise<AddRepoResult> {
+  const input = requireRepoUrl(url);
+  return store.db.transaction(async (tx) => {
+    const { repo, created } = await store.repos.ensure(input, tx);
+    const listsAttached = await store.repos.attachToLists(repo, tx);
+    return { action: created ? 'added' : 'unchanged', repo, listsAttached };
+  });
+}

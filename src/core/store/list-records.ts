@@ -1,0 +1,128 @@
+import { mapRow } from './row-mapping.js';
+import type { SqlDriver, SqlExecutor } from './sql-driver.js';
+
+export interface ListRecord {
+  id: number;
+  system: string;
+  name: string;
+  listAddress: string | null;
+  listId: string | null;
+  rulesSystem: string | null;
+  baseUrl: string | null;
+  repoUrl: string | null;
+  repoId: number | null;
+  createdAt: string;
+  firstMonth: string | null;
+  lastMonth: string | null;
+  scanComplete: boolean;
+  lastRunAt: string | null;
+  failedAttempts: number;
+  lastFailure: string | null;
+  lastFailureAt: string | null;
+  retryAfter: string | null;
+  sidelinedAt: string | null;
+  lockedAt: string | null;
+  lockedPid: number | null;
+  lockedBootId: string | null;
+  lockedHost: string | null;
+}
+
+/** What `lists add` may set; undefined leaves a field as it is. */
+export interface ListRegistration {
+  system: string;
+  name: string;
+  listAddress?: string | null;
+  listId?: string | null;
+  rulesSystem?: string | null;
+  baseUrl?: string | null;
+  repoUrl?: string | null;
+  repoId?: number | null;
+}
+
+const SETTABLE = ['list_address', 'list_id', 'rules_system', 'base_url', 'repo_url', 'repo_id'] as const;
+const SETTABLE_KEYS = ['listAddress', 'listId', 'rulesSystem', 'baseUrl', 'repoUrl', 'repoId'] as const;
+
+export const LIST_SHAPE = { booleans: ['scan_complete'] } as const;
+
+export function toList(row: Record<string, unknown>): ListRecord {
+  return mapRow<ListRecord>(row, LIST_SHAPE);
+}
+
+export interface ListCounts {
+  staged: number;
+  drained: number;
+  deferred: number;
+  shunted: number;
+}
+
+export class ListRecords {
+  constructor(private readonly db: SqlDriver) {}
+
+  /**
+   * Registers a list, or updates the given fields of the one already
+   * registered under (system, name). Two processes adding the same list at
+   * once still make one row: the insert is ON CONFLICT DO NOTHING.
+   */
+  async register(list: ListRegistration, on: SqlExecutor = this.db): Promise<{ list: ListRecord; action: 'added' | 'updated' | 'unchanged' }> {
+    const values = SETTABLE_KEYS.map((key) => list[key] ?? null);
+    const inserted = await on.get(
+      `INSERT INTO lists (system, name, ${SETTABLE.join(', ')}, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (system, name) DO NOTHING RETURNING *`,
+      [list.system, list.name, ...values, new Date().toISOString()],
+    );
+    if (inserted) return { list: toList(inserted), action: 'added' };
+    const existing = (await this.byName(list.system, list.name, on))!;
+    const changed = SETTABLE_KEYS.map((key, i) => [SETTABLE[i], list[key]] as const).filter(
+      ([, value], i) => value !== undefined && value !== existing[SETTABLE_KEYS[i]!],
+    );
+    if (changed.length === 0) return { list: existing, action: 'unchanged' };
+    const updated = await on.get(
+      `UPDATE lists SET ${changed.map(([column]) => `${column} = ?`).join(', ')} WHERE id = ? RETURNING *`,
+      [...changed.map(([, value]) => value ?? null), existing.id],
+    );
+    return { list: toList(updated!), action: 'updated' };
+  }
+
+  async byName(system: string, name: string, on: SqlExecutor = this.db): Promise<ListRecord | undefined> {
+    const row = await on.get('SELECT * FROM lists WHERE system = ? AND name = ?', [system, name]);
+    return row && toList(row);
+  }
+
+  /** Lists whose name or address is `name`, in any system. */
+  async find(name: string): Promise<ListRecord[]> {
+    const rows = await this.db.all('SELECT * FROM lists WHERE name = ? OR list_address = ? ORDER BY id', [name, name]);
+    return rows.map(toList);
+  }
+
+  async byId(id: number, on: SqlExecutor = this.db): Promise<ListRecord | undefined> {
+    const row = await on.get('SELECT * FROM lists WHERE id = ?', [id]);
+    return row && toList(row);
+  }
+
+  async all(filter: { system?: string } = {}): Promise<ListRecord[]> {
+    const rows = filter.system
+      ? await this.db.all('SELECT * FROM lists WHERE system = ? ORDER BY system, name', [filter.system])
+      : await this.db.all('SELECT * FROM lists ORDER BY system, name');
+    return rows.map(toList);
+  }
+
+  /** How many of each list's messages are at each step of the pipeline. */
+  async counts(): Promise<Map<number, ListCounts>> {
+    const rows = await this.db.all<{ list_id: number; status: string; n: number }>(
+      'SELECT list_id, status, COUNT(*) AS n FROM staged_messages GROUP BY list_id, status',
+    );
+    const counts = new Map<number, ListCounts>();
+    for (const row of rows) {
+      const entry = counts.get(row.list_id) ?? { staged: 0, drained: 0, deferred: 0, shunted: 0 };
+      entry.staged += Number(row.n);
+      if (row.status === 'drained' || row.status === 'deferred' || row.status === 'shunted') entry[row.status] += Number(row.n);
+      counts.set(row.list_id, entry);
+    }
+    return counts;
+  }
+
+  /** Removes the list and, through the foreign keys, everything stored for it. */
+  async remove(id: number): Promise<boolean> {
+    return (await this.db.run('DELETE FROM lists WHERE id = ?', [id])).changes > 0;
+  }
+}

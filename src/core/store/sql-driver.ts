@@ -1,0 +1,57 @@
+/**
+ * The one seam between the store and a database engine. SQL is written once,
+ * with `?` placeholders, in the dialect both engines share (ON CONFLICT,
+ * RETURNING, multi-row VALUES); each driver adapts placeholders, parameter
+ * types and row values. What the engines cannot share is a capability here.
+ */
+export type SqlValue = string | number | bigint | boolean | null | Buffer | Date | object;
+
+export interface SqlRunResult {
+  changes: number;
+}
+
+export interface SqlExecutor {
+  all<T = Record<string, unknown>>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
+  get<T = Record<string, unknown>>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined>;
+  run(sql: string, params?: readonly SqlValue[]): Promise<SqlRunResult>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(script: string): Promise<void>;
+}
+
+export interface SqlCapabilities {
+  /** Clause appended to a SELECT that claims rows other processes must skip. */
+  readonly skipLockedClause: string;
+  /** Largest number of bound parameters one statement may carry. */
+  readonly maxParameters: number;
+  /** Statement that serializes migrations across processes inside a transaction ('' when the transaction already does). */
+  readonly migrationLockSql: string;
+}
+
+export interface SqlDriver extends SqlExecutor {
+  readonly dialect: 'sqlite' | 'postgres';
+  readonly capabilities: SqlCapabilities;
+  /** Where the data lives, with any password removed. */
+  readonly displayName: string;
+  /** Runs fn in one transaction; nothing else on this driver interleaves with it. */
+  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** Builds `(?, ?, ?), (?, ?, ?)` for a multi-row VALUES list. */
+export function valuesPlaceholders(rowCount: number, columnCount: number): string {
+  const row = `(${new Array(columnCount).fill('?').join(', ')})`;
+  return new Array(rowCount).fill(row).join(', ');
+}
+
+/** Splits rows into chunks whose bound parameters stay under the driver's limit. */
+export function chunkRows<T>(rows: readonly T[], columnCount: number, capabilities: SqlCapabilities): T[][] {
+  const size = Math.max(1, Math.min(500, Math.floor(capabilities.maxParameters / columnCount)));
+  const chunks: T[][] = [];
+  for (let i = 0; i < rows.length; i += size) chunks.push(rows.slice(i, i + size));
+  return chunks;
+}
+
+/** Builds `?, ?, ?` for an IN list. */
+export function inPlaceholders(count: number): string {
+  return new Array(count).fill('?').join(', ');
+}

@@ -1,0 +1,117 @@
+import { syntheticKey, variantKey, type MessageIdentity } from '../archive/message-key.js';
+import { chunkRows, inPlaceholders, valuesPlaceholders, type SqlDriver, type SqlExecutor } from './sql-driver.js';
+
+export type StagedStatus = 'staged' | 'classified' | 'drained' | 'deferred' | 'shunted';
+
+export interface MessageToStage extends MessageIdentity {
+  raw: Buffer;
+}
+
+export interface StageResult {
+  /** Messages written now. */
+  staged: number;
+  /** Messages that were already stored (or repeated in the batch): not written again. */
+  duplicates: number;
+}
+
+export interface MonthCheckpoint {
+  month: string;
+  /** Messages the archive handed over for the month, duplicates included. */
+  seen: number;
+  /** Messages of the month written, over all its batches. */
+  staged: number;
+}
+
+const STAGE_COLUMNS = ['list_id', 'message_key', 'message_id', 'content_hash', 'raw', 'size', 'archive_month', 'status', 'fetched_at', 'updated_at'];
+
+/**
+ * Writes raw messages into staging. Identity is (list, message key); the
+ * decision of which key a message gets is made against what is stored and
+ * what came earlier in the batch, so re-runs, resumed runs and any order of
+ * arrival converge on the same rows.
+ */
+export class StagingRecords {
+  constructor(private readonly db: SqlDriver) {}
+
+  /** Stages a batch and, when given, checkpoints its month, all in one transaction. */
+  stageBatch(listId: number, month: string | null, messages: readonly MessageToStage[], checkpoint?: MonthCheckpoint): Promise<StageResult> {
+    return this.db.transaction(async (tx) => {
+      const result = await this.stageIn(tx, listId, month, messages);
+      if (checkpoint) await this.checkpointIn(tx, listId, checkpoint);
+      return result;
+    });
+  }
+
+  async stageIn(tx: SqlExecutor, listId: number, month: string | null, messages: readonly MessageToStage[]): Promise<StageResult> {
+    if (messages.length === 0) return { staged: 0, duplicates: 0 };
+    const stored = await this.storedHashes(tx, listId, messages);
+    const rows: unknown[][] = [];
+    const now = new Date().toISOString();
+    let duplicates = 0;
+    for (const message of messages) {
+      const key = chooseKey(message, stored);
+      if (key === undefined) {
+        duplicates++;
+        continue;
+      }
+      stored.set(key, message.contentHash);
+      rows.push([listId, key, message.messageId, message.contentHash, message.raw, message.raw.length, month, 'staged', now, now]);
+    }
+    let staged = 0;
+    for (const chunk of chunkRows(rows, STAGE_COLUMNS.length, this.db.capabilities)) {
+      const result = await tx.run(
+        `INSERT INTO staged_messages (${STAGE_COLUMNS.join(', ')}) VALUES ${valuesPlaceholders(chunk.length, STAGE_COLUMNS.length)}
+         ON CONFLICT (list_id, message_key) DO NOTHING`,
+        chunk.flat() as never[],
+      );
+      staged += result.changes;
+    }
+    // A row another writer inserted between our read and our write is a duplicate too.
+    return { staged, duplicates: duplicates + (rows.length - staged) };
+  }
+
+  /** Records the month as done: the list's checkpoint moves to it. */
+  async checkpointIn(tx: SqlExecutor, listId: number, checkpoint: MonthCheckpoint): Promise<void> {
+    const now = new Date().toISOString();
+    await tx.run(
+      `INSERT INTO fetched_months (list_id, month, messages_seen, messages_staged, fetched_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (list_id, month) DO UPDATE SET messages_seen = excluded.messages_seen,
+         messages_staged = fetched_months.messages_staged + excluded.messages_staged, fetched_at = excluded.fetched_at`,
+      [listId, checkpoint.month, checkpoint.seen, checkpoint.staged, now],
+    );
+    await tx.run('UPDATE lists SET last_month = ? WHERE id = ? AND (last_month IS NULL OR last_month < ?)', [checkpoint.month, listId, checkpoint.month]);
+  }
+
+  /** Every stored key a batch could collide with, with its content hash. */
+  private async storedHashes(tx: SqlExecutor, listId: number, messages: readonly MessageToStage[]): Promise<Map<string, string>> {
+    const candidates = new Set<string>();
+    for (const m of messages) {
+      if (m.messageId) {
+        candidates.add(m.messageId);
+        candidates.add(variantKey(m.messageId, m.contentHash));
+      } else candidates.add(syntheticKey(m.contentHash));
+    }
+    const stored = new Map<string, string>();
+    for (const chunk of chunkRows([...candidates], 1, this.db.capabilities)) {
+      const rows = await tx.all<{ message_key: string; content_hash: string }>(
+        `SELECT message_key, content_hash FROM staged_messages WHERE list_id = ? AND message_key IN (${inPlaceholders(chunk.length)})`,
+        [listId, ...chunk],
+      );
+      for (const row of rows) stored.set(row.message_key, row.content_hash);
+    }
+    return stored;
+  }
+}
+
+/** The key this message is stored under, or undefined when it is already stored. */
+export function chooseKey(message: MessageIdentity, stored: ReadonlyMap<string, string>): string | undefined {
+  if (!message.messageId) {
+    const key = syntheticKey(message.contentHash);
+    return stored.has(key) ? undefined : key;
+  }
+  const holder = stored.get(message.messageId);
+  if (holder === undefined) return message.messageId;
+  if (holder === message.contentHash) return undefined;
+  const variant = variantKey(message.messageId, message.contentHash);
+  return stored.has(variant) ? undefined : variant;
+}

@@ -1,0 +1,33 @@
+import { ListRecords } from './list-records.js';
+import { RepoRecords } from './repo-records.js';
+import type { SqlDriver } from './sql-driver.js';
+import { StagingRecords } from './staging-records.js';
+
+/**
+ * The store the pipeline talks to. One implementation over SQL that both
+ * engines accept; what differs between them lives in the drivers. Each
+ * stage's queries sit in their own records class.
+ */
+export class Store {
+  readonly lists: ListRecords;
+  readonly repos: RepoRecords;
+  readonly staging: StagingRecords;
+
+  constructor(readonly db: SqlDriver) {
+    this.lists = new ListRecords(db);
+    this.repos = new RepoRecords(db);
+    this.staging = new StagingRecords(db);
+  }
+
+  get dialect(): SqlDriver['dialect'] {
+    return this.db.dialect;
+  }
+
+  get displayName(): string {
+    return this.db.displayName;
+  }
+
+  close(): Promise<void> {
+    return this.db.close();
+  }
+}

@@ -1,0 +1,119 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { InputError } from '../errors.js';
+import { isPlainObject, refuseProblems, YamlFile, type Problem, type Validation } from '../config/yaml-document.js';
+import { BACKENDS, isBackendName, type BackendName } from './backend-names.js';
+
+export const BUNDLED_SYSTEMS = fileURLToPath(new URL('../../../systems.yaml', import.meta.url));
+
+export const PROJECTION_POLICIES = ['clean_fit', 'none'] as const;
+export type ProjectionPolicy = (typeof PROJECTION_POLICIES)[number];
+
+export interface SystemDefinition {
+  name: string;
+  backend: BackendName;
+  baseUrl?: string;
+  repoUrlTemplate?: string;
+  projectionPolicy: ProjectionPolicy;
+  /** The system whose rules classify this one's mail (itself unless `rules_from` names another). */
+  rulesFrom: string;
+  /** The rules as written; the classifier validates and compiles them. */
+  rules: unknown[];
+  /** Line of the system's entry in the file, for messages about it. */
+  line?: number;
+}
+
+export interface Systems {
+  file: string;
+  systems: Map<string, SystemDefinition>;
+  yaml: YamlFile;
+}
+
+const SYSTEM_FIELDS = new Set(['backend', 'base_url', 'repo_url_template', 'projection_policy', 'rules', 'rules_from', 'description']);
+
+export function validateSystems(file: string, text: string): Validation<Systems> {
+  const yaml = new YamlFile(file, text);
+  if (yaml.errors.length) return { errors: yaml.errors, warnings: [] };
+  const errors: Problem[] = [];
+  const warnings: Problem[] = [];
+  const data = yaml.data;
+  if (!isPlainObject(data) || !isPlainObject(data.systems)) {
+    return { errors: [yaml.problem([], 'must have a "systems:" mapping of system name to definition')], warnings };
+  }
+  const systems = new Map<string, SystemDefinition>();
+  for (const [name, raw] of Object.entries(data.systems)) {
+    const at = ['systems', name];
+    if (!/^[a-z][a-z0-9_]*$/.test(name)) errors.push(yaml.problem(at, `system name "${name}" must be lower-case letters, digits and _`));
+    if (!isPlainObject(raw)) {
+      errors.push(yaml.problem(at, `system "${name}" must be a mapping`));
+      continue;
+    }
+    for (const key of Object.keys(raw)) {
+      if (!SYSTEM_FIELDS.has(key)) errors.push(yaml.problem([...at, key], `unknown field "${key}" (known: ${[...SYSTEM_FIELDS].join(', ')})`));
+    }
+    const backend = String(raw.backend ?? '');
+    if (!isBackendName(backend)) {
+      errors.push(yaml.problem([...at, 'backend'], `backend must be one of ${Object.keys(BACKENDS).join(', ')}`));
+      continue;
+    }
+    const policy = (raw.projection_policy ?? 'none') as ProjectionPolicy;
+    if (!PROJECTION_POLICIES.includes(policy)) {
+      errors.push(yaml.problem([...at, 'projection_policy'], `projection_policy must be one of ${PROJECTION_POLICIES.join(', ')}`));
+    }
+    for (const field of ['base_url', 'repo_url_template'] as const) {
+      const value = raw[field];
+      if (value !== undefined && (typeof value !== 'string' || !/^[a-z]+:\/\//i.test(value))) {
+        errors.push(yaml.problem([...at, field], `${field} must be a URL`));
+      }
+    }
+    if (raw.rules !== undefined && !Array.isArray(raw.rules)) errors.push(yaml.problem([...at, 'rules'], 'rules must be a list'));
+    systems.set(name, {
+      name,
+      backend,
+      baseUrl: raw.base_url as string | undefined,
+      repoUrlTemplate: raw.repo_url_template as string | undefined,
+      projectionPolicy: policy,
+      rulesFrom: typeof raw.rules_from === 'string' ? raw.rules_from : name,
+      rules: Array.isArray(raw.rules) ? raw.rules : [],
+      line: yaml.lineOf(at),
+    });
+  }
+  for (const system of systems.values()) {
+    if (!systems.has(system.rulesFrom)) {
+      errors.push(yaml.problem(['systems', system.name, 'rules_from'], `rules_from names unknown system "${system.rulesFrom}"`));
+    }
+  }
+  if (errors.length) return { errors, warnings };
+  return { value: { file, systems, yaml }, errors, warnings };
+}
+
+const cache = new Map<string, Systems>();
+
+/** Reads, validates and caches a systems file; a bad file is refused with its line and reason. */
+export function loadSystems(file: string = BUNDLED_SYSTEMS): Systems {
+  const cached = cache.get(file);
+  if (cached) return cached;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    throw new InputError(`The systems file ${file} cannot be read.`, 'Check the --systems path or the "systems" setting.');
+  }
+  const result = validateSystems(file, text);
+  if (!result.value) {
+    refuseProblems(result.errors, 'Fix the systems file; docs/systems.md describes its fields.');
+  }
+  cache.set(file, result.value);
+  return result.value;
+}
+
+export function requireSystem(systems: Systems, name: string): SystemDefinition {
+  const system = systems.systems.get(name);
+  if (!system) {
+    throw new InputError(
+      `Unknown archive system "${name}".`,
+      `Known systems: ${[...systems.systems.keys()].join(', ')} (defined in ${systems.file}).`,
+    );
+  }
+  return system;
+}

@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import postgres from 'postgres';
+import { openStore } from '../../src/core/store/open-store.js';
+import type { Store } from '../../src/core/store/store.js';
+
+/**
+ * Test databases for both dialects. Every call makes a fresh database (a temp
+ * SQLite file, or a new database on the Postgres server) so suites run in
+ * parallel without touching each other's rows.
+ *
+ * Postgres is at LISTMINER_TEST_PG (default postgres://postgres@127.0.0.1:5432/postgres).
+ * Without a server the Postgres variants skip with the reason printed, except
+ * under CI=true, where a missing server fails the run.
+ */
+export const PG_ADMIN_URL = process.env.LISTMINER_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+let pgAvailable: Promise<string | undefined> | undefined;
+
+/** undefined when Postgres is usable, else why not. */
+export function postgresUnavailable(): Promise<string | undefined> {
+  pgAvailable ??= (async () => {
+    const sql = postgres(PG_ADMIN_URL, { max: 1, connect_timeout: 3, onnotice: () => {} });
+    try {
+      await sql`SELECT 1`;
+      return undefined;
+    } catch (error) {
+      return `PostgreSQL at ${PG_ADMIN_URL} is not reachable (${(error as Error).message})`;
+    } finally {
+      await sql.end({ timeout: 1 });
+    }
+  })();
+  return pgAvailable;
+}
+
+const reason = await postgresUnavailable();
+if (reason && process.env.CI === 'true') {
+  throw new Error(`${reason}; under CI=true the Postgres tests must run.`);
+}
+if (reason) console.warn(`skipping the Postgres variants: ${reason}`);
+
+/** The dialects to run a suite against; Postgres only when reachable. */
+export const DIALECTS: readonly Dialect[] = reason ? ['sqlite'] : ['sqlite', 'postgres'];
+/** Both dialects, with a flag saying whether to skip; for describe.skipIf. */
+export const ALL_DIALECTS = [
+  { dialect: 'sqlite' as const, skip: false },
+  { dialect: 'postgres' as const, skip: Boolean(reason) },
+];
+
+export interface TestDatabase {
+  dialect: Dialect;
+  /** What --db takes: a file path or a postgres:// URL. */
+  url: string;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase> {
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'listminer-test-'));
+    return { dialect, url: join(dir, 'test.db'), drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const name = `listminer_test_${randomBytes(6).toString('hex')}`;
+  const admin = postgres(PG_ADMIN_URL, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    dialect,
+    url: url.toString(),
+    drop: async () => {
+      const sql = postgres(PG_ADMIN_URL, { max: 1, onnotice: () => {} });
+      await sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await sql.end();
+    },
+  };
+}
+
+/** A fresh store on a fresh database; close() closes and drops both. */
+export async function createTestStore(dialect: Dialect): Promise<Store & { dropDatabase(): Promise<void>; url: string }> {
+  const database = await createTestDatabase(dialect);
+  const store = await openStore(database.url);
+  return Object.assign(store, {
+    url: database.url,
+    dropDatabase: async () => {
+      await store.close();
+      await database.drop();
+    },
+  });
+}

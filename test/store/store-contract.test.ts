@@ -1,0 +1,108 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/core/store/open-store.js';
+import { readMigrations } from '../../src/core/store/migrate.js';
+import type { Store } from '../../src/core/store/store.js';
+import { ALL_DIALECTS, createTestStore } from '../helpers/databases.js';
+
+// One contract, run once per dialect: the same calls give the same records.
+describe.each(ALL_DIALECTS)('store contract on $dialect', ({ dialect, skip }) => {
+  let store: Store & { dropDatabase(): Promise<void>; url: string };
+
+  beforeEach(async () => {
+    if (skip) return;
+    store = await createTestStore(dialect);
+  });
+  afterEach(async () => {
+    if (skip) return;
+    await store.dropDatabase();
+  });
+
+  it.skipIf(skip)('records every migration with its checksum and applies nothing on reopen', async () => {
+    const rows = await store.db.all<{ name: string; checksum: string }>('SELECT name, checksum FROM schema_migrations ORDER BY name');
+    expect(rows).toEqual(readMigrations(dialect).map((m) => ({ name: m.name, checksum: m.checksum })));
+    const again = await openStore(store.url);
+    expect(await again.db.all('SELECT name FROM schema_migrations')).toHaveLength(rows.length);
+    await again.close();
+  });
+
+  it.skipIf(skip)('refuses a database whose applied migration differs from its file', async () => {
+    await store.db.run("UPDATE schema_migrations SET checksum = 'tampered' WHERE name = '001_initial.sql'");
+    await expect(openStore(store.url)).rejects.toThrow(/applied migration 001_initial.sql with different contents/);
+  });
+
+  it.skipIf(skip)('refuses a database written by a newer listminer', async () => {
+    await store.db.run("INSERT INTO schema_migrations (name, checksum, applied_at) VALUES ('999_future.sql', 'x', 'now')");
+    await expect(openStore(store.url)).rejects.toThrow(/has migration 999_future.sql that this listminer does not know/);
+  });
+
+  it.skipIf(skip)('registers a list once however often and however concurrently it is added', async () => {
+    const add = () => store.lists.register({ system: 'apache_ponymail', name: 'dev@kafka.apache.org', listAddress: 'dev@kafka.apache.org' });
+    const results = await Promise.all([add(), add(), add(), add()]);
+    expect(results.filter((r) => r.action === 'added')).toHaveLength(1);
+    expect(await store.lists.all()).toHaveLength(1);
+    expect((await add()).action).toBe('unchanged');
+  });
+
+  it.skipIf(skip)('updates only the fields a later registration gives', async () => {
+    await store.lists.register({ system: 'mbox', name: '/data/a.mbox', listId: 'a.example.org', rulesSystem: 'apache_ponymail' });
+    const { action, list } = await store.lists.register({ system: 'mbox', name: '/data/a.mbox', baseUrl: 'file:///x' });
+    expect(action).toBe('updated');
+    expect(list).toMatchObject({ listId: 'a.example.org', rulesSystem: 'apache_ponymail', baseUrl: 'file:///x' });
+  });
+
+  it.skipIf(skip)('returns records of the same shape on every engine', async () => {
+    const { list } = await store.lists.register({ system: 'public_inbox', name: 'netdev' });
+    expect(list.scanComplete).toBe(false);
+    expect(typeof list.id).toBe('number');
+    expect(list.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(list.lockedAt).toBeNull();
+  });
+
+  it.skipIf(skip)('keeps one repo per URL and ties waiting lists to it', async () => {
+    await store.lists.register({ system: 'apache_ponymail', name: 'dev@kafka.apache.org', repoUrl: 'https://github.com/apache/kafka' });
+    const repo = { url: 'https://github.com/apache/kafka', host: 'github.com', owner: 'apache', name: 'kafka' };
+    const first = await store.repos.ensure(repo);
+    const second = await store.repos.ensure(repo);
+    expect([first.created, second.created]).toEqual([true, false]);
+    expect(second.repo.id).toBe(first.repo.id);
+    expect(await store.repos.attachToLists(first.repo)).toBe(1);
+    expect((await store.lists.all())[0]!.repoId).toBe(first.repo.id);
+  });
+
+  it.skipIf(skip)('rolls back every statement of a failed transaction', async () => {
+    await expect(
+      store.db.transaction(async (tx) => {
+        await tx.run("INSERT INTO repos (url, host, name, created_at) VALUES ('https://x.org/a', 'x.org', 'a', ?)", [new Date().toISOString()]);
+        throw new Error('stop');
+      }),
+    ).rejects.toThrow('stop');
+    expect(await store.repos.all()).toEqual([]);
+  });
+
+  it.skipIf(skip)('counts messages per list and status, and removes a list with its mail', async () => {
+    const { list } = await store.lists.register({ system: 'public_inbox', name: 'netdev' });
+    const now = new Date().toISOString();
+    for (const [key, status] of [['a', 'staged'], ['b', 'drained'], ['c', 'shunted']] as const) {
+      await store.db.run(
+        `INSERT INTO staged_messages (list_id, message_key, content_hash, raw, size, status, fetched_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        [list.id, key, key, Buffer.from('Subject: x\n\nbody'), 16, status, now, now],
+      );
+    }
+    expect((await store.lists.counts()).get(list.id)).toEqual({ staged: 3, drained: 1, deferred: 0, shunted: 1 });
+    expect(await store.lists.remove(list.id)).toBe(true);
+    expect(await store.db.all('SELECT id FROM staged_messages')).toEqual([]);
+  });
+
+  it.skipIf(skip)('stores and returns raw bytes unchanged', async () => {
+    const { list } = await store.lists.register({ system: 'public_inbox', name: 'netdev' });
+    const raw = Buffer.from([0, 1, 2, 0xff, 0xfe, 0x0d, 0x0a, 0x80]);
+    const now = new Date().toISOString();
+    await store.db.run(
+      `INSERT INTO staged_messages (list_id, message_key, content_hash, raw, size, fetched_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      [list.id, 'k', 'h', raw, raw.length, now, now],
+    );
+    const row = await store.db.get<{ raw: Uint8Array }>('SELECT raw FROM staged_messages');
+    expect(Buffer.from(row!.raw).equals(raw)).toBe(true);
+  });
+});
