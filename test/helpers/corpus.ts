@@ -1,0 +1,32 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The shared real-mail corpus lives beside the project (../shared/corpus) and
+ * is never copied into it. LISTMINER_CORPUS points elsewhere. Suites that
+ * need it skip, saying why, when it is not there.
+ */
+export const CORPUS_DIR = process.env.LISTMINER_CORPUS ?? fileURLToPath(new URL('../../../shared/corpus', import.meta.url));
+
+export const corpusMissing: string | undefined = existsSync(CORPUS_DIR) ? undefined : `the mail corpus is not at ${CORPUS_DIR}`;
+if (corpusMissing) console.warn(`skipping corpus tests: ${corpusMissing}`);
+
+export function corpusPath(...parts: string[]): string {
+  return join(CORPUS_DIR, ...parts);
+}
+
+/** Every file under the corpus (or one folder of it), as paths relative to the corpus. */
+export function corpusFiles(folder = ''): string[] {
+  if (corpusMissing) return [];
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else out.push(relative(CORPUS_DIR, path));
+    }
+  };
+  walk(join(CORPUS_DIR, folder));
+  return out;
+}
