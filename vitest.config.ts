@@ -6,6 +6,7 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    reporters: ['default'],
+    reporters: process.env.CI === 'true' ? ['default', 'json'] : ['default'],
+    outputFile: { json: 'test-results.json' },
   },
 });

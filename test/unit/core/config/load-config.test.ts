@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { validateConfig } from '../../../../src/core/config/load-config.js';
+
+describe('validateConfig', () => {
+  it('reads every setting and fills defaults', () => {
+    const { value, errors } = validateConfig('/etc/lm.yaml', 'database: x.db\ncontact_email: me@example.org\nworkers: 4\nsystems: ./s.yaml\n');
+    expect(errors).toEqual([]);
+    expect(value).toMatchObject({ database: 'x.db', contactEmail: 'me@example.org', workers: 4, mirrorHandling: 'metadata_only', cadenceDays: 30, systems: '/etc/s.yaml' });
+  });
+
+  it('names the line and the setting of each error', () => {
+    const { value, errors } = validateConfig('c.yaml', 'workers: 2\nmirror_handling: everything\ncontact_email: nobody\n');
+    expect(value).toBeUndefined();
+    expect(errors.map((e) => [e.line, e.path])).toEqual([
+      [2, 'mirror_handling'],
+      [3, 'contact_email'],
+    ]);
+  });
+
+  it('warns about an unknown setting without refusing the file', () => {
+    const { value, warnings } = validateConfig('c.yaml', 'wrokers: 2\n');
+    expect(value).toBeDefined();
+    expect(warnings[0]).toMatchObject({ line: 1, message: expect.stringContaining('unknown setting "wrokers"') });
+  });
+
+  it('refuses YAML that does not parse, with its line', () => {
+    const { value, errors } = validateConfig('c.yaml', 'workers: 2\nbad: [1, 2\nx: 3\n');
+    expect(value).toBeUndefined();
+    expect(errors[0]).toMatchObject({ line: 3, message: expect.stringContaining('Flow sequence') });
+  });
+});

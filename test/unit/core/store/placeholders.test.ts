@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { chunkRows, valuesPlaceholders } from '../../../../src/core/store/sql-driver.js';
+import { numberPlaceholders } from '../../../../src/core/store/postgres-driver.js';
+import { Mutex } from '../../../../src/core/store/mutex.js';
+
+describe('SQL helpers', () => {
+  it('numbers ? placeholders for Postgres but leaves quoted text alone', () => {
+    expect(numberPlaceholders("SELECT ? WHERE a = '?' AND b = ? AND c = \"?\"")).toBe("SELECT $1 WHERE a = '?' AND b = $2 AND c = \"?\"");
+  });
+
+  it('builds multi-row VALUES lists', () => {
+    expect(valuesPlaceholders(2, 3)).toBe('(?, ?, ?), (?, ?, ?)');
+  });
+
+  it('keeps every chunk under the parameter limit', () => {
+    const chunks = chunkRows(Array.from({ length: 25 }, (_, i) => i), 4, { maxParameters: 40, skipLockedClause: '', migrationLockSql: '' });
+    expect(chunks.map((c) => c.length)).toEqual([10, 10, 5]);
+  });
+
+  it('runs locked work one at a time, in order, even when one fails', async () => {
+    const mutex = new Mutex();
+    const order: string[] = [];
+    const slow = mutex.run(async () => {
+      await new Promise((r) => setTimeout(r, 20));
+      order.push('a');
+    });
+    const failing = mutex.run(async () => {
+      order.push('b');
+      throw new Error('x');
+    });
+    const last = mutex.run(async () => order.push('c'));
+    await Promise.allSettled([slow, failing, last]);
+    expect(order).toEqual(['a', 'b', 'c']);
+  });
+});
