@@ -314,7 +314,7 @@ export async function* openMboxBytes(input: MboxInput): AsyncGenerator<Buffer> {
   else yield* replay();
 }
 
-async function fileIsGzip(path: string): Promise<boolean> {
+export async function fileIsGzip(path: string): Promise<boolean> {
   const handle = await open(path, 'r');
   try {
     const magic = Buffer.alloc(2);
