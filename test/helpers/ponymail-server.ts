@@ -47,6 +47,11 @@ export function startPonyMailServer(): Promise<ArchiveServer> {
           busy++;
           return busy % 2 === 1 ? send(response, 429, 'slow down', { 'retry-after': '2' }) : send(response, 200, month);
         }
+        if (key === 'users@ponymail.apache.org/2022-06') {
+          // Half the month, then nothing more until the client goes away.
+          response.writeHead(200, { 'content-length': String(month.length) });
+          return void response.write(month.subarray(0, Math.floor(month.length / 2)));
+        }
         if (key === 'users@ponymail.apache.org/2022-05') return send(response, 429, 'slow down', { 'retry-after': '7200' });
         return send(response, 404, 'no mail');
       }

@@ -131,7 +131,7 @@ export class HttpClient {
     const { statusCode, headers } = response;
     if (statusCode >= 200 && statusCode < 300) {
       this.pacer.ease(host);
-      return { url, contentType: header(headers, 'content-type'), body: this.checkedBody(url, host, response) };
+      return { url, contentType: header(headers, 'content-type'), body: this.checkedBody(url, host, response, signal) };
     }
     await response.body.dump().catch(() => undefined);
     if (statusCode === 404 || statusCode === 410) {
@@ -151,7 +151,7 @@ export class HttpClient {
   }
 
   /** The body, with a read error or a length short of Content-Length turned into a transient ArchiveError. */
-  private async *checkedBody(url: string, host: string, response: Dispatcher.ResponseData): AsyncGenerator<Buffer> {
+  private async *checkedBody(url: string, host: string, response: Dispatcher.ResponseData, signal?: AbortSignal): AsyncGenerator<Buffer> {
     const declared = header(response.headers, 'content-length');
     const encoded = header(response.headers, 'content-encoding');
     let received = 0;
@@ -161,6 +161,8 @@ export class HttpClient {
         yield chunk as Buffer;
       }
     } catch (error) {
+      // Stopped by the user, not by the archive: no strain, no transient failure.
+      if (signal?.aborted) throw error;
       this.pacer.strain(host);
       if (error instanceof ArchiveError) throw error;
       throw new ArchiveError(`The body of ${url} was cut short after ${received} bytes: ${describe(error)}`, 'transient');

@@ -77,6 +77,22 @@ describe.skipIf(corpusMissing)('apache_ponymail source', () => {
     expect(clock.sleeps.every((ms) => ms < 60_000)).toBe(true);
   });
 
+  it('stops a month mid-body when the fetch is aborted, as an abort and not an archive failure', async () => {
+    const controller = new AbortController();
+    const fetched = source();
+    const read = (async () => {
+      const got = [];
+      for await (const item of fetched.fetchMonth({ ...context(), signal: controller.signal }, '2022-06')) {
+        got.push(item);
+        controller.abort();
+      }
+      return got;
+    })();
+    const error = await read.catch((e: unknown) => e);
+    expect(error).not.toBeInstanceOf(ArchiveError);
+    expect((error as Error).name).toBe('AbortError');
+  });
+
   it('lists the catalogue from preferences.lua, for one domain or all', async () => {
     const { list: _list, ...rest } = context();
     const all = await source().enumerateLists!(rest);
