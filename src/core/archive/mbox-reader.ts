@@ -43,6 +43,8 @@ const NL_FROM = Buffer.from('\nFrom ');
 const QUOTED_FROM = Buffer.from('>From ');
 /** An incomplete line held over to the next chunk longer than this cannot be a From_ line we wait for. */
 const MAX_HELD_LINE = 64 * 1024;
+/** How much of a message is searched for its multipart boundary. */
+const HEAD_BYTES = 64 * 1024;
 /** A From_ line after a blank line: `From <sender> <something with a time>`, with a year. */
 const FROM_LINE_SHAPE = /^From \S*\s.*\d{1,2}:\d{2}/;
 const YEAR = /\b\d{4}\b/;
@@ -153,8 +155,7 @@ export class MboxSplitter {
    * boundary does not hold a separator back.
    */
   private insideOpenMultipart(pending: Buffer): boolean {
-    const first = this.parts[0] ?? pending;
-    const boundary = multipartBoundary(first);
+    const boundary = multipartBoundary(this.head(pending));
     if (!boundary) return false;
     const message = this.parts.length === 0 ? pending : Buffer.concat([...this.parts, pending]);
     const delimiter = Buffer.from(`\n--${boundary}`);
@@ -165,6 +166,18 @@ export class MboxSplitter {
       opened = true;
     }
     return opened;
+  }
+
+  /** The first bytes of the current message, enough to hold its header in all but absurd cases. */
+  private head(pending: Buffer): Buffer {
+    const pieces: Buffer[] = [];
+    let length = 0;
+    for (const part of [...this.parts, pending]) {
+      pieces.push(part);
+      length += part.length;
+      if (length >= HEAD_BYTES) break;
+    }
+    return pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, length);
   }
 
   private blankBefore(work: Buffer, lineStart: number): boolean {
@@ -212,7 +225,7 @@ const BOUNDARY = /boundary\s*=\s*(?:"([^"]+)"|([^\s;"]+))/i;
 function multipartBoundary(start: Buffer): string | undefined {
   const headerEnd = start.indexOf('\n\n');
   const crlfEnd = start.indexOf('\r\n\r\n');
-  const end = [headerEnd, crlfEnd].filter((i) => i !== -1).reduce((a, b) => Math.min(a, b), Math.min(start.length, 64 * 1024));
+  const end = [headerEnd, crlfEnd].filter((i) => i !== -1).reduce((a, b) => Math.min(a, b), Math.min(start.length, HEAD_BYTES));
   const field = CONTENT_TYPE.exec(start.toString('latin1', 0, end))?.[0];
   const match = field && BOUNDARY.exec(field);
   return match ? (match[1] ?? match[2]) : undefined;

@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, type Stats } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ArchiveError, type ArchiveSource, type Month, type RawMessage, type SourceContext } from '../archive-source.js';
@@ -27,6 +27,17 @@ const MAIL_START = /^(From |[!-9;-~]+:)/;
  * the byte runs, that hold it.
  */
 export function createSource(): ArchiveSource {
+  // Month indexes already read in this run, so a month's fetch need not re-read each file's cache entry.
+  const known = new Map<string, { stamp: string; index: FileMonths }>();
+  const fileMonths = async (file: string, context: SourceContext): Promise<FileMonths> => {
+    const info = await stat(file);
+    const stamp = `${info.size}:${info.mtimeMs}`;
+    const seen = known.get(file);
+    if (seen?.stamp === stamp) return seen.index;
+    const index = (await readMonthIndex<FileMonths>(context.cacheDir, INDEX_KIND, file, stamp)) ?? (await indexFile(file, info, stamp, context));
+    known.set(file, { stamp, index });
+    return index;
+  };
   return {
     name: 'mbox',
 
@@ -81,11 +92,8 @@ export async function mboxFiles(path: string): Promise<string[]> {
   return files.sort();
 }
 
-async function fileMonths(file: string, context: SourceContext): Promise<FileMonths> {
-  const info = await stat(file);
-  const stamp = `${info.size}:${info.mtimeMs}`;
-  const cached = await readMonthIndex<FileMonths>(context.cacheDir, INDEX_KIND, file, stamp);
-  if (cached) return cached;
+/** Scans a file once for the months it holds, and caches what it found. */
+async function indexFile(file: string, info: Stats, stamp: string, context: SourceContext): Promise<FileMonths> {
   const index: FileMonths = { gzip: await fileIsGzip(file), fallback: monthOf(info.mtime), months: {} };
   let run: { month: Month; start: number } | undefined;
   const close = (end: number) => {

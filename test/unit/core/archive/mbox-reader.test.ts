@@ -109,6 +109,8 @@ describe('readMbox', () => {
     const messages = await collect(Readable.from([mbox]));
     expect(messages).toHaveLength(2);
     expect(messages[0]).toContain('\nFrom 0123abcd Mon Sep 17 00:00:00 2001\n');
+    // However the bytes arrive, even with the header split across chunks.
+    for (const size of [1, 7, 50]) expect(splitInPieces(mbox, size), `pieces of ${size}`).toHaveLength(2);
   });
 
   it('splits a message that declares a multipart boundary it never uses', async () => {

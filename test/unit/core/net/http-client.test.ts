@@ -52,6 +52,13 @@ describe('HttpClient against a local server', () => {
     expect(userAgent()).toMatch(/^listminer\/\d+\.\d+\.\d+$/);
   });
 
+  it('follows a redirect, as pipermail gives for an index without its trailing slash', async () => {
+    fresh();
+    answer('/pipermail/dev', (r) => send(r, 301, 'moved', { location: `${server.url}/pipermail/dev/` }));
+    answer('/pipermail/dev/', (r) => send(r, 200, 'index'));
+    expect(await client.text(`${server.url}/pipermail/dev`)).toBe('index');
+  });
+
   it('treats 404 as nothing there, not as an error', async () => {
     fresh();
     expect(await client.stream(`${server.url}/missing`)).toBeUndefined();
