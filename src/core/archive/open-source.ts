@@ -21,6 +21,6 @@ export interface SourceModule {
 }
 
 export async function openArchiveSource(backend: BackendName): Promise<ArchiveSource> {
-  const module = (await import(`./sources/${MODULES[backend]}.js`)) as SourceModule;
+  const module = (await import(/* @vite-ignore */ `./sources/${MODULES[backend]}.js`)) as SourceModule;
   return module.createSource();
 }

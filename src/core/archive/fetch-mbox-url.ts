@@ -1,0 +1,44 @@
+import type { HttpClient } from '../net/http-client.js';
+import { ArchiveError, type RawMessage, type SourceContext } from './archive-source.js';
+import { readMboxEntries } from './mbox-reader.js';
+
+/**
+ * Streams the messages of an mbox served over HTTP (plain or gzip). Nothing
+ * there (404) is an empty month. A body that ends badly, or a gzip stream that
+ * breaks, is a transient failure: the month is not complete.
+ */
+export async function* fetchMboxUrl(client: HttpClient, url: string, signal?: AbortSignal): AsyncGenerator<RawMessage> {
+  const response = await client.stream(url, signal);
+  if (!response) return;
+  try {
+    for await (const entry of readMboxEntries(response.body, { signal })) yield { raw: entry.raw, sourceRef: `${url}#${entry.offset}` };
+  } catch (error) {
+    if (error instanceof ArchiveError || signal?.aborted) throw error;
+    throw new ArchiveError(`The mbox at ${url} could not be read to its end: ${(error as Error).message}`, 'transient');
+  }
+}
+
+/** The archive URL for the list: its own override, else the system's. */
+export function requireBaseUrl(context: Pick<SourceContext, 'baseUrl' | 'system'> & { list?: SourceContext['list'] }): string {
+  const base = context.baseUrl ?? context.list?.baseUrl ?? context.system.baseUrl;
+  if (!base) {
+    throw new ArchiveError(
+      `The ${context.system.name} system has no base URL${context.list ? ` for ${context.list.name}` : ''}; give the list one with lists add --base-url.`,
+      'permanent',
+    );
+  }
+  return base.replace(/\/+$/, '');
+}
+
+/** dev@kafka.apache.org → { local: 'dev', domain: 'kafka.apache.org' }. */
+export function splitListAddress(context: SourceContext): { address: string; local: string; domain: string } {
+  const address = (context.list.listAddress ?? context.list.name).toLowerCase();
+  const at = address.lastIndexOf('@');
+  if (at <= 0) throw new ArchiveError(`${context.list.name} is not a list address (list@domain).`, 'permanent');
+  return { address, local: address.slice(0, at), domain: address.slice(at + 1) };
+}
+
+/** The month now, in UTC: the last month an archive can hold mail for. */
+export function currentMonth(now = new Date()): string {
+  return now.toISOString().slice(0, 7);
+}

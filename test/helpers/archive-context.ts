@@ -1,0 +1,48 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { SourceContext } from '../../src/core/archive/archive-source.js';
+import type { ListRecord } from '../../src/core/store/list-records.js';
+import type { BackendName } from '../../src/core/systems/backend-names.js';
+
+/** A SourceContext for a list that was never fetched, as the fetch command would build it. */
+export function sourceContext(backend: BackendName, name: string, options: { baseUrl?: string; listAddress?: string; signal?: AbortSignal } = {}): SourceContext {
+  const list: ListRecord = {
+    id: 1,
+    system: backend,
+    name,
+    listAddress: options.listAddress ?? (name.includes('@') ? name : null),
+    listId: null,
+    rulesSystem: null,
+    baseUrl: options.baseUrl ?? null,
+    repoUrl: null,
+    repoId: null,
+    createdAt: '2024-01-01T00:00:00.000Z',
+    firstMonth: null,
+    lastMonth: null,
+    scanComplete: false,
+    lastRunAt: null,
+    failedAttempts: 0,
+    lastFailure: null,
+    lastFailureAt: null,
+    retryAfter: null,
+    sidelinedAt: null,
+    lockedAt: null,
+    lockedPid: null,
+    lockedBootId: null,
+    lockedHost: null,
+  };
+  return {
+    list,
+    system: { name: backend, backend, projectionPolicy: 'none', rulesFrom: backend, rules: [] },
+    baseUrl: options.baseUrl,
+    cacheDir: mkdtempSync(join(tmpdir(), 'listminer-cache-')),
+    signal: options.signal,
+  };
+}
+
+export async function collectMessages(items: AsyncIterable<{ raw: Buffer; sourceRef?: string }>): Promise<Array<{ raw: Buffer; sourceRef?: string }>> {
+  const out = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
