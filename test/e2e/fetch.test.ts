@@ -128,64 +128,93 @@ describe.each(ALL_DIALECTS)('fetch of a public-inbox archive on $dialect', ({ di
   });
 });
 
-describe.each(ALL_DIALECTS)('a fetch killed mid-month on $dialect', ({ dialect, skip }) => {
+describe.each(ALL_DIALECTS)('a fetch stopped mid-month on $dialect', ({ dialect, skip }) => {
   const off = skip || Boolean(corpusMissing);
+  const bigMonth = addMonths(NOW_MONTH, -1);
   let dir: string;
+  let archive: PublicInboxArchive;
+  let env: Record<string, string>;
+  let clean: TestDatabase;
   const dbs: TestDatabase[] = [];
+  beforeAll(async () => {
+    if (off) return;
+    dir = mkdtempSync(join(tmpdir(), 'listminer-kill-'));
+    const mail = kernelMail();
+    archive = new PublicInboxArchive(join(dir, 'archive'), 'lkml');
+    // One large month: many batches, so the stop lands between two of them.
+    const big = Array.from({ length: 12_000 }, (_, i) => ({ raw: withMessageId(mail[i % mail.length]!, `gen-${i}@kernel.example`), at: inMonth(1, 1 + (i % 27), i % 24) }));
+    archive.addCommits(0, [...mail.map((raw, i) => ({ raw, at: inMonth(2, 1 + (i % 27)) })), ...big]);
+    env = { LISTMINER_CACHE: join(dir, 'cache') };
+    clean = await registered();
+    const cleanRun = await runCliJson<FetchJson>(['fetch', '--full', '--db', clean.url], { env });
+    expect(cleanRun.code, cleanRun.stderr).toBe(0);
+  });
   afterAll(async () => {
     if (off) return;
     for (const db of dbs) await db.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it.skipIf(off)('stages, once re-run, exactly the messages a clean run stages', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'listminer-kill-'));
-    const mail = kernelMail();
-    const archive = new PublicInboxArchive(join(dir, 'archive'), 'lkml');
-    // One large month: many batches, so the kill lands between two of them.
-    const big = Array.from({ length: 12_000 }, (_, i) => ({ raw: withMessageId(mail[i % mail.length]!, `gen-${i}@kernel.example`), at: inMonth(1, 1 + (i % 27), i % 24) }));
-    archive.addCommits(0, [...mail.map((raw, i) => ({ raw, at: inMonth(2, 1 + (i % 27)) })), ...big]);
-    const env = { LISTMINER_CACHE: join(dir, 'cache') };
-    const killed = await createTestDatabase(dialect);
-    const clean = await createTestDatabase(dialect);
-    dbs.push(killed, clean);
-    for (const db of [killed, clean]) {
-      const add = await runCli(['lists', 'add', '--system', 'public_inbox', 'lkml', '--base-url', archive.baseUrl, '--db', db.url], { env });
-      expect(add.code, add.stderr).toBe(0);
-    }
+  async function registered(): Promise<TestDatabase> {
+    const db = await createTestDatabase(dialect);
+    dbs.push(db);
+    const add = await runCli(['lists', 'add', '--system', 'public_inbox', 'lkml', '--base-url', archive.baseUrl, '--db', db.url], { env });
+    expect(add.code, add.stderr).toBe(0);
+    return db;
+  }
 
-    const child = spawn(process.execPath, [RUN_JS, 'fetch', '--full', '--quiet', '--db', killed.url], { env: { ...process.env, ...env, LISTMINER_DB: '', LISTMINER_CONFIG: '' }, stdio: 'ignore' });
+  /** Starts a fetch, waits until 1,000 messages of the large month are written, sends the signal, and returns the exit code. */
+  async function stopMidMonth(db: TestDatabase, signal: NodeJS.Signals): Promise<{ code: number | null; pid: number }> {
+    const child = spawn(process.execPath, [RUN_JS, 'fetch', '--full', '--quiet', '--db', db.url], {
+      env: { ...process.env, ...env, LISTMINER_DB: '', LISTMINER_CONFIG: '' },
+      stdio: 'ignore',
+      detached: true, // its own process group, so a signal can reach the group as a terminal's Ctrl-C does
+    });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const store = await openStore(killed.url);
+    const store = await openStore(db.url);
     try {
-      // Wait until some batches of the large month are written, then kill.
       for (;;) {
-        const row = await store.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM staged_messages WHERE archive_month = ?", [addMonths(NOW_MONTH, -1)]);
+        const row = await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM staged_messages WHERE archive_month = ?', [bigMonth]);
         if (Number(row!.n) >= 1000) break;
-        if (child.exitCode !== null) throw new Error('the fetch ended before it could be killed');
+        if (child.exitCode !== null) throw new Error('the fetch ended before it could be stopped');
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
-      child.kill('SIGKILL');
-      await exited;
-      const checkpointed = await store.db.all('SELECT month FROM fetched_months WHERE month = ?', [addMonths(NOW_MONTH, -1)]);
-      expect(checkpointed).toEqual([]);
-      const partial = await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM staged_messages');
-      expect(Number(partial!.n)).toBeLessThan(12_000);
-      const held = await store.db.get<{ locked_pid: number }>('SELECT locked_pid FROM lists');
-      expect(Number(held!.locked_pid)).toBe(child.pid);
     } finally {
       await store.close();
     }
+    // SIGINT goes to the whole group (listminer and its git processes), as Ctrl-C at a terminal does.
+    if (signal === 'SIGINT') process.kill(-child.pid!, signal);
+    else child.kill(signal);
+    return { code: await exited, pid: child.pid! };
+  }
+
+  it.skipIf(off)('killed, then re-run, stages exactly the messages a clean run stages', async () => {
+    const db = await registered();
+    const { pid } = await stopMidMonth(db, 'SIGKILL');
+    expect(await query(db.url, 'SELECT month FROM fetched_months WHERE month = ?', [bigMonth])).toEqual([]);
+    const [partial] = await query<{ n: number }>(db.url, 'SELECT COUNT(*) AS n FROM staged_messages');
+    expect(Number(partial!.n)).toBeLessThan(12_000);
+    const [held] = await query<{ locked_pid: number }>(db.url, 'SELECT locked_pid FROM lists');
+    expect(Number(held!.locked_pid)).toBe(pid);
 
     // The dead process's lock is recovered; the month is read again from its start.
-    const rerun = await runCliJson<FetchJson>(['fetch', '--full', '--db', killed.url], { env });
+    const rerun = await runCliJson<FetchJson>(['fetch', '--full', '--db', db.url], { env });
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(rerun.json.lists[0]!.duplicates).toBeGreaterThanOrEqual(1000);
-    const cleanRun = await runCliJson<FetchJson>(['fetch', '--full', '--db', clean.url], { env });
-    expect(cleanRun.code, cleanRun.stderr).toBe(0);
-    const killedKeys = await stagedKeys(killed.url, 'lkml');
-    expect(killedKeys).toEqual(await stagedKeys(clean.url, 'lkml'));
-    expect(killedKeys.length).toBe(cleanRun.json.totals.staged);
+    expect(await stagedKeys(db.url, 'lkml')).toEqual(await stagedKeys(clean.url, 'lkml'));
+  });
+
+  it.skipIf(off)('on Ctrl-C exits 130, releases the list, and the next fetch resumes at the unfinished month', async () => {
+    const db = await registered();
+    const { code } = await stopMidMonth(db, 'SIGINT');
+    expect(code).toBe(130);
+    const [list] = await query<{ locked_at: string | null; last_month: string | null; failed_attempts: number }>(db.url, 'SELECT locked_at, last_month, failed_attempts FROM lists');
+    expect(list).toMatchObject({ locked_at: null, last_month: addMonths(NOW_MONTH, -2) });
+    expect(Number(list!.failed_attempts)).toBe(0);
+    const rerun = await runCliJson<FetchJson>(['fetch', '--db', db.url], { env });
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(rerun.json.lists[0]).toMatchObject({ monthsPlanned: 2 });
+    expect(await stagedKeys(db.url, 'lkml')).toEqual(await stagedKeys(clean.url, 'lkml'));
   });
 });
 

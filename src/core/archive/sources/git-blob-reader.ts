@@ -18,7 +18,9 @@ export class GitBlobReader {
   private stderr = '';
 
   constructor(gitDir: string) {
-    this.child = spawn('git', ['--git-dir', gitDir, 'cat-file', '--batch'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    // Its own process group: a Ctrl-C at the terminal reaches listminer, which
+    // finishes the batch, and not git halfway through it. It exits when its stdin closes.
+    this.child = spawn('git', ['--git-dir', gitDir, 'cat-file', '--batch'], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     this.child.stdout.on('data', (chunk: Buffer) => {
       this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
       this.drain();

@@ -181,7 +181,7 @@ async function indexEpoch(context: SourceContext, root: string, epoch: number): 
       buffered.clear();
       count = 0;
     };
-    const child = spawn('git', ['--git-dir', dir, 'rev-list', '--branches', '--timestamp'], { stdio: ['ignore', 'pipe', 'pipe'], signal: context.signal });
+    const child = spawn('git', ['--git-dir', dir, 'rev-list', '--branches', '--timestamp'], { stdio: ['ignore', 'pipe', 'pipe'], signal: context.signal, detached: true });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
     const closed = new Promise<number | null>((resolve, reject) => {
@@ -219,7 +219,8 @@ function gitEnvironment(context: SourceContext): { args: string[]; env: NodeJS.P
 function spawnGit(context: SourceContext, args: string[]): Promise<GitResult> {
   const { args: config, env } = gitEnvironment(context);
   return new Promise((resolve, reject) => {
-    const child = spawn('git', [...config, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'], signal: context.signal });
+    // Own process group, as for cat-file: a Ctrl-C stops git through the abort signal, not behind listminer's back.
+    const child = spawn('git', [...config, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'], signal: context.signal, detached: true });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
