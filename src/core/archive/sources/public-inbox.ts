@@ -158,51 +158,96 @@ async function cloneEpoch(context: SourceContext, url: string, dir: string, epoc
   return true;
 }
 
+interface IndexState {
+  /** Branch tips the index covers. */
+  tips: string;
+  /** Month the index was last brought up to date in. */
+  month: Month;
+}
+
 /**
  * Files each commit of an epoch under its month: index/<epoch>/<YYYY-MM>
- * holds `<commit> <committer time>` lines. Built in one streamed pass over
- * `git rev-list` whenever the branch tips moved, so a month is read without
- * walking the epoch again and no epoch's commit list is ever held whole.
+ * holds `<commit> <committer time>` lines, written in one streamed pass over
+ * `git rev-list`, so a month is read without walking the epoch and no
+ * epoch's commit list is ever held whole.
+ *
+ * When the tips moved forward only the new commits are filed, and never in a
+ * month before the one the index was last updated in: a commit that arrives
+ * late with an old committer date would otherwise land in a month already
+ * checkpointed and never be read. A date in the future is filed under the
+ * current month for the same reason. History rewritten (public-inbox-purge)
+ * rebuilds the index.
  */
 async function indexEpoch(context: SourceContext, root: string, epoch: number): Promise<void> {
   const dir = epochDir(root, epoch);
-  const tips = (await runGit(context, ['--git-dir', dir, 'rev-parse', '--branches'], 'read branch tips')).stdout.trim();
+  const tips = (await runGit(context, ['--git-dir', dir, 'rev-parse', '--branches'], 'read branch tips')).stdout.trim().split('\n').sort().join(' ');
   const target = indexDir(root, epoch);
-  const tipFile = `${target}.tips`;
-  if (existsSync(target) && existsSync(tipFile) && readFileSync(tipFile, 'utf8') === tips) return;
-  const building = `${target}.building`;
-  rmSync(building, { recursive: true, force: true });
-  mkdirSync(building, { recursive: true });
-  if (tips) {
-    const buffered = new Map<string, string[]>();
-    let count = 0;
-    const flush = () => {
-      for (const [month, lines] of buffered) appendFileSync(join(building, month), `${lines.join('\n')}\n`);
-      buffered.clear();
-      count = 0;
-    };
-    const child = spawn('git', ['--git-dir', dir, 'rev-list', '--branches', '--timestamp'], { stdio: ['ignore', 'pipe', 'pipe'], signal: context.signal, detached: true });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
-    const closed = new Promise<number | null>((resolve, reject) => {
-      child.on('error', reject);
-      child.on('close', resolve);
-    });
-    for await (const line of createInterface({ input: child.stdout, crlfDelay: Infinity })) {
-      const [time, commit] = line.split(' ') as [string, string];
-      const month = monthOf(new Date(Number(time) * 1000));
-      const lines = buffered.get(month);
-      if (lines) lines.push(`${commit} ${time}`);
-      else buffered.set(month, [`${commit} ${time}`]);
-      if (++count >= INDEX_FLUSH_LINES) flush();
-    }
-    const code = await closed;
-    if (code !== 0) throw new ArchiveError(`git rev-list in ${dir} failed: ${firstLine(stderr)}`, 'transient');
-    flush();
+  const stateFile = `${target}.state.json`;
+  const now = monthOf(new Date());
+  const state = existsSync(target) ? readIndexState(stateFile) : undefined;
+  if (state?.tips === tips) return;
+  if (state && state.tips && (await isFastForward(context, dir, state.tips, tips))) {
+    if (tips) await fileCommits(context, dir, target, [...tips.split(' '), '--not', ...state.tips.split(' ')], { floor: state.month, cap: now });
+  } else {
+    const building = `${target}.building`;
+    rmSync(building, { recursive: true, force: true });
+    mkdirSync(building, { recursive: true });
+    if (tips) await fileCommits(context, dir, building, tips.split(' '), { cap: now });
+    rmSync(target, { recursive: true, force: true });
+    renameSync(building, target);
   }
-  rmSync(target, { recursive: true, force: true });
-  renameSync(building, target);
-  writeFileSync(tipFile, tips);
+  writeFileSync(stateFile, JSON.stringify({ tips, month: now } satisfies IndexState));
+}
+
+/** The saved state, or undefined (rebuild) when it is missing or unreadable. */
+function readIndexState(file: string): IndexState | undefined {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as IndexState;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when every commit reachable from the old tips is reachable from the new ones. */
+async function isFastForward(context: SourceContext, dir: string, oldTips: string, newTips: string): Promise<boolean> {
+  if (!newTips) return false;
+  const result = await spawnGit(context, ['--git-dir', dir, 'rev-list', '--count', ...oldTips.split(' '), '--not', ...newTips.split(' ')]);
+  return result.code === 0 && result.stdout.trim() === '0';
+}
+
+/** Appends the commits `git rev-list <revisions>` names to their month files. */
+async function fileCommits(context: SourceContext, dir: string, folder: string, revisions: string[], bounds: { floor?: Month; cap: Month }): Promise<void> {
+  const buffered = new Map<string, string[]>();
+  let count = 0;
+  const flush = () => {
+    for (const [month, lines] of buffered) appendFileSync(join(folder, month), `${lines.join('\n')}\n`);
+    buffered.clear();
+    count = 0;
+  };
+  const child = spawn('git', ['--git-dir', dir, 'rev-list', '--timestamp', ...revisions], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    signal: context.signal,
+    detached: true,
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
+  const closed = new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', resolve);
+  });
+  for await (const line of createInterface({ input: child.stdout, crlfDelay: Infinity })) {
+    const [time, commit] = line.split(' ') as [string, string];
+    let month = monthOf(new Date(Number(time) * 1000));
+    if (bounds.floor && month < bounds.floor) month = bounds.floor;
+    if (month > bounds.cap) month = bounds.cap;
+    const lines = buffered.get(month);
+    if (lines) lines.push(`${commit} ${time}`);
+    else buffered.set(month, [`${commit} ${time}`]);
+    if (++count >= INDEX_FLUSH_LINES) flush();
+  }
+  const code = await closed;
+  if (code !== 0) throw new ArchiveError(`git rev-list in ${dir} failed: ${firstLine(stderr)}`, 'transient');
+  flush();
 }
 
 interface GitResult {

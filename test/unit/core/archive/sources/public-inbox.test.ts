@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ArchiveError, isDeletion, type ArchiveItem, type SourceContext } from '../../../../../src/core/archive/archive-source.js';
 import { identifyMessage } from '../../../../../src/core/archive/message-key.js';
+import { monthOf } from '../../../../../src/core/archive/month.js';
 import { createSource } from '../../../../../src/core/archive/sources/public-inbox.js';
 import type { ListRecord } from '../../../../../src/core/store/list-records.js';
 import { corpusMissing } from '../../../../helpers/corpus.js';
@@ -77,15 +78,40 @@ describe.skipIf(corpusMissing)('public_inbox source', () => {
   });
 
   it('fetches new mail and new epochs into the existing mirror on a later run', async () => {
+    const current = monthOf(new Date());
     const first = createSource();
-    await collect(first.fetchMonth(contextFor(archive, cacheDir), '2024-01'));
+    expect(await collect(first.fetchMonth(contextFor(archive, cacheDir), current))).toEqual([]);
     await first.close?.();
-    archive.addCommits(1, [{ raw: mail[5]!, at: at('2024-01-20T10:00:00Z') }]);
-    archive.addCommits(2, [{ raw: mail[6]!, at: at('2024-01-25T10:00:00Z') }]);
+    archive.addCommits(1, [{ raw: mail[5]!, at: new Date() }]);
+    archive.addCommits(2, [{ raw: mail[6]!, at: new Date() }]);
     const second = createSource();
-    const january = await collect(second.fetchMonth(contextFor(archive, cacheDir), '2024-01'));
-    expect(ids(january)).toEqual([mail[4]!, mail[5]!, mail[6]!].map((m) => identifyMessage(m).messageId).sort());
+    const now = await collect(second.fetchMonth(contextFor(archive, cacheDir), current));
+    expect(ids(now)).toEqual([mail[5]!, mail[6]!].map((m) => identifyMessage(m).messageId).sort());
     await second.close?.();
+  });
+
+  it('files a commit that arrives late with an old or future date under the current month, never a month already read', async () => {
+    const first = createSource();
+    const context = contextFor(archive, cacheDir);
+    await collect(first.fetchMonth(context, '2023-11'));
+    await first.close?.();
+    const current = monthOf(new Date());
+    archive.addCommits(1, [
+      { raw: mail[5]!, at: at('2023-11-25T10:00:00Z') },
+      { raw: mail[6]!, at: at('2999-01-01T00:00:00Z') },
+    ]);
+    const second = createSource();
+    expect(ids(await collect(second.fetchMonth(context, '2023-11')))).toHaveLength(2);
+    const now = await collect(second.fetchMonth(context, current));
+    expect(ids(now)).toEqual([mail[5]!, mail[6]!].map((m) => identifyMessage(m).messageId).sort());
+    await second.close?.();
+  });
+
+  it('keeps the true months when building the index of a new mirror', async () => {
+    archive.addCommits(1, [{ raw: mail[5]!, at: at('2023-11-25T10:00:00Z') }]);
+    const source = createSource();
+    expect(ids(await collect(source.fetchMonth(contextFor(archive, cacheDir), '2023-11')))).toHaveLength(3);
+    await source.close?.();
   });
 
   it('refuses an inbox the archive does not have as a permanent error', async () => {
