@@ -84,7 +84,10 @@ export async function fetchLists(store: Store, systems: Systems, options: FetchO
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, options.workers ?? 1) }, work));
+  // Every worker finishes (and releases its list) before an error from one of them is raised.
+  const settled = await Promise.allSettled(Array.from({ length: Math.max(1, options.workers ?? 1) }, work));
+  const broken = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (broken) throw broken.reason;
 
   for (const id of listIds ?? []) {
     if (claimed.has(id)) continue;
@@ -111,7 +114,15 @@ async function fetchClaimed(
     const failure = await store.fetchState.recordFailure(list.id, message, clock());
     return { ...skipped(list, owner), status: 'failed', error: { kind: 'permanent', message, retryAfter: failure.retryAfter, sidelined: failure.sidelined } };
   }
-  const source = await open(system.backend, list);
+  let source: ArchiveSource;
+  try {
+    source = await open(system.backend, list);
+  } catch (error) {
+    const message = `the ${system.backend} backend could not be loaded: ${error instanceof Error ? error.message : String(error)}`;
+    const failure = await store.fetchState.recordFailure(list.id, message, clock());
+    progress({ type: 'log', level: 'warn', message: `${list.system} ${list.name}: ${message}` });
+    return { ...skipped(list, owner), status: 'failed', error: { kind: 'error', message, retryAfter: failure.retryAfter, sidelined: failure.sidelined } };
+  }
   const host = archiveHost(list, system);
   try {
     const result = await fetchList(

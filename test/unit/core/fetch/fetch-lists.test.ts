@@ -222,6 +222,24 @@ describe.each(ALL_DIALECTS)('fetchLists on $dialect', ({ dialect, skip }) => {
     expect(Object.values(sources).map((s) => s.closed)).toEqual(new Array(7).fill(1));
   });
 
+  it.skipIf(skip)('fails a list whose backend cannot be loaded and goes on with the others', async () => {
+    await add('netdev');
+    await add('bpf');
+    const result = await fetchLists(
+      store,
+      systems,
+      options({}, {
+        openSource: async (_backend, list) => {
+          if (list.name === 'netdev') throw new Error('Cannot find module');
+          return new FakeSource(archive({ 0: 2 }));
+        },
+      }),
+      silentProgress,
+    );
+    expect(result.lists.map((l) => [l.list, l.status]).sort()).toEqual([['bpf', 'done'], ['netdev', 'failed']]);
+    expect(await store.lists.byName('public_inbox', 'netdev')).toMatchObject({ failedAttempts: 1, lockedAt: null });
+  });
+
   it.skipIf(skip)('refuses a --list name that is not registered', async () => {
     await expect(fetchLists(store, systems, options({}, { lists: ['nope'] }), silentProgress)).rejects.toThrow('No list named "nope" is registered.');
   });
