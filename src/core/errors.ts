@@ -9,6 +9,8 @@ export const ExitCode = {
   usage: 2,
   verifyGap: 3,
   partial: 4,
+  /** Stopped by Ctrl-C or SIGTERM; what was done is kept and the next run resumes (128 + SIGINT, as shells report it). */
+  interrupted: 130,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 

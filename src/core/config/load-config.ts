@@ -16,6 +16,8 @@ export interface Config {
   /** Months fetched for a list never scanned, unless full history is asked for. */
   backfillMonths?: number;
   workers: number;
+  /** Where sources keep clones and caches between runs (public-inbox mirrors). */
+  cacheDir?: string;
   /** A systems.yaml of the user's own instead of the bundled one. */
   systems?: string;
   /** Where the file was read from, when one was. */
@@ -33,6 +35,7 @@ const FIELDS: Record<string, (value: unknown) => string | undefined> = {
   backfill_months: (v) => (Number.isInteger(v) && (v as number) > 0 ? undefined : 'must be a positive whole number'),
   workers: (v) => (Number.isInteger(v) && (v as number) > 0 && (v as number) <= 64 ? undefined : 'must be 1 to 64'),
   systems: (v) => (typeof v === 'string' && v ? undefined : 'must be the path of a systems.yaml'),
+  cache_dir: (v) => (typeof v === 'string' && v ? undefined : 'must be a folder path'),
 };
 
 export function validateConfig(file: string, text: string): Validation<Config> {
@@ -62,6 +65,7 @@ export function validateConfig(file: string, text: string): Validation<Config> {
     backfillMonths: data.backfill_months as number | undefined,
     workers: (data.workers as number | undefined) ?? DEFAULT_CONFIG.workers,
     systems: typeof data.systems === 'string' ? resolve(file, '..', data.systems) : undefined,
+    cacheDir: typeof data.cache_dir === 'string' ? resolve(file, '..', data.cache_dir) : undefined,
   };
   return { value, errors, warnings };
 }

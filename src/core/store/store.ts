@@ -1,3 +1,5 @@
+import { BreakerRecords } from './breaker-records.js';
+import { FetchStateRecords } from './fetch-state-records.js';
 import { ListRecords } from './list-records.js';
 import { RepoRecords } from './repo-records.js';
 import type { SqlDriver } from './sql-driver.js';
@@ -12,11 +14,15 @@ export class Store {
   readonly lists: ListRecords;
   readonly repos: RepoRecords;
   readonly staging: StagingRecords;
+  readonly fetchState: FetchStateRecords;
+  readonly breakers: BreakerRecords;
 
   constructor(readonly db: SqlDriver) {
     this.lists = new ListRecords(db);
     this.repos = new RepoRecords(db);
     this.staging = new StagingRecords(db);
+    this.fetchState = new FetchStateRecords(db);
+    this.breakers = new BreakerRecords(db);
   }
 
   get dialect(): SqlDriver['dialect'] {

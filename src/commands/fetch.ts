@@ -1,0 +1,92 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../cli/base-command.js';
+import { chooseProgressMode, runWithProgress } from '../cli/progress-view.js';
+import { renderTable } from '../cli/render-table.js';
+import { chooseCacheDir } from '../core/config/cache-dir.js';
+import { ExitCode } from '../core/errors.js';
+import { fetchLists, type FetchResult } from '../core/fetch/fetch-lists.js';
+
+export default class Fetch extends BaseCommand<typeof Fetch> {
+  static override summary = 'Fetch new mail of the registered lists into staging.';
+  static override description =
+    'Each list is read month by month from its checkpoint through the current month. A list is worked on by one process at a time, so several fetch processes may share a PostgreSQL database. Ctrl-C writes what was read, releases the list and exits with code 130; the next fetch resumes at the first unfinished month. Exit code 4 means some lists failed and the others were fetched.';
+  static override examples = [
+    '<%= config.bin %> fetch',
+    '<%= config.bin %> fetch --list netdev --full',
+    '<%= config.bin %> fetch --system apache_ponymail --months 6 --workers 4',
+    '<%= config.bin %> fetch --list dev@kafka.apache.org --now --json',
+  ];
+  static override flags = {
+    list: Flags.string({ description: 'only this list (name or address); may be given more than once', multiple: true }),
+    system: Flags.string({ description: "only this system's lists" }),
+    now: Flags.boolean({ description: 'fetch even lists not due yet (ignore cadence and retry waits)' }),
+    months: Flags.integer({ description: 'for lists never fetched: how many recent months to read [default: backfill_months, else 12]', min: 1 }),
+    full: Flags.boolean({ description: "for lists never fetched: read the archive's whole history" }),
+    workers: Flags.integer({ description: 'lists fetched at once [default: workers setting, else 2]', min: 1, max: 64 }),
+    systems: Flags.string({ description: 'systems.yaml to use instead of the bundled one' }),
+  };
+
+  async run(): Promise<FetchResult> {
+    const { flags, settings } = this;
+    const controller = new AbortController();
+    let signals = 0;
+    const stop = () => {
+      if (++signals > 1) process.exit(ExitCode.interrupted);
+      this.note('stopping: writing what was read and releasing the lists (again to stop at once)');
+      controller.abort();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    let result: FetchResult;
+    try {
+      result = await this.withStore((store) =>
+        runWithProgress('fetch', chooseProgressMode({ quiet: flags.quiet, json: this.jsonEnabled() }), (progress) =>
+          fetchLists(
+            store,
+            this.systems(flags.systems),
+            {
+              lists: flags.list,
+              system: flags.system,
+              now: flags.now,
+              months: flags.months,
+              full: flags.full,
+              workers: flags.workers ?? settings.workers,
+              cadenceDays: settings.cadenceDays,
+              backfillMonths: settings.backfillMonths,
+              contactEmail: settings.contactEmail,
+              cacheDir: chooseCacheDir(settings, process.env),
+              signal: controller.signal,
+            },
+            progress,
+          ),
+        ),
+      );
+    } finally {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    }
+    this.render(result);
+    const code = result.interrupted ? ExitCode.interrupted : result.totals.failed > 0 ? ExitCode.partial : ExitCode.ok;
+    if (code !== ExitCode.ok) {
+      if (this.jsonEnabled()) this.logJson(result);
+      this.exit(code);
+    }
+    return result;
+  }
+
+  private render(result: FetchResult): void {
+    const worked = result.lists.filter((list) => list.status !== 'skipped');
+    if (worked.length === 0) {
+      this.note('No list was due; `--now` fetches them anyway.');
+      return;
+    }
+    this.show(
+      renderTable(
+        ['system', 'list', 'status', 'months', 'staged', 'already stored', 'deletions', 'error'],
+        worked.map((l) => [l.system, l.list, l.status, `${l.monthsFetched}/${l.monthsPlanned}`, l.staged, l.duplicates, l.deletions, l.error?.message]),
+      ),
+    );
+    const t = result.totals;
+    this.note(`${t.lists} lists, ${t.months} months, ${t.staged} messages staged, ${t.duplicates} already stored, ${t.deletions} deletions, ${t.failed} failed`);
+  }
+}

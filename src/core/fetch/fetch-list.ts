@@ -1,0 +1,188 @@
+import { ArchiveError, isDeletion, type ArchiveSource, type Month, type SourceContext } from '../archive/archive-source.js';
+import { identifyMessage, syntheticKey } from '../archive/message-key.js';
+import { monthOf } from '../archive/month.js';
+import type { ProgressListener } from '../progress.js';
+import type { DeletionToRecord, LockOwner } from '../store/fetch-state-records.js';
+import type { ListRecord } from '../store/list-records.js';
+import type { MessageToStage } from '../store/staging-records.js';
+import type { Store } from '../store/store.js';
+import type { SystemDefinition } from '../systems/load-systems.js';
+import { planMonths } from './plan-months.js';
+
+/** A batch is written when it holds this many messages or bytes, whichever comes first. */
+export const BATCH_MESSAGES = 500;
+export const BATCH_BYTES = 16 * 1024 * 1024;
+
+export interface ListFetchResult {
+  listId: number;
+  system: string;
+  list: string;
+  /** done: reached the present; failed: stopped by an error (retried later); interrupted: stopped by Ctrl-C; skipped: not claimed. */
+  status: 'done' | 'failed' | 'interrupted' | 'skipped';
+  monthsPlanned: number;
+  monthsFetched: number;
+  /** Messages the archive handed over, duplicates included. */
+  seen: number;
+  staged: number;
+  duplicates: number;
+  deletions: number;
+  /** The failure that stopped the list, if one did. */
+  error?: { kind: ArchiveError['kind'] | 'error'; message: string; retryAfter?: string; sidelined?: boolean };
+  /** The process that did the work (several processes may share a database). */
+  pid: number;
+}
+
+export interface ListFetchSettings {
+  owner: LockOwner;
+  full: boolean;
+  months?: number;
+  backfillMonths?: number;
+  contactEmail?: string;
+  cacheDir: string;
+  signal?: AbortSignal;
+  clock: () => Date;
+}
+
+/** Thrown inside a fetch when Ctrl-C arrives: not a failure of the list. */
+class Interrupted extends Error {}
+
+/**
+ * Fetches one claimed list: from its checkpoint through the present, month
+ * by month, staging in batches and checkpointing each month in the
+ * transaction of its last batch. The caller holds the lock and releases it.
+ */
+export async function fetchList(
+  store: Store,
+  list: ListRecord,
+  system: SystemDefinition,
+  source: ArchiveSource,
+  settings: ListFetchSettings,
+  progress: ProgressListener,
+): Promise<ListFetchResult> {
+  const task = `${list.system}:${list.name}`;
+  const result: ListFetchResult = {
+    listId: list.id,
+    system: list.system,
+    list: list.name,
+    status: 'done',
+    monthsPlanned: 0,
+    monthsFetched: 0,
+    seen: 0,
+    staged: 0,
+    duplicates: 0,
+    deletions: 0,
+    pid: settings.owner.pid,
+  };
+  const context: SourceContext = {
+    list,
+    system,
+    baseUrl: list.baseUrl ?? system.baseUrl,
+    contactEmail: settings.contactEmail,
+    cacheDir: settings.cacheDir,
+    signal: settings.signal,
+  };
+  progress({ type: 'start', task, title: `${list.system} ${list.name}` });
+  try {
+    const months = await monthsToFetch(store, list, source, context, settings);
+    result.monthsPlanned = months.length;
+    progress({ type: 'update', task, done: 0, total: months.length, detail: months.length ? `from ${months[0]}` : 'up to date' });
+    for (const month of months) {
+      await fetchOneMonth(store, list.id, month, source, context, settings, result, (detail) =>
+        progress({ type: 'update', task, done: result.monthsFetched, detail }),
+      );
+      result.monthsFetched++;
+      progress({ type: 'update', task, done: result.monthsFetched, detail: `${month}  ${result.staged} staged` });
+    }
+    await store.fetchState.recordScan(list.id, true, settings.clock());
+    progress({ type: 'end', task, status: 'done', detail: `${result.monthsFetched} months, ${result.staged} staged, ${result.duplicates} already stored` });
+  } catch (error) {
+    if (error instanceof Interrupted || settings.signal?.aborted) {
+      result.status = 'interrupted';
+      progress({ type: 'end', task, status: 'skipped', detail: `interrupted after ${result.monthsFetched} months` });
+      return result;
+    }
+    result.status = 'failed';
+    const kind = error instanceof ArchiveError ? error.kind : 'error';
+    const message = error instanceof Error ? error.message : String(error);
+    const failure = await store.fetchState.recordFailure(list.id, message, settings.clock());
+    result.error = { kind, message, retryAfter: failure.retryAfter, sidelined: failure.sidelined };
+    progress({ type: 'end', task, status: 'failed', detail: message });
+  }
+  return result;
+}
+
+async function monthsToFetch(store: Store, list: ListRecord, source: ArchiveSource, context: SourceContext, settings: ListFetchSettings): Promise<Month[]> {
+  let firstMonth = list.firstMonth ?? undefined;
+  if (!list.lastMonth || settings.full || !firstMonth) {
+    firstMonth = await source.firstMonth(context);
+    if (firstMonth !== (list.firstMonth ?? undefined)) await store.fetchState.setFirstMonth(list.id, firstMonth ?? null);
+  }
+  const lastArchiveMonth = source.lastMonth ? await source.lastMonth(context) : monthOf(settings.clock());
+  const lastCheckpointAt = list.lastMonth ? await store.fetchState.checkpointedAt(list.id, list.lastMonth) : undefined;
+  const earliestFetched = settings.full && list.lastMonth ? await store.fetchState.earliestFetched(list.id) : undefined;
+  return planMonths({
+    lastMonth: list.lastMonth,
+    lastCheckpointAt,
+    firstMonth,
+    earliestFetched,
+    lastArchiveMonth,
+    now: settings.clock(),
+    full: settings.full,
+    months: settings.months,
+    backfillMonths: settings.backfillMonths,
+  });
+}
+
+async function fetchOneMonth(
+  store: Store,
+  listId: number,
+  month: Month,
+  source: ArchiveSource,
+  context: SourceContext,
+  settings: ListFetchSettings,
+  result: ListFetchResult,
+  report: (detail: string) => void,
+): Promise<void> {
+  let messages: MessageToStage[] = [];
+  let deletions: DeletionToRecord[] = [];
+  let bytes = 0;
+  let seen = 0;
+  let staged = 0;
+  const write = async (last: boolean) => {
+    const batch = messages;
+    const withdrawn = deletions;
+    messages = [];
+    deletions = [];
+    bytes = 0;
+    await store.db.transaction(async (tx) => {
+      const outcome = await store.staging.stageIn(tx, listId, month, batch);
+      staged += outcome.staged;
+      result.staged += outcome.staged;
+      result.duplicates += outcome.duplicates;
+      result.deletions += await store.fetchState.recordDeletions(tx, listId, withdrawn);
+      if (last) await store.staging.checkpointIn(tx, listId, { month, seen, staged });
+      await store.fetchState.touch(listId, settings.owner, tx);
+    });
+  };
+  for await (const item of source.fetchMonth(context, month)) {
+    const identity = identifyMessage(item.raw);
+    if (isDeletion(item)) {
+      deletions.push({ messageKey: identity.messageId ?? syntheticKey(identity.contentHash), sourceRef: item.sourceRef, deletedAt: item.deletedAt });
+    } else {
+      messages.push({ raw: item.raw, ...identity });
+      bytes += item.raw.length;
+      seen++;
+      result.seen++;
+    }
+    if (messages.length >= BATCH_MESSAGES || bytes >= BATCH_BYTES || deletions.length >= BATCH_MESSAGES) {
+      await write(false);
+      report(`${month}  ${result.staged} staged`);
+    }
+    if (settings.signal?.aborted) {
+      // What was read is written (without the checkpoint); the month is read again next time.
+      await write(false);
+      throw new Interrupted();
+    }
+  }
+  await write(true);
+}

@@ -1,0 +1,219 @@
+import type { ArchiveSource } from '../archive/archive-source.js';
+import { openArchiveSource } from '../archive/open-source.js';
+import { InputError } from '../errors.js';
+import type { ProgressListener } from '../progress.js';
+import type { LockOwner } from '../store/fetch-state-records.js';
+import type { ListRecord } from '../store/list-records.js';
+import type { Store } from '../store/store.js';
+import type { BackendName } from '../systems/backend-names.js';
+import { requireSystem, type SystemDefinition, type Systems } from '../systems/load-systems.js';
+import { fetchList, type ListFetchResult } from './fetch-list.js';
+import { currentLockOwner, isProcessAlive } from './lock-owner.js';
+
+export interface FetchOptions {
+  /** --list: only these lists (name or address); named lists are fetched even when sidelined. */
+  lists?: readonly string[];
+  /** --system: only this system's lists. */
+  system?: string;
+  /** --now: ignore cadence and retry_after. */
+  now?: boolean;
+  /** --months: window for lists never scanned. */
+  months?: number;
+  /** --full: whole history for lists never scanned, and the months before a window already fetched. */
+  full?: boolean;
+  /** --workers: lists fetched at once. */
+  workers?: number;
+  cadenceDays: number;
+  backfillMonths?: number;
+  contactEmail?: string;
+  cacheDir: string;
+  /** Aborting stops the run: the current batch is written, locks are released. */
+  signal?: AbortSignal;
+  /** Where sources come from; tests pass their own. One source is opened per list fetch and closed after it. */
+  openSource?: (backend: BackendName, list: ListRecord) => Promise<ArchiveSource>;
+  owner?: LockOwner;
+  clock?: () => Date;
+}
+
+export interface FetchResult {
+  lists: ListFetchResult[];
+  totals: { lists: number; months: number; seen: number; staged: number; duplicates: number; deletions: number; failed: number };
+  /** The run was stopped by a signal before it ran out of lists. */
+  interrupted: boolean;
+}
+
+/**
+ * The fetch stage: claims lists one at a time per worker (never one list
+ * twice, never a list another process holds), fetches each from its
+ * checkpoint to the present, and records how it went. A list that fails
+ * does not stop the others.
+ */
+export async function fetchLists(store: Store, systems: Systems, options: FetchOptions, progress: ProgressListener): Promise<FetchResult> {
+  if (options.system) requireSystem(systems, options.system);
+  const listIds = options.lists ? await resolveLists(store, options.lists) : undefined;
+  const owner = options.owner ?? currentLockOwner();
+  const clock = options.clock ?? (() => new Date());
+  const open = options.openSource ?? ((backend: BackendName) => openArchiveSource(backend));
+  const claimed = new Set<number>();
+  const results: ListFetchResult[] = [];
+
+  await store.fetchState.recoverDeadLocks(owner, isProcessAlive);
+
+  const claim = async (): Promise<ListRecord | undefined> => {
+    const blocked = await listsBehindOpenBreakers(store, systems, clock());
+    return store.fetchState.claimNext({
+      owner,
+      now: clock(),
+      listIds,
+      system: options.system,
+      excludeIds: [...claimed, ...blocked],
+      ignoreSchedule: Boolean(options.now),
+      cadenceDays: options.cadenceDays,
+    });
+  };
+
+  const work = async () => {
+    while (!options.signal?.aborted) {
+      const list = await claim();
+      if (!list) return;
+      claimed.add(list.id);
+      try {
+        results.push(await fetchClaimed(store, systems, list, open, owner, clock, options, progress));
+      } finally {
+        await store.fetchState.release(list.id, owner);
+      }
+    }
+  };
+  // Every worker finishes (and releases its list) before an error from one of them is raised.
+  const settled = await Promise.allSettled(Array.from({ length: Math.max(1, options.workers ?? 1) }, work));
+  const broken = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (broken) throw broken.reason;
+
+  for (const id of listIds ?? []) {
+    if (claimed.has(id)) continue;
+    const list = (await store.lists.byId(id))!;
+    results.push(skipped(list, owner));
+    progress({ type: 'log', level: 'info', message: `${list.system} ${list.name} was not fetched: not due yet, or another process holds it (--now fetches it anyway)` });
+  }
+  return { lists: results, totals: total(results), interrupted: Boolean(options.signal?.aborted) };
+}
+
+async function fetchClaimed(
+  store: Store,
+  systems: Systems,
+  list: ListRecord,
+  open: (backend: BackendName, list: ListRecord) => Promise<ArchiveSource>,
+  owner: LockOwner,
+  clock: () => Date,
+  options: FetchOptions,
+  progress: ProgressListener,
+): Promise<ListFetchResult> {
+  const system = systems.systems.get(list.system);
+  if (!system) {
+    const message = `the archive system "${list.system}" is not in ${systems.file}`;
+    const failure = await store.fetchState.recordFailure(list.id, message, clock());
+    return { ...skipped(list, owner), status: 'failed', error: { kind: 'permanent', message, retryAfter: failure.retryAfter, sidelined: failure.sidelined } };
+  }
+  let source: ArchiveSource;
+  try {
+    source = await open(system.backend, list);
+  } catch (error) {
+    const message = `the ${system.backend} backend could not be loaded: ${error instanceof Error ? error.message : String(error)}`;
+    const failure = await store.fetchState.recordFailure(list.id, message, clock());
+    progress({ type: 'log', level: 'warn', message: `${list.system} ${list.name}: ${message}` });
+    return { ...skipped(list, owner), status: 'failed', error: { kind: 'error', message, retryAfter: failure.retryAfter, sidelined: failure.sidelined } };
+  }
+  const host = archiveHost(list, system);
+  try {
+    const result = await fetchList(
+      store,
+      list,
+      system,
+      source,
+      {
+        owner,
+        full: Boolean(options.full),
+        months: options.months,
+        backfillMonths: options.backfillMonths,
+        contactEmail: options.contactEmail,
+        cacheDir: options.cacheDir,
+        signal: options.signal,
+        clock,
+      },
+      progress,
+    );
+    if (host && result.status === 'done') await store.breakers.recordSuccess(host, clock());
+    if (host && result.status === 'failed' && result.error && result.error.kind !== 'permanent' && result.error.kind !== 'error') {
+      if (await store.breakers.recordFailure(host, clock())) {
+        progress({ type: 'log', level: 'warn', message: `${host} failed 10 times in a row; its lists wait an hour` });
+      }
+    }
+    return result;
+  } finally {
+    await source.close?.();
+  }
+}
+
+/** Lists whose archive host has an open breaker: they are not claimed while it is open. */
+async function listsBehindOpenBreakers(store: Store, systems: Systems, now: Date): Promise<number[]> {
+  const open = new Set(await store.breakers.openHosts(now));
+  if (open.size === 0) return [];
+  const lists = await store.lists.all();
+  return lists.filter((list) => {
+    const system = systems.systems.get(list.system);
+    const host = system && archiveHost(list, system);
+    return host !== undefined && open.has(host);
+  }).map((list) => list.id);
+}
+
+/** The host a list's requests go to; undefined for local sources, which need no breaker. */
+export function archiveHost(list: Pick<ListRecord, 'baseUrl'>, system: SystemDefinition): string | undefined {
+  const base = list.baseUrl ?? system.baseUrl;
+  if (!base) return undefined;
+  try {
+    const url = new URL(base);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.host.toLowerCase() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function resolveLists(store: Store, names: readonly string[]): Promise<number[]> {
+  const ids = new Set<number>();
+  for (const name of names) {
+    const found = await store.lists.find(name);
+    if (found.length === 0) throw new InputError(`No list named "${name}" is registered.`, 'See `listminer lists ls`, or add it with `listminer lists add`.');
+    for (const list of found) ids.add(list.id);
+  }
+  return [...ids];
+}
+
+function skipped(list: ListRecord, owner: LockOwner): ListFetchResult {
+  return {
+    listId: list.id,
+    system: list.system,
+    list: list.name,
+    status: 'skipped',
+    monthsPlanned: 0,
+    monthsFetched: 0,
+    seen: 0,
+    staged: 0,
+    duplicates: 0,
+    deletions: 0,
+    pid: owner.pid,
+  };
+}
+
+function total(results: readonly ListFetchResult[]): FetchResult['totals'] {
+  const totals = { lists: 0, months: 0, seen: 0, staged: 0, duplicates: 0, deletions: 0, failed: 0 };
+  for (const result of results) {
+    if (result.status !== 'skipped') totals.lists++;
+    totals.months += result.monthsFetched;
+    totals.seen += result.seen;
+    totals.staged += result.staged;
+    totals.duplicates += result.duplicates;
+    totals.deletions += result.deletions;
+    if (result.status === 'failed') totals.failed++;
+  }
+  return totals;
+}

@@ -1,0 +1,186 @@
+import { inPlaceholders, type SqlDriver, type SqlExecutor } from './sql-driver.js';
+import { toList, type ListRecord } from './list-records.js';
+
+/** Who holds a list: a process on a machine since a boot. */
+export interface LockOwner {
+  pid: number;
+  bootId: string;
+  host: string;
+}
+
+export interface ClaimOptions {
+  owner: LockOwner;
+  now: Date;
+  /** Only these lists (from --list); undefined: every list. Named lists are claimed even when sidelined. */
+  listIds?: readonly number[];
+  system?: string;
+  /** Lists not to claim: done this run, or behind an open breaker. */
+  excludeIds?: readonly number[];
+  /** --now: ignore cadence and retry_after. */
+  ignoreSchedule: boolean;
+  cadenceDays: number;
+}
+
+export interface DeletionToRecord {
+  messageKey: string;
+  sourceRef: string;
+  deletedAt?: string;
+}
+
+/** A lock not refreshed for this long belongs to a process that is gone. */
+export const STALE_LOCK_MS = 2 * 60 * 60 * 1000;
+/** Failed lists wait 120 s × attempts² before they are tried again. */
+export const RETRY_BASE_MS = 120_000;
+/** Consecutive failures after which a list is set aside until named with --list. */
+export const SIDELINE_AFTER = 10;
+
+/**
+ * The fetch stage's bookkeeping on `lists`: who holds a list, when it is due
+ * again, how it failed. A claim is one UPDATE whose subquery picks the row,
+ * so on both engines two processes can never take the same list.
+ */
+export class FetchStateRecords {
+  constructor(private readonly db: SqlDriver) {}
+
+  /** Takes the most urgent list that is free and due, or undefined when none is. */
+  async claimNext(options: ClaimOptions): Promise<ListRecord | undefined> {
+    const now = options.now.toISOString();
+    const staleBefore = new Date(options.now.getTime() - STALE_LOCK_MS).toISOString();
+    const dueBefore = new Date(options.now.getTime() - options.cadenceDays * 86_400_000).toISOString();
+    const where = ['(locked_at IS NULL OR locked_at < ?)'];
+    const params: (string | number)[] = [staleBefore];
+    if (options.listIds) {
+      if (options.listIds.length === 0) return undefined;
+      where.push(`id IN (${inPlaceholders(options.listIds.length)})`);
+      params.push(...options.listIds);
+    } else {
+      where.push('sidelined_at IS NULL');
+    }
+    if (options.system) {
+      where.push('system = ?');
+      params.push(options.system);
+    }
+    if (options.excludeIds?.length) {
+      where.push(`id NOT IN (${inPlaceholders(options.excludeIds.length)})`);
+      params.push(...options.excludeIds);
+    }
+    if (!options.ignoreSchedule) {
+      where.push('(retry_after IS NULL OR retry_after <= ?)', '(scan_complete = FALSE OR last_run_at IS NULL OR last_run_at <= ?)');
+      params.push(now, dueBefore);
+    }
+    // Interrupted scans first (they hold a gap in the data), then lists never
+    // fetched, then the ones longest without a refresh.
+    const row = await this.db.get(
+      `UPDATE lists SET locked_at = ?, locked_pid = ?, locked_boot_id = ?, locked_host = ?
+       WHERE id = (
+         SELECT id FROM lists WHERE ${where.join(' AND ')}
+         ORDER BY CASE WHEN scan_complete = FALSE AND last_run_at IS NOT NULL THEN 0 WHEN last_run_at IS NULL THEN 1 ELSE 2 END,
+           last_run_at, id
+         LIMIT 1 ${this.db.capabilities.skipLockedClause}
+       ) AND (locked_at IS NULL OR locked_at < ?)
+       RETURNING *`,
+      [now, options.owner.pid, options.owner.bootId, options.owner.host, ...params, staleBefore],
+    );
+    return row && toList(row);
+  }
+
+  /**
+   * Frees locks whose holder died: same machine, same boot, and the pid is
+   * gone. A lock from another machine or boot waits for STALE_LOCK_MS.
+   */
+  async recoverDeadLocks(owner: LockOwner, isAlive: (pid: number) => boolean): Promise<number> {
+    const held = await this.db.all<{ id: number; locked_pid: number }>(
+      'SELECT id, locked_pid FROM lists WHERE locked_at IS NOT NULL AND locked_boot_id = ? AND locked_host = ?',
+      [owner.bootId, owner.host],
+    );
+    let freed = 0;
+    for (const lock of held) {
+      if (isAlive(Number(lock.locked_pid))) continue;
+      const result = await this.db.run(
+        `UPDATE lists SET locked_at = NULL, locked_pid = NULL, locked_boot_id = NULL, locked_host = NULL
+         WHERE id = ? AND locked_pid = ? AND locked_boot_id = ? AND locked_host = ?`,
+        [lock.id, lock.locked_pid, owner.bootId, owner.host],
+      );
+      freed += result.changes;
+    }
+    return freed;
+  }
+
+  /** Keeps a long fetch's lock fresh so no one takes it for stale. */
+  async touch(listId: number, owner: LockOwner, on: SqlExecutor = this.db): Promise<void> {
+    await on.run('UPDATE lists SET locked_at = ? WHERE id = ? AND locked_pid = ? AND locked_boot_id = ? AND locked_host = ?', [
+      new Date().toISOString(),
+      listId,
+      owner.pid,
+      owner.bootId,
+      owner.host,
+    ]);
+  }
+
+  async release(listId: number, owner: LockOwner): Promise<void> {
+    await this.db.run(
+      `UPDATE lists SET locked_at = NULL, locked_pid = NULL, locked_boot_id = NULL, locked_host = NULL
+       WHERE id = ? AND locked_pid = ? AND locked_boot_id = ? AND locked_host = ?`,
+      [listId, owner.pid, owner.bootId, owner.host],
+    );
+  }
+
+  async setFirstMonth(listId: number, month: string | null): Promise<void> {
+    await this.db.run('UPDATE lists SET first_month = ? WHERE id = ?', [month, listId]);
+  }
+
+  /** When the month the list is checkpointed at was checkpointed last. */
+  async checkpointedAt(listId: number, month: string): Promise<string | undefined> {
+    const row = await this.db.get<{ fetched_at: string }>('SELECT fetched_at FROM fetched_months WHERE list_id = ? AND month = ?', [listId, month]);
+    return row?.fetched_at;
+  }
+
+  /** The oldest month fetched for the list. */
+  async earliestFetched(listId: number): Promise<string | undefined> {
+    const row = await this.db.get<{ month: string | null }>('SELECT MIN(month) AS month FROM fetched_months WHERE list_id = ?', [listId]);
+    return row?.month ?? undefined;
+  }
+
+  /** The scan reached the present: failures are forgotten. `complete` is false when any month hit a transient error. */
+  async recordScan(listId: number, complete: boolean, at: Date = new Date()): Promise<void> {
+    await this.db.run(
+      `UPDATE lists SET last_run_at = ?, scan_complete = ?, failed_attempts = 0, last_failure = NULL, last_failure_at = NULL,
+         retry_after = NULL, sidelined_at = NULL WHERE id = ?`,
+      [at.toISOString(), complete, listId],
+    );
+  }
+
+  /** Counts a failure, schedules the retry, and sidelines the list after SIDELINE_AFTER in a row. */
+  async recordFailure(listId: number, reason: string, at: Date = new Date()): Promise<{ attempts: number; retryAfter: string; sidelined: boolean }> {
+    return this.db.transaction(async (tx) => {
+      const row = await tx.get<{ failed_attempts: number }>(
+        'UPDATE lists SET failed_attempts = failed_attempts + 1 WHERE id = ? RETURNING failed_attempts',
+        [listId],
+      );
+      const attempts = Number(row?.failed_attempts ?? 1);
+      const retryAfter = new Date(at.getTime() + RETRY_BASE_MS * attempts * attempts).toISOString();
+      const sidelined = attempts >= SIDELINE_AFTER;
+      await tx.run(
+        `UPDATE lists SET last_run_at = ?, scan_complete = FALSE, last_failure = ?, last_failure_at = ?, retry_after = ?,
+           sidelined_at = CASE WHEN ? THEN COALESCE(sidelined_at, ?) ELSE sidelined_at END WHERE id = ?`,
+        [at.toISOString(), reason.slice(0, 2000), at.toISOString(), retryAfter, sidelined, at.toISOString(), listId],
+      );
+      return { attempts, retryAfter, sidelined };
+    });
+  }
+
+  /** Records withdrawn messages once each (a re-fetched month records nothing new). */
+  async recordDeletions(tx: SqlExecutor, listId: number, deletions: readonly DeletionToRecord[]): Promise<number> {
+    let recorded = 0;
+    const now = new Date().toISOString();
+    for (const deletion of deletions) {
+      const result = await tx.run(
+        `INSERT INTO archive_deletions (list_id, message_key, source_ref, deleted_at, recorded_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (list_id, source_ref) DO NOTHING`,
+        [listId, deletion.messageKey, deletion.sourceRef, deletion.deletedAt ?? null, now],
+      );
+      recorded += result.changes;
+    }
+    return recorded;
+  }
+}

@@ -1,0 +1,120 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/core/store/open-store.js';
+import type { ClaimOptions, LockOwner } from '../../src/core/store/fetch-state-records.js';
+import type { Store } from '../../src/core/store/store.js';
+import { ALL_DIALECTS, createTestStore } from '../helpers/databases.js';
+
+const me: LockOwner = { pid: 1001, bootId: 'boot-a', host: 'host-a' };
+const other: LockOwner = { pid: 2002, bootId: 'boot-b', host: 'host-b' };
+const NOW = new Date('2024-06-15T12:00:00Z');
+const claimOptions = (extra: Partial<ClaimOptions> = {}): ClaimOptions => ({ owner: me, now: NOW, ignoreSchedule: false, cadenceDays: 30, ...extra });
+
+describe.each(ALL_DIALECTS)('fetch state contract on $dialect', ({ dialect, skip }) => {
+  let store: Store & { dropDatabase(): Promise<void>; url: string };
+  const ids: Record<string, number> = {};
+  beforeEach(async () => {
+    if (skip) return;
+    store = await createTestStore(dialect);
+    for (const name of ['a', 'b', 'c']) ids[name] = (await store.lists.register({ system: 'public_inbox', name })).list.id;
+  });
+  afterEach(async () => {
+    if (!skip) await store.dropDatabase();
+  });
+  const set = (name: string, sql: string, params: unknown[] = []) => store.db.run(`UPDATE lists SET ${sql} WHERE id = ?`, [...(params as never[]), ids[name]!]);
+  const claimAll = async (options: ClaimOptions) => {
+    const out: string[] = [];
+    for (let list = await store.fetchState.claimNext(options); list; list = await store.fetchState.claimNext(options)) out.push(list.name);
+    return out;
+  };
+
+  it.skipIf(skip)('claims each free list once and records who holds it', async () => {
+    const first = await store.fetchState.claimNext(claimOptions());
+    expect(first).toMatchObject({ name: 'a', lockedPid: 1001, lockedBootId: 'boot-a', lockedHost: 'host-a' });
+    expect(await claimAll(claimOptions())).toEqual(['b', 'c']);
+    expect(await store.fetchState.claimNext(claimOptions({ owner: other }))).toBeUndefined();
+    await store.fetchState.release(ids.a!, me);
+    expect((await store.fetchState.claimNext(claimOptions({ owner: other })))?.name).toBe('a');
+  });
+
+  it.skipIf(skip)('never gives one list to two connections claiming at once', async () => {
+    for (let i = 0; i < 20; i++) await store.lists.register({ system: 'public_inbox', name: `bulk-${i}` });
+    const second = await openStore(store.url);
+    try {
+      const claims = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => (i % 2 ? second : store).fetchState.claimNext(claimOptions({ owner: { ...me, pid: i } }))),
+      );
+      const names = claims.filter(Boolean).map((list) => list!.name);
+      expect(new Set(names).size).toBe(names.length);
+      const held = await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM lists WHERE locked_at IS NOT NULL');
+      expect(Number(held!.n)).toBe(names.length);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it.skipIf(skip)('recovers a lock older than two hours but not a fresh one', async () => {
+    await set('a', 'locked_at = ?, locked_pid = 5, locked_boot_id = ?, locked_host = ?', [new Date(NOW.getTime() - 3 * 3600_000).toISOString(), 'x', 'y']);
+    await set('b', 'locked_at = ?, locked_pid = 5, locked_boot_id = ?, locked_host = ?', [new Date(NOW.getTime() - 3600_000).toISOString(), 'x', 'y']);
+    expect(await claimAll(claimOptions())).toEqual(['a', 'c']);
+  });
+
+  it.skipIf(skip)('frees locks of dead processes on this boot and host only', async () => {
+    const fresh = NOW.toISOString();
+    await set('a', 'locked_at = ?, locked_pid = 7, locked_boot_id = ?, locked_host = ?', [fresh, me.bootId, me.host]);
+    await set('b', 'locked_at = ?, locked_pid = 8, locked_boot_id = ?, locked_host = ?', [fresh, 'boot-old', me.host]);
+    await set('c', 'locked_at = ?, locked_pid = 9, locked_boot_id = ?, locked_host = ?', [fresh, me.bootId, me.host]);
+    expect(await store.fetchState.recoverDeadLocks(me, (pid) => pid === 9)).toBe(1);
+    expect(await claimAll(claimOptions())).toEqual(['a']);
+  });
+
+  it.skipIf(skip)('claims interrupted scans first, then lists never fetched, then the longest waiting', async () => {
+    const old = new Date(NOW.getTime() - 40 * 86_400_000).toISOString();
+    const older = new Date(NOW.getTime() - 50 * 86_400_000).toISOString();
+    const d = (await store.lists.register({ system: 'public_inbox', name: 'd' })).list.id;
+    await set('a', 'last_run_at = ?, scan_complete = TRUE', [older]);
+    await set('b', 'last_run_at = ?, scan_complete = FALSE', [old]);
+    await store.db.run('UPDATE lists SET last_run_at = ?, scan_complete = TRUE WHERE id = ?', [old, d]);
+    expect(await claimAll(claimOptions())).toEqual(['b', 'c', 'a', 'd']);
+  });
+
+  it.skipIf(skip)('leaves a complete list alone until the cadence has passed, unless told to ignore the schedule', async () => {
+    await set('a', 'last_run_at = ?, scan_complete = TRUE', [new Date(NOW.getTime() - 5 * 86_400_000).toISOString()]);
+    expect(await claimAll(claimOptions())).toEqual(['b', 'c']);
+    for (const name of ['b', 'c']) await store.fetchState.release(ids[name]!, me);
+    expect(await claimAll(claimOptions({ ignoreSchedule: true }))).toEqual(['b', 'c', 'a']);
+  });
+
+  it.skipIf(skip)('waits 120 s times attempts squared after a failure and sidelines after ten in a row', async () => {
+    let failure = await store.fetchState.recordFailure(ids.a!, 'boom', NOW);
+    expect(failure).toEqual({ attempts: 1, retryAfter: new Date(NOW.getTime() + 120_000).toISOString(), sidelined: false });
+    failure = await store.fetchState.recordFailure(ids.a!, 'boom', NOW);
+    expect(failure.retryAfter).toBe(new Date(NOW.getTime() + 480_000).toISOString());
+    expect(await claimAll(claimOptions())).toEqual(['b', 'c']);
+    const later = new Date(NOW.getTime() + 481_000);
+    expect((await store.fetchState.claimNext(claimOptions({ now: later })))?.name).toBe('a');
+    for (let i = 0; i < 8; i++) failure = await store.fetchState.recordFailure(ids.a!, 'boom', NOW);
+    expect(failure).toMatchObject({ attempts: 10, sidelined: true });
+    await store.fetchState.release(ids.a!, me);
+    expect(await store.fetchState.claimNext(claimOptions({ ignoreSchedule: true, excludeIds: [ids.b!, ids.c!] }))).toBeUndefined();
+    expect((await store.fetchState.claimNext(claimOptions({ ignoreSchedule: true, listIds: [ids.a!] })))?.name).toBe('a');
+    await store.fetchState.recordScan(ids.a!, true, NOW);
+    expect(await store.lists.byId(ids.a!)).toMatchObject({ failedAttempts: 0, sidelinedAt: null, retryAfter: null, scanComplete: true });
+  });
+
+  it.skipIf(skip)('opens a host breaker after ten consecutive transient failures and closes it on success', async () => {
+    for (let i = 0; i < 9; i++) expect(await store.breakers.recordFailure('lists.example.org', NOW)).toBe(false);
+    expect(await store.breakers.openHosts(NOW)).toEqual([]);
+    expect(await store.breakers.recordFailure('lists.example.org', NOW)).toBe(true);
+    expect(await store.breakers.openHosts(NOW)).toEqual(['lists.example.org']);
+    expect(await store.breakers.openHosts(new Date(NOW.getTime() + 3601_000))).toEqual([]);
+    await store.breakers.recordSuccess('lists.example.org', NOW);
+    expect(await store.breakers.openHosts(NOW)).toEqual([]);
+  });
+
+  it.skipIf(skip)('records each deletion once however often its month is read', async () => {
+    const deletion = { messageKey: 'gone@example.org', sourceRef: '0.git/abc', deletedAt: NOW.toISOString() };
+    expect(await store.db.transaction((tx) => store.fetchState.recordDeletions(tx, ids.a!, [deletion]))).toBe(1);
+    expect(await store.db.transaction((tx) => store.fetchState.recordDeletions(tx, ids.a!, [deletion]))).toBe(0);
+    expect(await store.db.all('SELECT message_key, source_ref FROM archive_deletions')).toEqual([{ message_key: 'gone@example.org', source_ref: '0.git/abc' }]);
+  });
+});

@@ -1,0 +1,246 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ArchiveError, type ArchiveItem, type ArchiveSource, type Month } from '../../../../src/core/archive/archive-source.js';
+import { addMonths, monthOf } from '../../../../src/core/archive/month.js';
+import { fetchLists, type FetchOptions } from '../../../../src/core/fetch/fetch-lists.js';
+import { silentProgress } from '../../../../src/core/progress.js';
+import type { Store } from '../../../../src/core/store/store.js';
+import { loadSystems } from '../../../../src/core/systems/load-systems.js';
+import { ALL_DIALECTS, createTestStore } from '../../../helpers/databases.js';
+
+const NOW_MONTH = monthOf(new Date());
+const month = (back: number) => addMonths(NOW_MONTH, -back);
+
+function mail(id: string, body = `body of ${id}`): Buffer {
+  return Buffer.from(`From: Dev <dev@example.org>\nSubject: [PATCH] ${id}\nDate: Mon, 1 Jan 2024 10:00:00 +0000\nMessage-ID: <${id}>\n\n${body}\n`);
+}
+
+/** An archive in memory: months of items, and a fault to inject once. */
+class FakeSource implements ArchiveSource {
+  readonly name = 'fake';
+  fault?: { month: Month; afterItems: number; error: Error };
+  closed = 0;
+  constructor(readonly months: Map<Month, ArchiveItem[]>) {}
+  async firstMonth(): Promise<Month | undefined> {
+    return [...this.months.keys()].sort()[0];
+  }
+  async *fetchMonth(_context: unknown, m: Month): AsyncIterable<ArchiveItem> {
+    let n = 0;
+    for (const item of this.months.get(m) ?? []) {
+      if (this.fault && this.fault.month === m && n === this.fault.afterItems) {
+        const { error } = this.fault;
+        this.fault = undefined;
+        throw error;
+      }
+      n++;
+      yield item;
+    }
+  }
+  async close(): Promise<void> {
+    this.closed++;
+  }
+}
+
+function archive(spec: Record<number, number>, prefix = 'm'): Map<Month, ArchiveItem[]> {
+  const months = new Map<Month, ArchiveItem[]>();
+  for (const [back, count] of Object.entries(spec)) {
+    months.set(month(Number(back)), Array.from({ length: count }, (_, i) => ({ raw: mail(`${prefix}${back}-${i}@example.org`), sourceRef: `${back}/${i}` })));
+  }
+  return months;
+}
+
+describe.each(ALL_DIALECTS)('fetchLists on $dialect', ({ dialect, skip }) => {
+  let store: Store & { dropDatabase(): Promise<void> };
+  const systems = loadSystems();
+  beforeEach(async () => {
+    if (skip) return;
+    store = await createTestStore(dialect);
+  });
+  afterEach(async () => {
+    if (!skip) await store.dropDatabase();
+  });
+  const options = (sources: Record<string, FakeSource>, extra: Partial<FetchOptions> = {}): FetchOptions => ({
+    cadenceDays: 30,
+    cacheDir: '/nonexistent',
+    openSource: async (_backend, list) => sources[list.name]!,
+    ...extra,
+  });
+  const keys = async (name = 'netdev') =>
+    (
+      await store.db.all<{ message_key: string }>(
+        'SELECT message_key FROM staged_messages s JOIN lists l ON l.id = s.list_id WHERE l.name = ? ORDER BY message_key',
+        [name],
+      )
+    ).map((r) => r.message_key);
+  const add = (name: string, baseUrl?: string) => store.lists.register({ system: 'public_inbox', name, baseUrl });
+
+  it.skipIf(skip)('stages every month of the whole history once and checkpoints each', async () => {
+    await add('netdev');
+    const source = new FakeSource(archive({ 3: 4, 1: 2, 0: 3 }));
+    const result = await fetchLists(store, systems, options({ netdev: source }, { full: true }), silentProgress);
+    expect(result.lists).toEqual([expect.objectContaining({ list: 'netdev', status: 'done', monthsPlanned: 4, monthsFetched: 4, seen: 9, staged: 9, duplicates: 0 })]);
+    expect(await keys()).toHaveLength(9);
+    const list = (await store.lists.byName('public_inbox', 'netdev'))!;
+    expect(list).toMatchObject({ firstMonth: month(3), lastMonth: NOW_MONTH, scanComplete: true, lockedAt: null, lockedPid: null });
+    const months = await store.db.all<{ month: string; messages_seen: number }>('SELECT month, messages_seen FROM fetched_months ORDER BY month');
+    expect(months.map((m) => [m.month, Number(m.messages_seen)])).toEqual([[month(3), 4], [month(2), 0], [month(1), 2], [month(0), 3]]);
+    expect(source.closed).toBe(1);
+  });
+
+  it.skipIf(skip)('reads only the current month again on the next run and stages only the new mail', async () => {
+    await add('netdev');
+    const months = archive({ 2: 3, 0: 2 });
+    await fetchLists(store, systems, options({ netdev: new FakeSource(months) }, { full: true }), silentProgress);
+    months.get(NOW_MONTH)!.push({ raw: mail('late@example.org') });
+    const again = await fetchLists(store, systems, options({ netdev: new FakeSource(months) }, { now: true }), silentProgress);
+    expect(again.lists[0]).toMatchObject({ monthsPlanned: 1, seen: 3, staged: 1, duplicates: 2 });
+    expect(await keys()).toHaveLength(6);
+  });
+
+  it.skipIf(skip)('leaves a list fetched recently alone until its cadence passes', async () => {
+    await add('netdev');
+    const source = new FakeSource(archive({ 0: 1 }));
+    await fetchLists(store, systems, options({ netdev: source }), silentProgress);
+    const again = await fetchLists(store, systems, options({ netdev: source }), silentProgress);
+    expect(again.lists).toEqual([]);
+  });
+
+  it.skipIf(skip)('reads a recent window of a new list: --months, else backfill_months', async () => {
+    await add('netdev');
+    await add('bpf');
+    const spec = { 30: 1, 5: 1, 2: 1, 0: 1 };
+    const result = await fetchLists(
+      store,
+      systems,
+      options({ netdev: new FakeSource(archive(spec)), bpf: new FakeSource(archive(spec, 'b')) }, { months: 3, lists: ['netdev'] }),
+      silentProgress,
+    );
+    expect(result.lists[0]).toMatchObject({ monthsPlanned: 3, staged: 2 });
+    const window = await fetchLists(store, systems, options({ bpf: new FakeSource(archive(spec, 'b')) }, { backfillMonths: 6, lists: ['bpf'] }), silentProgress);
+    expect(window.lists[0]).toMatchObject({ monthsPlanned: 6, staged: 3 });
+  });
+
+  it.skipIf(skip)('stages after a crash mid-month exactly what a clean run stages', async () => {
+    await add('netdev');
+    await add('clean');
+    const months = archive({ 1: 1200, 0: 10 });
+    const crashing = new FakeSource(months);
+    crashing.fault = { month: month(1), afterItems: 1100, error: new ArchiveError('connection reset', 'transient') };
+    const crashed = await fetchLists(store, systems, options({ netdev: crashing }, { full: true, lists: ['netdev'] }), silentProgress);
+    expect(crashed.lists[0]).toMatchObject({ status: 'failed', staged: 1000, error: { kind: 'transient', message: 'connection reset' } });
+    let list = (await store.lists.byName('public_inbox', 'netdev'))!;
+    expect(list).toMatchObject({ lastMonth: null, scanComplete: false, failedAttempts: 1, lockedAt: null });
+    expect(Date.parse(list.retryAfter!)).toBeGreaterThan(Date.now() + 100_000);
+    const resumed = await fetchLists(store, systems, options({ netdev: new FakeSource(months) }, { lists: ['netdev'] }), silentProgress);
+    expect(resumed.lists[0]!.status).toBe('skipped');
+    const retried = await fetchLists(store, systems, options({ netdev: new FakeSource(months) }, { now: true, lists: ['netdev'] }), silentProgress);
+    expect(retried.lists[0]).toMatchObject({ status: 'done', staged: 210, duplicates: 1000 });
+    await fetchLists(store, systems, options({ clean: new FakeSource(months) }, { full: true, lists: ['clean'] }), silentProgress);
+    expect(await keys('netdev')).toEqual(await keys('clean'));
+    list = (await store.lists.byName('public_inbox', 'netdev'))!;
+    expect(list).toMatchObject({ failedAttempts: 0, scanComplete: true, retryAfter: null });
+  });
+
+  it.skipIf(skip)('on abort writes what was read, keeps the month unfinished and releases the list', async () => {
+    await add('netdev');
+    const months = archive({ 1: 50, 0: 5 });
+    const controller = new AbortController();
+    const source = new FakeSource(months);
+    const original = source.fetchMonth.bind(source);
+    source.fetchMonth = async function* (context, m) {
+      let n = 0;
+      for await (const item of original(context, m)) {
+        if (++n === 20) controller.abort();
+        yield item;
+      }
+    };
+    const result = await fetchLists(store, systems, options({ netdev: source }, { full: true, signal: controller.signal }), silentProgress);
+    expect(result.interrupted).toBe(true);
+    expect(result.lists[0]).toMatchObject({ status: 'interrupted', monthsFetched: 0, staged: 20 });
+    const list = (await store.lists.byName('public_inbox', 'netdev'))!;
+    expect(list).toMatchObject({ lastMonth: null, failedAttempts: 0, lockedAt: null, lastRunAt: null });
+    const rest = await fetchLists(store, systems, options({ netdev: new FakeSource(months) }, { full: true }), silentProgress);
+    expect(rest.lists[0]).toMatchObject({ status: 'done', staged: 35, duplicates: 20 });
+  });
+
+  it.skipIf(skip)('records deletions with the key of the withdrawn message', async () => {
+    await add('netdev');
+    const months = archive({ 0: 2 });
+    months.get(NOW_MONTH)!.push({ kind: 'deletion', raw: mail('spam@example.org'), sourceRef: '0.git/deadbeef', deletedAt: '2024-01-01T00:00:00.000Z' });
+    const result = await fetchLists(store, systems, options({ netdev: new FakeSource(months) }), silentProgress);
+    expect(result.lists[0]).toMatchObject({ staged: 2, deletions: 1 });
+    expect(await store.db.all('SELECT message_key, source_ref, deleted_at FROM archive_deletions')).toEqual([
+      { message_key: 'spam@example.org', source_ref: '0.git/deadbeef', deleted_at: '2024-01-01T00:00:00.000Z' },
+    ]);
+    await fetchLists(store, systems, options({ netdev: new FakeSource(months) }, { now: true }), silentProgress);
+    expect(await store.db.all('SELECT source_ref FROM archive_deletions')).toHaveLength(1);
+  });
+
+  it.skipIf(skip)('goes on with other lists when one fails, and counts transient failures on its host breaker', async () => {
+    await add('broken', 'https://lore.example.org');
+    await add('netdev', 'https://lore.example.org');
+    const broken = new FakeSource(archive({ 0: 3 }));
+    broken.fault = { month: NOW_MONTH, afterItems: 1, error: new ArchiveError('502 Bad Gateway', 'transient') };
+    const result = await fetchLists(store, systems, options({ broken, netdev: new FakeSource(archive({ 0: 2 })) }), silentProgress);
+    expect(result.totals).toMatchObject({ lists: 2, failed: 1, staged: 2 });
+    const breaker = await store.db.get<{ consecutive_failures: number }>('SELECT consecutive_failures FROM circuit_breakers WHERE host = ?', ['lore.example.org']);
+    // broken failed first (claimed by name order), then netdev succeeded and reset the count.
+    expect(Number(breaker!.consecutive_failures)).toBe(0);
+  });
+
+  it.skipIf(skip)('claims nothing behind an open breaker', async () => {
+    await add('netdev', 'https://lore.example.org');
+    await add('local');
+    for (let i = 0; i < 10; i++) await store.breakers.recordFailure('lore.example.org');
+    const result = await fetchLists(
+      store,
+      systems,
+      options({ netdev: new FakeSource(archive({ 0: 1 })), local: new FakeSource(archive({ 0: 1 }, 'l')) }, { now: true }),
+      silentProgress,
+    );
+    expect(result.lists.map((l) => l.list)).toEqual(['local']);
+  });
+
+  it.skipIf(skip)('fails a list at once on a permanent error without touching the breaker', async () => {
+    await add('netdev', 'https://lore.example.org');
+    const source = new FakeSource(archive({ 0: 2 }));
+    source.fault = { month: NOW_MONTH, afterItems: 0, error: new ArchiveError('no such inbox', 'permanent') };
+    const result = await fetchLists(store, systems, options({ netdev: source }), silentProgress);
+    expect(result.lists[0]).toMatchObject({ status: 'failed', error: { kind: 'permanent' } });
+    expect(await store.breakers.openHosts()).toEqual([]);
+    expect(await store.db.all('SELECT * FROM circuit_breakers')).toEqual([]);
+  });
+
+  it.skipIf(skip)('with several workers fetches every list exactly once', async () => {
+    const sources: Record<string, FakeSource> = {};
+    for (let i = 0; i < 7; i++) {
+      await add(`list-${i}`);
+      sources[`list-${i}`] = new FakeSource(archive({ 1: 3, 0: 2 }, `l${i}-`));
+    }
+    const result = await fetchLists(store, systems, options(sources, { workers: 3, full: true }), silentProgress);
+    expect(result.lists.map((l) => l.list).sort()).toEqual(Object.keys(sources).sort());
+    expect(result.totals.staged).toBe(35);
+    expect(Object.values(sources).map((s) => s.closed)).toEqual(new Array(7).fill(1));
+  });
+
+  it.skipIf(skip)('fails a list whose backend cannot be loaded and goes on with the others', async () => {
+    await add('netdev');
+    await add('bpf');
+    const result = await fetchLists(
+      store,
+      systems,
+      options({}, {
+        openSource: async (_backend, list) => {
+          if (list.name === 'netdev') throw new Error('Cannot find module');
+          return new FakeSource(archive({ 0: 2 }));
+        },
+      }),
+      silentProgress,
+    );
+    expect(result.lists.map((l) => [l.list, l.status]).sort()).toEqual([['bpf', 'done'], ['netdev', 'failed']]);
+    expect(await store.lists.byName('public_inbox', 'netdev')).toMatchObject({ failedAttempts: 1, lockedAt: null });
+  });
+
+  it.skipIf(skip)('refuses a --list name that is not registered', async () => {
+    await expect(fetchLists(store, systems, options({}, { lists: ['nope'] }), silentProgress)).rejects.toThrow('No list named "nope" is registered.');
+  });
+});

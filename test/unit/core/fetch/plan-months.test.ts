@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { monthWasOver, planMonths, type MonthPlanInput } from '../../../../src/core/fetch/plan-months.js';
+
+const base: MonthPlanInput = { lastMonth: null, firstMonth: '2020-01', lastArchiveMonth: '2024-06', now: new Date('2024-06-15T00:00:00Z'), full: false };
+
+describe('planMonths', () => {
+  it('reads a recent window of a list never fetched, twelve months unless told', () => {
+    expect(planMonths(base)).toEqual(['2023-07', '2023-08', '2023-09', '2023-10', '2023-11', '2023-12', '2024-01', '2024-02', '2024-03', '2024-04', '2024-05', '2024-06']);
+    expect(planMonths({ ...base, months: 2 })).toEqual(['2024-05', '2024-06']);
+    expect(planMonths({ ...base, backfillMonths: 1 })).toEqual(['2024-06']);
+  });
+
+  it('reads the whole history of a list never fetched under --full', () => {
+    expect(planMonths({ ...base, full: true })).toHaveLength(54);
+    expect(planMonths({ ...base, full: true })[0]).toBe('2020-01');
+  });
+
+  it('never starts before the archive does, and reads nothing from an empty archive', () => {
+    expect(planMonths({ ...base, firstMonth: '2024-05' })).toEqual(['2024-05', '2024-06']);
+    expect(planMonths({ ...base, firstMonth: undefined })).toEqual([]);
+  });
+
+  it('resumes after a month checkpointed once it was over', () => {
+    expect(planMonths({ ...base, lastMonth: '2024-03', lastCheckpointAt: '2024-04-10T00:00:00Z' })).toEqual(['2024-04', '2024-05', '2024-06']);
+  });
+
+  it('reads again a month checkpointed while it was still growing', () => {
+    expect(planMonths({ ...base, lastMonth: '2024-06', lastCheckpointAt: '2024-06-14T00:00:00Z' })).toEqual(['2024-06']);
+    expect(planMonths({ ...base, lastMonth: '2024-05', lastCheckpointAt: '2024-06-01T05:00:00Z' })).toEqual(['2024-05', '2024-06']);
+  });
+
+  it('fills the months before a window already fetched under --full', () => {
+    const plan = planMonths({ ...base, full: true, firstMonth: '2024-01', earliestFetched: '2024-04', lastMonth: '2024-05', lastCheckpointAt: '2024-06-10T00:00:00Z' });
+    expect(plan).toEqual(['2024-01', '2024-02', '2024-03', '2024-06']);
+  });
+});
+
+describe('monthWasOver', () => {
+  it('needs the checkpoint to come two days after the month ended', () => {
+    expect(monthWasOver('2024-01', '2024-02-02T23:59:59Z')).toBe(false);
+    expect(monthWasOver('2024-01', '2024-02-03T00:00:00Z')).toBe(true);
+    expect(monthWasOver('2024-01', undefined)).toBe(false);
+  });
+});
