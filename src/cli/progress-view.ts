@@ -76,7 +76,7 @@ export async function runWithProgress<T>(
         title,
         task: async (_ctx, task) => {
           const render = () => {
-            const body = [...lines.values()].map((line) => `${line.status ? MARK[line.status] : '›'} ${describe(line)}`);
+            const body = [...lines.values()].map((line) => `${line.status ? MARK[line.status] : '…'} ${describe(line)}`);
             task.output = [...body, ...logs.slice(-5)].join('\n');
           };
           let timer: NodeJS.Timeout | undefined;
@@ -91,7 +91,7 @@ export async function runWithProgress<T>(
           if (timer) clearTimeout(timer);
           render();
         },
-        rendererOptions: { persistentOutput: true, outputBar: Infinity },
+        rendererOptions: { persistentOutput: true, outputBar: 1 },
       },
     ],
     { rendererOptions: { logger: new ListrLogger({ processOutput: output }) }, exitOnError: true, registerSignalListeners: false },
