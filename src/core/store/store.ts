@@ -1,3 +1,5 @@
+import { ContributorRecords } from './contributor-records.js';
+import { DrainRecords } from './drain-records.js';
 import { ListRecords } from './list-records.js';
 import { RepoRecords } from './repo-records.js';
 import type { SqlDriver } from './sql-driver.js';
@@ -12,11 +14,15 @@ export class Store {
   readonly lists: ListRecords;
   readonly repos: RepoRecords;
   readonly staging: StagingRecords;
+  readonly drain: DrainRecords;
+  readonly contributors: ContributorRecords;
 
   constructor(readonly db: SqlDriver) {
     this.lists = new ListRecords(db);
     this.repos = new RepoRecords(db);
     this.staging = new StagingRecords(db);
+    this.drain = new DrainRecords(db);
+    this.contributors = new ContributorRecords(db);
   }
 
   get dialect(): SqlDriver['dialect'] {
