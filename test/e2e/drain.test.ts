@@ -82,4 +82,33 @@ describe.each(ALL_DIALECTS)('drain command on $dialect', ({ dialect, skip }) => 
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('No list "nope@example.org" is registered');
   });
+
+  it.skipIf(skip)('two drain processes at once share the lists out and write each message once', async () => {
+    const other = await createTestDatabase(dialect);
+    try {
+      await withTestStore(other.url, async (store) => {
+        for (const name of ['a', 'b', 'c', 'd']) {
+          const repoId = (await store.repos.ensure({ url: KAFKA, host: 'github.com', owner: 'apache', name: 'kafka' })).repo.id;
+          const listId = (await store.lists.register({ system: 'apache_ponymail', name: `${name}@kafka.apache.org`, repoUrl: KAFKA, repoId })).list.id;
+          for (let i = 0; i < 40; i++) {
+            await stageClassified(store, listId, mail({ From: `P${i} <p${i}@example.org>`, 'Message-ID': `<${name}-${i}@x>`, Subject: 's', Date: 'Mon, 1 Jan 2024 10:00:00 +0000' }));
+          }
+        }
+      });
+      const [one, two] = await Promise.all([runCliJson<DrainJson>(['drain', '--db', other.url]), runCliJson<DrainJson>(['drain', '--db', other.url])]);
+      expect(one.code, one.stderr).toBe(0);
+      expect(two.code, two.stderr).toBe(0);
+      expect(one.json.drained + two.json.drained).toBe(160);
+      const drainedBy = [...one.json.lists, ...two.json.lists].filter((l) => l.drained > 0).map((l) => l.name);
+      expect(drainedBy.sort()).toEqual(['a', 'b', 'c', 'd'].map((n) => `${n}@kafka.apache.org`));
+      const counts = await withTestStore(other.url, async (store) => ({
+        messages: Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM email_messages'))!.n),
+        people: Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM contributors'))!.n),
+        drained: Number((await store.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM staged_messages WHERE status = 'drained'"))!.n),
+      }));
+      expect(counts).toEqual({ messages: 160, people: 40, drained: 160 });
+    } finally {
+      await other.drop();
+    }
+  });
 });

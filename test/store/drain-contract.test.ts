@@ -194,6 +194,18 @@ describe.each(ALL_DIALECTS)('drain on $dialect', ({ dialect, skip }) => {
     expect(lock!.locked_at).toBeNull();
   });
 
+  it.skipIf(skip)('two drains at once in one process never write a message twice nor a list from both', async () => {
+    const lists = [await addTestList(store, 'a@kafka.apache.org', KAFKA), await addTestList(store, 'b@kafka.apache.org', KAFKA), await addTestList(store, 'c@kafka.apache.org', KAFKA)];
+    for (const listId of lists) for (let i = 0; i < 30; i++) await stageClassified(store, listId, from(`P${i} <p${i}@example.org>`, `m${i}@x`));
+    // Separate processes are the e2e suite's; here two runs share one connection, as --workers does.
+    const [one, two] = await Promise.all([drain(store, { workers: 2 }), drain(store, { workers: 2 })]);
+    expect(one.drained + two.drained).toBe(90);
+    const drainedBy = [...one.lists, ...two.lists].filter((l) => l.drained > 0).map((l) => l.listId);
+    expect(drainedBy.sort()).toEqual([...lists].sort());
+    expect(Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM email_messages'))!.n)).toBe(90);
+    expect(Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM contributors'))!.n)).toBe(30);
+  });
+
   it.skipIf(skip)('drains only the lists asked for', async () => {
     const a = await addTestList(store, 'dev@kafka.apache.org', KAFKA);
     const b = await addTestList(store, 'users@kafka.apache.org', KAFKA);
