@@ -20,3 +20,7 @@ CREATE TABLE thread_links (
   PRIMARY KEY (list_id, message_key, position)
 );
 CREATE INDEX thread_links_ancestor ON thread_links (list_id, ancestor_id);
+
+-- drain reads a list's classified mail in id order, batch after batch; this
+-- keeps each batch an index range, however much of the list is still waiting.
+CREATE INDEX staged_messages_drain ON staged_messages (list_id, status, id);

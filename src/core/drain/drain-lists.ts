@@ -118,9 +118,16 @@ class DrainRun {
 
   private async drainList(list: ListRecord, repoId: number, result: ListDrainResult, task: string): Promise<void> {
     const template = this.options.systems.systems.get(list.rulesSystem ?? list.system)?.repoUrlTemplate ?? this.options.systems.systems.get(list.system)?.repoUrlTemplate;
+    // Mail deferred while the list had no repo first, then the rest; each in staging order.
+    for (const status of ['deferred', 'classified'] as const) {
+      await this.drainStatus(list, repoId, template, status, result, task);
+    }
+  }
+
+  private async drainStatus(list: ListRecord, repoId: number, template: string | undefined, status: 'classified' | 'deferred', result: ListDrainResult, task: string): Promise<void> {
     let afterId = 0;
     for (;;) {
-      const batch = await this.store.drain.nextBatch(list.id, afterId, this.options.batchSize ?? 500);
+      const batch = await this.store.drain.nextBatch(list.id, status, afterId, this.options.batchSize ?? 500);
       if (batch.length === 0) return;
       afterId = batch[batch.length - 1]!.id;
       const messages: NewEmailMessage[] = [];

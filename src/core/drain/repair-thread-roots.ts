@@ -78,15 +78,12 @@ export async function repairThreadRoots(tx: SqlExecutor, records: DrainRecords, 
     for (const key of path) roots.set(key, root);
   }
 
-  let repaired = 0;
   const fresh = new Set(newKeys);
-  for (const [key, root] of roots) {
-    const row = rows.get(key)!;
-    if (row.threadRootKey === root.key && row.threadRootId === root.id) continue;
-    await records.setThreadRoot(tx, listId, key, root.key, root.id);
-    if (!fresh.has(key)) repaired++;
-  }
-  return { repaired };
+  const changed = [...roots]
+    .filter(([key, root]) => rows.get(key)!.threadRootKey !== root.key || rows.get(key)!.threadRootId !== root.id)
+    .map(([key, root]) => ({ key, rootKey: root.key, rootId: root.id }));
+  await records.setThreadRoots(tx, listId, changed);
+  return { repaired: changed.filter((c) => !fresh.has(c.key)).length };
 }
 
 function earliest(rows: ThreadRow[]): ThreadRow {

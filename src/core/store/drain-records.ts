@@ -171,12 +171,12 @@ export class DrainRecords {
     return Number(row?.n ?? 0);
   }
 
-  /** The next classified (or formerly deferred) messages of a list after `afterId`, in staging order. */
-  async nextBatch(listId: number, afterId: number, limit: number): Promise<DrainCandidate[]> {
+  /** The next messages of a list in this status after `afterId`, in staging order. */
+  async nextBatch(listId: number, status: 'classified' | 'deferred', afterId: number, limit: number): Promise<DrainCandidate[]> {
     const rows = await this.db.all<Record<string, unknown>>(
       `SELECT id, message_key, message_id, content_hash, status, msg_class, class_source, captures, envelope, size
-       FROM staged_messages WHERE list_id = ? AND ${DRAINABLE} AND id > ? ORDER BY id LIMIT ?`,
-      [listId, afterId, limit],
+       FROM staged_messages WHERE list_id = ? AND status = ? AND id > ? ORDER BY id LIMIT ?`,
+      [listId, status, afterId, limit],
     );
     return rows.map((row) => {
       const candidate = mapRow<DrainCandidate>(row);
@@ -330,8 +330,17 @@ export class DrainRecords {
     return [...out];
   }
 
-  async setThreadRoot(tx: SqlExecutor, listId: number, key: string, rootKey: string, rootId: number): Promise<void> {
-    await tx.run('UPDATE email_messages SET thread_root_key = ?, thread_root_id = ? WHERE list_id = ? AND message_key = ?', [rootKey, rootId, listId, key]);
+  /** Sets the thread root of each message, many per statement. */
+  async setThreadRoots(tx: SqlExecutor, listId: number, roots: ReadonlyArray<{ key: string; rootKey: string; rootId: number }>): Promise<void> {
+    // VALUES columns are column1, column2, … on both engines; the cast types the id for PostgreSQL.
+    for (const chunk of chunkRows(roots, 3, this.db.capabilities)) {
+      await tx.run(
+        `UPDATE email_messages SET thread_root_key = v.column2, thread_root_id = v.column3
+         FROM (VALUES ${chunk.map(() => '(?, ?, CAST(? AS BIGINT))').join(', ')}) AS v
+         WHERE email_messages.list_id = ? AND email_messages.message_key = v.column1`,
+        [...chunk.flatMap((r) => [r.key, r.rootKey, r.rootId]), listId],
+      );
+    }
   }
 }
 
