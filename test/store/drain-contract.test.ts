@@ -206,6 +206,23 @@ describe.each(ALL_DIALECTS)('drain on $dialect', ({ dialect, skip }) => {
     expect(Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM contributors'))!.n)).toBe(30);
   });
 
+  it.skipIf(skip)('brings a drained message up to date when it comes back reclassified, without writing it again', async () => {
+    const listId = await addTestList(store, 'dev@kafka.apache.org', KAFKA);
+    const { stagedId } = await stageClassified(store, listId, from('Jane <jane@example.org>', 'vote@x'), { msgClass: 'discuss' });
+    await drain(store);
+    const before = await store.db.get<Record<string, unknown>>('SELECT id, drained_at FROM email_messages');
+    await store.db.run("UPDATE staged_messages SET status = 'classified', msg_class = 'vote', class_source = 'vote:subject', captures = ? WHERE id = ?", [
+      JSON.stringify({ repo: 'kafka' }),
+      stagedId,
+    ]);
+    const again = await drain(store);
+    expect(again).toMatchObject({ drained: 0, shunted: 0 });
+    const rows = await store.db.all<Record<string, unknown>>('SELECT id, drained_at, msg_class, class_source, signaled_repo_url FROM email_messages');
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ ...before, msg_class: 'vote', class_source: 'vote:subject', signaled_repo_url: KAFKA });
+    expect(await statusCounts(store, listId)).toEqual({ drained: 1 });
+  });
+
   it.skipIf(skip)('drains only the lists asked for', async () => {
     const a = await addTestList(store, 'dev@kafka.apache.org', KAFKA);
     const b = await addTestList(store, 'users@kafka.apache.org', KAFKA);

@@ -57,7 +57,10 @@ export async function drainLists(store: Store, options: DrainOptions, progress: 
   const run = new DrainRun(store, options, progress);
   const results: ListDrainResult[] = [];
   const worker = async () => {
-    for (let listId = queue.shift(); listId !== undefined; listId = queue.shift()) results.push(await run.drainClaimed(listId));
+    for (let listId = queue.shift(); listId !== undefined; listId = queue.shift()) {
+      const result = await run.drainClaimed(listId);
+      if (result) results.push(result);
+    }
   };
   await Promise.all(Array.from({ length: Math.max(1, options.workers ?? 1) }, worker));
   results.sort((a, b) => a.listId - b.listId);
@@ -86,8 +89,10 @@ class DrainRun {
     private readonly progress: ProgressListener,
   ) {}
 
-  async drainClaimed(listId: number): Promise<ListDrainResult> {
-    const list = (await this.store.lists.byId(listId))!;
+  /** Drains the list if this run can claim it; undefined when the list was removed meanwhile. */
+  async drainClaimed(listId: number): Promise<ListDrainResult | undefined> {
+    const list = await this.store.lists.byId(listId);
+    if (!list) return undefined;
     const task = `list-${listId}`;
     const result: ListDrainResult = { listId, system: list.system, name: list.name, status: 'drained', drained: 0, deferred: 0, shunted: 0, threadsRepaired: 0 };
     const claimed = await this.store.drain.claim(listId, this.owner, (holder) => lockIsAbandoned(holder, this.owner));
@@ -141,6 +146,7 @@ class DrainRun {
       await this.resolveSenders(messages);
       await this.resolveSignaledRepos(messages);
       await this.write(list.id, messages, result);
+      await this.store.drain.touch(list.id, this.owner);
       this.progress({ type: 'update', task, done: result.drained, detail: result.shunted ? `${result.shunted} shunted` : undefined });
     }
   }
@@ -157,6 +163,10 @@ class DrainRun {
       try {
         await this.writeInOne(listId, [message], result);
       } catch (error) {
+        // Shunt only what the message itself caused: with the database gone, the list fails and keeps its mail.
+        await this.store.db.get('SELECT 1 AS alive').catch(() => {
+          throw error;
+        });
         await this.store.drain.shunt(message.stagedId, `drain: ${(error as Error).message}`);
         result.shunted++;
       }

@@ -150,6 +150,16 @@ export class DrainRecords {
     });
   }
 
+  /** Keeps a held lock fresh, so a long drain is never mistaken for an abandoned one. */
+  async touch(listId: number, owner: LockOwner): Promise<void> {
+    await this.db.run('UPDATE drain_locks SET locked_at = ? WHERE list_id = ? AND locked_pid = ? AND locked_boot_id = ?', [
+      new Date().toISOString(),
+      listId,
+      owner.pid,
+      owner.bootId,
+    ]);
+  }
+
   async release(listId: number, owner: LockOwner): Promise<void> {
     await this.db.run(
       'UPDATE drain_locks SET locked_at = NULL, locked_pid = NULL, locked_boot_id = NULL, locked_host = NULL WHERE list_id = ? AND locked_pid = ? AND locked_boot_id = ?',
@@ -195,11 +205,41 @@ export class DrainRecords {
   /**
    * Writes the messages, their bodies (one per distinct text), the bridge
    * rows and thread links, and marks the staged rows drained. A message
-   * already drained is left as it is. Returns the keys written now.
+   * already drained is not written again; when it comes back classified
+   * (classify --reclassify), its class, captures and signaled repo are
+   * brought up to date and nothing else changes. Returns the keys written now.
    */
   async writeMessages(tx: SqlExecutor, listId: number, messages: readonly NewEmailMessage[]): Promise<string[]> {
     if (messages.length === 0) return [];
     const now = new Date().toISOString();
+    const stored = await this.storedKeys(tx, listId, messages.map((m) => m.messageKey));
+    for (const m of messages.filter((m) => stored.has(m.messageKey))) {
+      await tx.run(
+        'UPDATE email_messages SET msg_class = ?, class_source = ?, captures = ?, signaled_repo_url = ?, signaled_repo_id = ? WHERE list_id = ? AND message_key = ?',
+        [m.msgClass, m.classSource, m.captures === null ? null : JSON.stringify(m.captures), m.signaledRepoUrl, m.signaledRepoId, listId, m.messageKey],
+      );
+    }
+    const written = await this.insertMessages(tx, listId, messages.filter((m) => !stored.has(m.messageKey)), now);
+    for (const chunk of chunkRows(messages.map((m) => m.stagedId), 1, this.db.capabilities)) {
+      await tx.run(`UPDATE staged_messages SET status = 'drained', error = NULL, updated_at = ? WHERE id IN (${inPlaceholders(chunk.length)})`, [now, ...chunk]);
+    }
+    return written;
+  }
+
+  private async storedKeys(tx: SqlExecutor, listId: number, keys: readonly string[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    for (const chunk of chunkRows(keys, 1, this.db.capabilities)) {
+      const rows = await tx.all<{ message_key: string }>(`SELECT message_key FROM email_messages WHERE list_id = ? AND message_key IN (${inPlaceholders(chunk.length)})`, [
+        listId,
+        ...chunk,
+      ]);
+      for (const row of rows) out.add(row.message_key);
+    }
+    return out;
+  }
+
+  private async insertMessages(tx: SqlExecutor, listId: number, messages: readonly NewEmailMessage[], now: string): Promise<string[]> {
+    if (messages.length === 0) return [];
     const bodyIds = await this.storeBodies(tx, messages, now);
     const rows = messages.map((m) => [
       listId,
@@ -256,9 +296,6 @@ export class DrainRecords {
          ON CONFLICT (list_id, message_key, position) DO NOTHING`,
         chunk.flat() as never[],
       );
-    }
-    for (const chunk of chunkRows(messages.map((m) => m.stagedId), 1, this.db.capabilities)) {
-      await tx.run(`UPDATE staged_messages SET status = 'drained', error = NULL, updated_at = ? WHERE id IN (${inPlaceholders(chunk.length)})`, [now, ...chunk]);
     }
     return [...written.keys()];
   }
