@@ -40,6 +40,10 @@ export default class Drain extends BaseCommand<typeof Drain> {
         ),
       );
     }
+    const waiting = result.lists.filter((l) => l.status === 'deferred');
+    if (waiting.length > 0) {
+      this.note(`${waiting.length} list(s) have no repo; their mail waits. Give one with \`listminer lists add NAME --system SYSTEM --repo URL\`, then drain again.`);
+    }
     const failed = result.lists.filter((l) => l.status === 'failed');
     if (failed.length > 0) {
       throw new ListminerError(`${failed.length} of ${result.lists.length} lists failed to drain; the rest drained.`, ExitCode.partial, 'Run again with --debug, or see the table for the reasons.');

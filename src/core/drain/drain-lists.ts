@@ -6,8 +6,8 @@ import type { DrainCandidate, NewEmailMessage } from '../store/drain-records.js'
 import type { ListRecord } from '../store/list-records.js';
 import type { Store } from '../store/store.js';
 import type { Systems } from '../systems/load-systems.js';
-import { isBotSender } from './classify-sender.js';
-import { findSignaledRepoUrl } from './find-signaled-repo.js';
+import { isBotSender } from './is-bot-sender.js';
+import { findSignaledRepoUrl } from './find-signaled-repo-url.js';
 import { currentLockOwner, lockIsAbandoned } from './lock-owner.js';
 import { repairThreadRoots } from './repair-thread-roots.js';
 import { threadAncestors } from './thread-ancestors.js';
@@ -109,7 +109,7 @@ class DrainRun {
         await this.drainList(list, list.repoId, result, task);
       }
       result.deferred = await this.store.drain.countWithStatus(listId, 'deferred');
-      const detail = result.status === 'deferred' ? `${result.deferred} deferred: the list has no repo` : `${result.drained} drained, ${result.shunted} shunted`;
+      const detail = result.status === 'deferred' ? `${result.deferred} deferred: the list has no repo` : `${result.shunted} shunted, ${result.threadsRepaired} thread roots repaired`;
       this.progress({ type: 'end', task, status: 'done', detail });
     } catch (error) {
       result.status = 'failed';
