@@ -191,6 +191,31 @@ describe.each(ALL_DIALECTS)('thread roots on $dialect', ({ dialect, skip }) => {
     });
   });
 
+  it.skipIf(skipCorpus)('roots patchwork series at the cover letter, a v2 threaded to v1 at the v1 cover, and survives two In-Reply-To headers', async () => {
+    const series = 'patchwork/patchwork/tests/data/series';
+    for (const file of ['revision-threaded-to-cover.mbox', 'bugs-multiple-references.mbox']) {
+      for (const message of readMbox(corpusPath(series, file))) await stageClassified(store, listId, message);
+    }
+    await drain(store);
+    const v1 = '1473632524-8585-1-git-send-email-stephenfinucane@gmail.com';
+    const opp = 'cover.1495511998.git.viresh.kumar@linaro.org';
+    const oppPatch = (hash: string) => `${hash}.1495511998.git.viresh.kumar@linaro.org`;
+    expect(await roots()).toEqual({
+      [v1]: v1,
+      '1473632524-8585-2-git-send-email-stephenfinucane@gmail.com': v1,
+      '1473632524-8585-3-git-send-email-stephenfinucane@gmail.com': v1,
+      // v2 answers the v1 cover letter: one conversation.
+      '1473633055-10316-1-git-send-email-stephenfinucane@gmail.com': v1,
+      '1473633055-10316-2-git-send-email-stephenfinucane@gmail.com': v1,
+      '1473633055-10316-3-git-send-email-stephenfinucane@gmail.com': v1,
+      [opp]: opp,
+      [oppPatch('b9f67b2be37d5e9740a5e1ed85b0e8b4e5c0eb91')]: opp,
+      [oppPatch('ed9beaec36649c862369a34ea209822c00d86f52')]: opp,
+      [oppPatch('dcb9872771568fec4c7d8d11ba4939cd8da279c0')]: opp,
+      [oppPatch('0381fc50b84535fcb7964eaa345d2501c5c903b3')]: opp,
+    });
+  });
+
   it.skipIf(skip)('reads the parent out of an RFC 822 In-Reply-To phrase', async () => {
     await stageClassified(store, listId, mail({ From: 'a@example.org', 'Message-ID': '<parent@x>', Date: 'Mon, 1 Jan 2024 10:00:00 +0000' }));
     await stageClassified(store, listId, mail({ From: 'b@example.org', 'Message-ID': '<child@x>', Date: 'Mon, 1 Jan 2024 11:00:00 +0000' }), {
