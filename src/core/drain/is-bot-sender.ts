@@ -40,15 +40,16 @@ const BOT_MAILBOXES = new Set([
 /** Relay domains: every address there speaks for someone else. */
 const BOT_DOMAINS = [/(^|\.)reply\.github\.com$/, /(^|\.)noreply\.github\.com$/, /^notifications\.github\.com$/];
 
-const BOT_LOCAL_PATTERNS = [/(^|[-_.+])(no-?reply|do-?not-?reply)([-_.+]|$)/, /(^|[-_.])(bot|robot)$/, /^(jenkins|buildbot|travis|hudson)[-_.]/];
+const BOT_LOCAL_PATTERNS = [/(^|[-_.+])(no-?reply|do-?not-?reply)([-_.+]|$)/, /(^|[-_.])(bot|robot)$/, /^buildbot[-_.]/];
 
 const BOT_NAMES = [
   /\(via GitHub\)/i,
   /\bvia RT\b/i,
-  /^(GitBox|Jenkins|Buildbot|Travis CI|Hudson|GitHub|GitLab|Gerrit|Patchwork)\b/i,
+  /^(GitBox|Jenkins|Buildbot|Travis CI|Hudson|GitHub|GitLab|Gerrit|Patchwork)$/i,
   /^ASF (GitHub Bot|subversion and git services|Jenkins|Jira|Infrastructure)/i,
   /^Apache Jenkins Server$/i,
-  /\b(bot|robot)\b/i,
+  // A name ending in Bot, or saying robot or [bot]; not a person whose name starts with Bot.
+  /\[bot\]|\brobot\b|\bbot$/i,
   /\(Jira\)$/i,
 ];
 

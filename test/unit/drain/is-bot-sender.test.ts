@@ -19,6 +19,7 @@ describe('isBotSender', () => {
     ['dependabot[bot]', 'support@github.com'],
     ['ASF subversion and git services', 'svn@apache.org'],
     ['Jane (via GitHub)', 'jane@example.org'],
+    ['Mergify Bot', 'mergify@example.org'],
   ])('calls %s <%s> a bot or relay', (name, address) => {
     expect(isBotSender(name, address)).toBe(true);
   });
@@ -29,6 +30,9 @@ describe('isBotSender', () => {
     ['Abbot Jones', 'abbot@example.org'],
     ['Gitte Larsen', 'gitte@example.org'],
     ['Robert Botts', 'robert.botts@example.org'],
+    ['Bot Pereira', 'bpereira@example.org'],
+    ['Hudson Taylor', 'hudson.taylor@example.org'],
+    ['Travis Smith', 'travis.smith@example.org'],
     [null, 'ci.zhang@example.org'],
     [null, null],
   ])('calls %s <%s> a person', (name, address) => {
