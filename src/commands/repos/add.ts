@@ -11,7 +11,8 @@ export default class ReposAdd extends BaseCommand<typeof ReposAdd> {
   async run(): Promise<AddRepoResult> {
     const result = await this.withStore((store) => addRepo(store, this.args.url));
     const attached = result.listsAttached ? `; ${result.listsAttached} list(s) now tied to it` : '';
-    this.note(`${result.action} repo ${result.repo.url}${attached}`);
+    const resolved = result.signaledMessagesResolved ? `; ${result.signaledMessagesResolved} drained message(s) that mention it now point to it` : '';
+    this.note(`${result.action} repo ${result.repo.url}${attached}${resolved}`);
     return result;
   }
 }

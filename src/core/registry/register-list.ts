@@ -73,6 +73,8 @@ export async function addList(store: Store, systems: Systems, input: AddListInpu
 
   return store.db.transaction(async (tx) => {
     const repo = repoInput && (await store.repos.ensure(repoInput, tx)).repo;
+    // Mail drained before the repo was known may already mention it.
+    if (repo) await store.repos.resolveSignaled(repo, tx);
     const result = await store.lists.register(
       {
         system: system.name,

@@ -7,6 +7,8 @@ export interface AddRepoResult {
   repo: RepoRecord;
   /** Lists registered with this repo URL that now have their repo. */
   listsAttached: number;
+  /** Drained messages that mention this repo and are now tied to it. */
+  signaledMessagesResolved: number;
 }
 
 export async function addRepo(store: Store, url: string): Promise<AddRepoResult> {
@@ -14,6 +16,7 @@ export async function addRepo(store: Store, url: string): Promise<AddRepoResult>
   return store.db.transaction(async (tx) => {
     const { repo, created } = await store.repos.ensure(input, tx);
     const listsAttached = await store.repos.attachToLists(repo, tx);
-    return { action: created ? 'added' : 'unchanged', repo, listsAttached };
+    const signaledMessagesResolved = await store.repos.resolveSignaled(repo, tx);
+    return { action: created ? 'added' : 'unchanged', repo, listsAttached, signaledMessagesResolved };
   });
 }

@@ -61,4 +61,10 @@ export class RepoRecords {
     const result = await on.run('UPDATE lists SET repo_id = ? WHERE repo_url = ? AND repo_id IS NULL', [repo.id, repo.url]);
     return result.changes;
   }
+
+  /** Ties drained mail that mentions this repo's URL to it; returns how many messages. */
+  async resolveSignaled(repo: RepoRecord, on: SqlExecutor = this.db): Promise<number> {
+    const result = await on.run('UPDATE email_messages SET signaled_repo_id = ? WHERE signaled_repo_url = ? AND signaled_repo_id IS NULL', [repo.id, repo.url]);
+    return result.changes;
+  }
 }

@@ -1,5 +1,7 @@
 import { BreakerRecords } from './breaker-records.js';
 import { FetchStateRecords } from './fetch-state-records.js';
+import { ContributorRecords } from './contributor-records.js';
+import { DrainRecords } from './drain-records.js';
 import { ListRecords } from './list-records.js';
 import { RepoRecords } from './repo-records.js';
 import type { SqlDriver } from './sql-driver.js';
@@ -16,6 +18,8 @@ export class Store {
   readonly staging: StagingRecords;
   readonly fetchState: FetchStateRecords;
   readonly breakers: BreakerRecords;
+  readonly drain: DrainRecords;
+  readonly contributors: ContributorRecords;
 
   constructor(readonly db: SqlDriver) {
     this.lists = new ListRecords(db);
@@ -23,6 +27,8 @@ export class Store {
     this.staging = new StagingRecords(db);
     this.fetchState = new FetchStateRecords(db);
     this.breakers = new BreakerRecords(db);
+    this.drain = new DrainRecords(db);
+    this.contributors = new ContributorRecords(db);
   }
 
   get dialect(): SqlDriver['dialect'] {

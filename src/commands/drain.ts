@@ -1,0 +1,53 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../cli/base-command.js';
+import { chooseProgressMode, runWithProgress } from '../cli/progress-view.js';
+import { renderTable } from '../cli/render-table.js';
+import { drainLists, type DrainResult } from '../core/drain/drain-lists.js';
+import { ExitCode, ListminerError } from '../core/errors.js';
+import { findList } from '../core/registry/register-list.js';
+
+export default class Drain extends BaseCommand<typeof Drain> {
+  static override summary = 'Move classified mail into the research tables, one writer per list.';
+  static override description =
+    "Resolves each message's repo, sender, thread and signaled repo and writes it to email_messages with its body. Mail of a list with no repo stays deferred and drains by itself once the list has one. Running it again changes nothing.";
+  static override examples = [
+    '<%= config.bin %> drain',
+    '<%= config.bin %> drain --list dev@kafka.apache.org',
+    '<%= config.bin %> drain --workers 4 --json',
+  ];
+  static override flags = {
+    list: Flags.string({ description: 'only this list (address, inbox name or path)', multiple: true }),
+    system: Flags.string({ description: 'the system of --list, when the name is ambiguous' }),
+    workers: Flags.integer({ description: 'lists drained at once (never one list twice) [default: the workers setting]', min: 1, max: 64 }),
+    systems: Flags.string({ description: 'systems.yaml to use instead of the bundled one' }),
+  };
+
+  async run(): Promise<DrainResult> {
+    const { flags } = this;
+    const systems = this.systems(flags.systems);
+    const result = await this.withStore(async (store) => {
+      const listIds = flags.list && (await Promise.all(flags.list.map((name) => findList(store, name, flags.system)))).map((list) => list.id);
+      return runWithProgress('drain', chooseProgressMode({ quiet: flags.quiet, json: this.jsonEnabled() }), (progress) =>
+        drainLists(store, { listIds, workers: flags.workers ?? this.settings.workers, mirrorHandling: this.settings.mirrorHandling, systems }, progress),
+      );
+    });
+    if (result.lists.length === 0) this.note('Nothing to drain: no list holds classified mail.');
+    else {
+      this.show(
+        renderTable(
+          ['list', 'status', 'drained', 'deferred', 'shunted', 'threads repaired'],
+          result.lists.map((l) => [`${l.system} ${l.name}`, l.error ? `${l.status}: ${l.error}` : l.status, l.drained, l.deferred, l.shunted, l.threadsRepaired]),
+        ),
+      );
+    }
+    const waiting = result.lists.filter((l) => l.status === 'deferred');
+    if (waiting.length > 0) {
+      this.note(`${waiting.length} list(s) have no repo; their mail waits. Give one with \`listminer lists add NAME --system SYSTEM --repo URL\`, then drain again.`);
+    }
+    const failed = result.lists.filter((l) => l.status === 'failed');
+    if (failed.length > 0) {
+      throw new ListminerError(`${failed.length} of ${result.lists.length} lists failed to drain; the rest drained.`, ExitCode.partial, 'Run again with --debug, or see the table for the reasons.');
+    }
+    return result;
+  }
+}

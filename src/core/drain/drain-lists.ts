@@ -1,0 +1,262 @@
+import { createHash } from 'node:crypto';
+import type { Envelope } from '../classify/envelope.js';
+import type { MirrorHandling } from '../config/load-config.js';
+import type { ProgressListener } from '../progress.js';
+import type { DrainCandidate, NewEmailMessage } from '../store/drain-records.js';
+import type { ListRecord } from '../store/list-records.js';
+import type { Store } from '../store/store.js';
+import type { Systems } from '../systems/load-systems.js';
+import { isBotSender } from './is-bot-sender.js';
+import { findSignaledRepoUrl } from './find-signaled-repo-url.js';
+import { currentLockOwner, lockIsAbandoned } from './lock-owner.js';
+import { repairThreadRoots } from './repair-thread-roots.js';
+import { threadAncestors } from './thread-ancestors.js';
+
+export interface DrainOptions {
+  /** Only these lists (ids); all lists with classified mail when absent. */
+  listIds?: number[];
+  /** Lists drained at once; never one list twice. */
+  workers?: number;
+  mirrorHandling?: MirrorHandling;
+  systems: Systems;
+  batchSize?: number;
+}
+
+export type ListDrainStatus = 'drained' | 'deferred' | 'busy' | 'failed';
+
+export interface ListDrainResult {
+  listId: number;
+  system: string;
+  name: string;
+  /** drained: mail moved; deferred: the list has no repo; busy: another process holds the list; failed: see error. */
+  status: ListDrainStatus;
+  /** Messages written to email_messages by this run. */
+  drained: number;
+  /** Messages of the list waiting for its repo after this run. */
+  deferred: number;
+  /** Messages this run could not store, kept staged with the reason. */
+  shunted: number;
+  /** Messages drained earlier whose thread root this run corrected. */
+  threadsRepaired: number;
+  error?: string;
+}
+
+export interface DrainResult {
+  lists: ListDrainResult[];
+  drained: number;
+  deferred: number;
+  shunted: number;
+  threadsRepaired: number;
+}
+
+const MIRROR_CLASSES = new Set(['github_mirror', 'commit_notify']);
+
+/** Moves classified mail into the research tables, list by list, one writer per list. */
+export async function drainLists(store: Store, options: DrainOptions, progress: ProgressListener): Promise<DrainResult> {
+  const queue = await store.drain.listsWithWork(options.listIds);
+  const run = new DrainRun(store, options, progress);
+  const results: ListDrainResult[] = [];
+  const worker = async () => {
+    for (let listId = queue.shift(); listId !== undefined; listId = queue.shift()) {
+      const result = await run.drainClaimed(listId);
+      if (result) results.push(result);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, options.workers ?? 1) }, worker));
+  results.sort((a, b) => a.listId - b.listId);
+  return {
+    lists: results,
+    drained: sum(results, 'drained'),
+    deferred: sum(results, 'deferred'),
+    shunted: sum(results, 'shunted'),
+    threadsRepaired: sum(results, 'threadsRepaired'),
+  };
+}
+
+function sum(results: ListDrainResult[], field: 'drained' | 'deferred' | 'shunted' | 'threadsRepaired'): number {
+  return results.reduce((total, r) => total + r[field], 0);
+}
+
+/** What one drain run shares across its lists: the lock owner and the sender and repo caches. */
+class DrainRun {
+  private readonly owner = currentLockOwner();
+  private readonly senders = new Map<string, number>();
+  private readonly repoIds = new Map<string, number | null>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly options: DrainOptions,
+    private readonly progress: ProgressListener,
+  ) {}
+
+  /** Drains the list if this run can claim it; undefined when the list was removed meanwhile. */
+  async drainClaimed(listId: number): Promise<ListDrainResult | undefined> {
+    const list = await this.store.lists.byId(listId);
+    if (!list) return undefined;
+    const task = `list-${listId}`;
+    const result: ListDrainResult = { listId, system: list.system, name: list.name, status: 'drained', drained: 0, deferred: 0, shunted: 0, threadsRepaired: 0 };
+    const claimed = await this.store.drain.claim(listId, this.owner, (holder) => lockIsAbandoned(holder, this.owner));
+    if (!claimed) {
+      this.progress({ type: 'log', level: 'warn', message: `${list.name}: another drain holds this list; skipped` });
+      return { ...result, status: 'busy' };
+    }
+    this.progress({ type: 'start', task, title: `${list.system} ${list.name}` });
+    try {
+      if (list.repoId === null) {
+        await this.store.drain.deferClassified(listId);
+        result.status = 'deferred';
+      } else {
+        await this.drainList(list, list.repoId, result, task);
+      }
+      result.deferred = await this.store.drain.countWithStatus(listId, 'deferred');
+      const detail = result.status === 'deferred' ? `${result.deferred} deferred: the list has no repo` : `${result.shunted} shunted, ${result.threadsRepaired} thread roots repaired`;
+      this.progress({ type: 'end', task, status: 'done', detail });
+    } catch (error) {
+      result.status = 'failed';
+      result.error = (error as Error).message;
+      this.progress({ type: 'end', task, status: 'failed', detail: result.error });
+    } finally {
+      await this.store.drain.release(listId, this.owner);
+    }
+    return result;
+  }
+
+  private async drainList(list: ListRecord, repoId: number, result: ListDrainResult, task: string): Promise<void> {
+    const template = this.options.systems.systems.get(list.rulesSystem ?? list.system)?.repoUrlTemplate ?? this.options.systems.systems.get(list.system)?.repoUrlTemplate;
+    // Mail deferred while the list had no repo first, then the rest; each in staging order.
+    for (const status of ['deferred', 'classified'] as const) {
+      await this.drainStatus(list, repoId, template, status, result, task);
+    }
+  }
+
+  private async drainStatus(list: ListRecord, repoId: number, template: string | undefined, status: 'classified' | 'deferred', result: ListDrainResult, task: string): Promise<void> {
+    let afterId = 0;
+    for (;;) {
+      const batch = await this.store.drain.nextBatch(list.id, status, afterId, this.options.batchSize ?? 500);
+      if (batch.length === 0) return;
+      afterId = batch[batch.length - 1]!.id;
+      const messages: NewEmailMessage[] = [];
+      for (const candidate of batch) {
+        const prepared = this.prepare(candidate, repoId, template);
+        if (typeof prepared === 'string') {
+          await this.store.drain.shunt(candidate.id, prepared);
+          result.shunted++;
+        } else messages.push(prepared);
+      }
+      await this.resolveSenders(messages);
+      await this.resolveSignaledRepos(messages);
+      await this.write(list.id, messages, result);
+      await this.store.drain.touch(list.id, this.owner);
+      this.progress({ type: 'update', task, done: result.drained, detail: result.shunted ? `${result.shunted} shunted` : undefined });
+    }
+  }
+
+  /** One transaction for the batch; when it fails, row by row, and the rows that still fail are shunted with the reason. */
+  private async write(listId: number, messages: NewEmailMessage[], result: ListDrainResult): Promise<void> {
+    try {
+      await this.writeInOne(listId, messages, result);
+      return;
+    } catch {
+      // Fall through: find the row that broke the batch.
+    }
+    for (const message of messages) {
+      try {
+        await this.writeInOne(listId, [message], result);
+      } catch (error) {
+        // Shunt only what the message itself caused: with the database gone, the list fails and keeps its mail.
+        await this.store.db.get('SELECT 1 AS alive').catch(() => {
+          throw error;
+        });
+        await this.store.drain.shunt(message.stagedId, `drain: ${(error as Error).message}`);
+        result.shunted++;
+      }
+    }
+  }
+
+  private async writeInOne(listId: number, messages: NewEmailMessage[], result: ListDrainResult): Promise<void> {
+    const { written, repaired } = await this.store.db.transaction(async (tx) => {
+      const keys = await this.store.drain.writeMessages(tx, listId, messages);
+      const repair = await repairThreadRoots(tx, this.store.drain, listId, keys);
+      return { written: keys.length, repaired: repair.repaired };
+    });
+    result.drained += written;
+    result.threadsRepaired += repaired;
+  }
+
+  /** The row to write, or why the message cannot be drained. */
+  private prepare(candidate: DrainCandidate, repoId: number, template: string | undefined): NewEmailMessage | string {
+    const envelope = readEnvelope(candidate.envelope);
+    if (!envelope) return 'drain: the staged message has no readable envelope; classify it again';
+    const handling = MIRROR_CLASSES.has(candidate.msgClass ?? '') ? (this.options.mirrorHandling ?? 'metadata_only') : 'full';
+    const captures = handling === 'skip' ? null : candidate.captures && typeof candidate.captures === 'object' ? candidate.captures : null;
+    const bodyText = clean(envelope.body) ?? '';
+    const fromAddress = envelope.fromAddress ? envelope.fromAddress.trim().toLowerCase() : null;
+    const fromName = clean(envelope.fromName);
+    const signaledRepoUrl = handling === 'skip' ? null : findSignaledRepoUrl(captures, bodyText, template);
+    const series = envelope.series;
+    return {
+      stagedId: candidate.id,
+      messageKey: candidate.messageKey,
+      messageId: candidate.messageId,
+      repoId,
+      senderId: null,
+      fromName,
+      fromAddress,
+      isBot: isBotSender(fromName, fromAddress),
+      subject: clean(envelope.subject),
+      sentAt: validDate(envelope.date),
+      sentAtOffset: Number.isInteger(envelope.dateOffsetMinutes) ? envelope.dateOffsetMinutes : null,
+      inReplyTo: clean(envelope.inReplyTo),
+      references: Array.isArray(envelope.references) ? envelope.references.filter((r) => typeof r === 'string').map((r) => clean(r)!) : [],
+      // A NULL class is refused by the table; that is how such a row gets shunted.
+      msgClass: candidate.msgClass as string,
+      classSource: candidate.classSource,
+      captures,
+      hasPatch: Boolean(envelope.hasPatch),
+      patchVersion: series?.version ?? null,
+      patchIndex: series?.index ?? null,
+      patchTotal: series?.total ?? null,
+      isRfc: Boolean(series?.rfc),
+      isResend: Boolean(series?.resend),
+      trailers: Array.isArray(envelope.trailers) ? envelope.trailers : [],
+      size: Number.isFinite(envelope.size) ? envelope.size : candidate.size,
+      body: handling === 'full' ? { text: bodyText, hash: createHash('sha256').update(bodyText).digest('hex') } : null,
+      signaledRepoUrl,
+      signaledRepoId: null,
+      ancestors: threadAncestors(envelope, candidate.messageKey),
+    };
+  }
+
+  private async resolveSenders(messages: NewEmailMessage[]): Promise<void> {
+    const unknown = messages
+      .filter((m) => !m.isBot && m.fromAddress && !this.senders.has(m.fromAddress))
+      .map((m) => ({ email: m.fromAddress!, name: m.fromName }));
+    if (unknown.length > 0) for (const [email, id] of await this.store.contributors.ensureByEmail(unknown)) this.senders.set(email, id);
+    for (const m of messages) if (!m.isBot && m.fromAddress) m.senderId = this.senders.get(m.fromAddress) ?? null;
+  }
+
+  private async resolveSignaledRepos(messages: NewEmailMessage[]): Promise<void> {
+    for (const m of messages) {
+      if (!m.signaledRepoUrl) continue;
+      if (!this.repoIds.has(m.signaledRepoUrl)) this.repoIds.set(m.signaledRepoUrl, (await this.store.repos.byUrl(m.signaledRepoUrl))?.id ?? null);
+      m.signaledRepoId = this.repoIds.get(m.signaledRepoUrl) ?? null;
+    }
+  }
+}
+
+function readEnvelope(value: unknown): Envelope | undefined {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const envelope = value as Envelope;
+  return typeof envelope.body === 'string' || envelope.body === undefined ? { ...envelope, body: envelope.body ?? '' } : undefined;
+}
+
+/** Postgres text refuses NUL; nothing a reader wants is lost by dropping it. */
+function clean(text: string | null | undefined): string | null {
+  return typeof text === 'string' ? text.replace(/\u0000/g, '') : null;
+}
+
+function validDate(date: string | null | undefined): string | null {
+  if (typeof date !== 'string') return null;
+  const time = new Date(date).getTime();
+  return Number.isNaN(time) ? null : new Date(time).toISOString();
+}

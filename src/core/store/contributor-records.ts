@@ -1,0 +1,44 @@
+import { chunkRows, inPlaceholders, valuesPlaceholders, type SqlDriver } from './sql-driver.js';
+
+export interface MailSender {
+  /** Lower-cased. */
+  email: string;
+  name: string | null;
+}
+
+/**
+ * People, matched by e-mail address. Creating one is idempotent across
+ * processes: the insert yields to whoever wrote the address first, then the
+ * id is read back, so two lists draining at once never make two people of
+ * one address.
+ */
+export class ContributorRecords {
+  constructor(private readonly db: SqlDriver) {}
+
+  /** The contributor id of each address, creating e-mail-only contributors for the unknown ones. */
+  async ensureByEmail(senders: readonly MailSender[]): Promise<Map<string, number>> {
+    const ids = await this.idsByEmail(senders.map((s) => s.email));
+    const missing = new Map<string, MailSender>();
+    for (const sender of senders) if (!ids.has(sender.email) && !missing.has(sender.email)) missing.set(sender.email, sender);
+    if (missing.size === 0) return ids;
+    const now = new Date().toISOString();
+    const rows = [...missing.values()].map((s) => [s.name, s.email, 'email', now]);
+    for (const chunk of chunkRows(rows, 4, this.db.capabilities)) {
+      await this.db.run(
+        `INSERT INTO contributors (name, email, source, created_at) VALUES ${valuesPlaceholders(chunk.length, 4)} ON CONFLICT (email) DO NOTHING`,
+        chunk.flat() as never[],
+      );
+    }
+    for (const [email, id] of await this.idsByEmail([...missing.keys()])) ids.set(email, id);
+    return ids;
+  }
+
+  async idsByEmail(emails: readonly string[]): Promise<Map<string, number>> {
+    const ids = new Map<string, number>();
+    for (const chunk of chunkRows([...new Set(emails)], 1, this.db.capabilities)) {
+      const rows = await this.db.all<{ id: number; email: string }>(`SELECT id, email FROM contributors WHERE email IN (${inPlaceholders(chunk.length)})`, chunk);
+      for (const row of rows) ids.set(row.email, Number(row.id));
+    }
+    return ids;
+  }
+}

@@ -1,0 +1,235 @@
+import { readFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { addRepo } from '../../src/core/registry/register-repo.js';
+import type { Store } from '../../src/core/store/store.js';
+import { corpusFiles, corpusMissing, corpusPath } from '../helpers/corpus.js';
+import { ALL_DIALECTS, createTestStore } from '../helpers/databases.js';
+import { addTestList, drain, snapshotTables, statusCounts } from '../helpers/drain-fixtures.js';
+import { mail, stageClassified } from '../helpers/stage-classified.js';
+
+const KAFKA = 'https://github.com/apache/kafka';
+
+function from(sender: string, id: string, body = 'hello\n'): Buffer {
+  return mail({ From: sender, Subject: 'a subject', Date: 'Mon, 1 Jan 2024 10:00:00 +0000', 'Message-ID': `<${id}>` }, body);
+}
+
+describe.each(ALL_DIALECTS)('drain on $dialect', ({ dialect, skip }) => {
+  let store: Store & { dropDatabase(): Promise<void> };
+  beforeEach(async () => {
+    if (!skip) store = await createTestStore(dialect);
+  });
+  afterEach(async () => {
+    if (!skip) await store.dropDatabase();
+  });
+
+  it.skipIf(skip || Boolean(corpusMissing))('accounts for every staged message per list, and a second drain changes nothing', async () => {
+    const withRepo = await addTestList(store, 'dev@kafka.apache.org', KAFKA);
+    const lkml = await addTestList(store, 'lkml@example.org', 'https://github.com/torvalds/linux');
+    const noRepo = await addTestList(store, 'users@kafka.apache.org');
+    for (const file of corpusFiles('notmuch/test/corpora/default')) await stageClassified(store, withRepo, readFileSync(corpusPath(file)));
+    for (const file of corpusFiles('notmuch/test/corpora/lkml')) await stageClassified(store, lkml, readFileSync(corpusPath(file)));
+    for (const file of corpusFiles('notmuch/test/corpora/threading')) await stageClassified(store, noRepo, readFileSync(corpusPath(file)));
+    // Two that cannot be drained: no class (the table refuses it) and no envelope.
+    await stageClassified(store, withRepo, from('a@example.org', 'no-class@x'), { msgClass: null });
+    const broken = await stageClassified(store, withRepo, from('a@example.org', 'no-envelope@x'));
+    await store.db.run('UPDATE staged_messages SET envelope = NULL WHERE id = ?', [broken.stagedId]);
+
+    const first = await drain(store, { workers: 2 });
+    for (const listId of [withRepo, lkml, noRepo]) {
+      const counts = await statusCounts(store, listId);
+      const staged = Object.values(counts).reduce((a, b) => a + b, 0);
+      expect(staged).toBeGreaterThan(5);
+      expect((counts.drained ?? 0) + (counts.deferred ?? 0) + (counts.shunted ?? 0)).toBe(staged);
+      const stored = await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM email_messages WHERE list_id = ?', [listId]);
+      expect(Number(stored!.n)).toBe(counts.drained ?? 0);
+      const result = first.lists.find((l) => l.listId === listId)!;
+      expect(result.drained).toBe(counts.drained ?? 0);
+      expect(result.deferred).toBe(counts.deferred ?? 0);
+      expect(result.shunted).toBe(counts.shunted ?? 0);
+    }
+    expect(first.lists.find((l) => l.listId === noRepo)).toMatchObject({ status: 'deferred', drained: 0 });
+    expect((await statusCounts(store, withRepo)).shunted).toBe(2);
+    const shunted = await store.db.all<{ message_key: string; error: string }>("SELECT message_key, error FROM staged_messages WHERE status = 'shunted' ORDER BY message_key");
+    expect(shunted.map((r) => r.message_key)).toEqual(['no-class@x', 'no-envelope@x']);
+    expect(shunted.every((r) => r.error.length > 0)).toBe(true);
+
+    const before = await snapshotTables(store);
+    const second = await drain(store, { workers: 2 });
+    expect(second.drained).toBe(0);
+    expect(second.shunted).toBe(0);
+    expect(second.threadsRepaired).toBe(0);
+    expect(await snapshotTables(store)).toEqual(before);
+  });
+
+  it.skipIf(skip)('drains deferred mail once the list has a repo, resolving signaled repos then', async () => {
+    await store.db.run("INSERT INTO lists (system, name, repo_url, created_at) VALUES ('apache_ponymail', 'dev@kafka.apache.org', ?, ?)", [KAFKA, new Date().toISOString()]);
+    const listId = (await store.lists.byName('apache_ponymail', 'dev@kafka.apache.org'))!.id;
+    await stageClassified(store, listId, from('a@example.org', 'one@x'), { captures: { repo: 'kafka' } });
+    await stageClassified(store, listId, from('b@example.org', 'two@x', 'see https://github.com/Apache/Kafka-Site/pull/4 please\n'));
+    expect((await drain(store)).deferred).toBe(2);
+    expect(await statusCounts(store, listId)).toEqual({ deferred: 2 });
+
+    const added = await addRepo(store, KAFKA);
+    expect(added.listsAttached).toBe(1);
+    const result = await drain(store);
+    expect(result).toMatchObject({ drained: 2, deferred: 0 });
+    const rows = await store.db.all<{ message_key: string; signaled_repo_url: string; signaled_repo_id: number | null }>(
+      'SELECT message_key, signaled_repo_url, signaled_repo_id FROM email_messages ORDER BY message_key',
+    );
+    expect(rows.map((r) => [r.message_key, r.signaled_repo_url, r.signaled_repo_id === null ? null : Number(r.signaled_repo_id)])).toEqual([
+      ['one@x', KAFKA, added.repo.id],
+      ['two@x', 'https://github.com/apache/kafka-site', null],
+    ]);
+    const site = await addRepo(store, 'https://github.com/apache/kafka-site');
+    expect(site.signaledMessagesResolved).toBe(1);
+    expect((await addRepo(store, 'https://github.com/apache/kafka-site')).signaledMessagesResolved).toBe(0);
+    const resolved = await store.db.get<{ signaled_repo_id: number }>("SELECT signaled_repo_id FROM email_messages WHERE message_key = 'two@x'");
+    expect(Number(resolved!.signaled_repo_id)).toBe(site.repo.id);
+  });
+
+  it.skipIf(skip)('never makes bots and relays contributors, and makes one contributor per human address across lists', async () => {
+    const a = await addTestList(store, 'dev@kafka.apache.org', KAFKA);
+    const b = await addTestList(store, 'dev@spark.apache.org', 'https://github.com/apache/spark');
+    const bots = [
+      '"Jane Doe (Jira)" <jira@apache.org>',
+      '"Jane Doe (via GitHub)" <git@apache.org>',
+      'GitBox <git@apache.org>',
+      'Apache Jenkins Server <jenkins@builds.apache.org>',
+      'buildbot@python.org',
+      'Travis CI <builds@travis-ci.org>',
+      'Jane Doe <notifications@github.com>',
+      'Jane Doe <reply+ABC123@reply.github.com>',
+      'Someone <noreply@example.org>',
+      'Someone <no-reply@example.org>',
+      'kernel test robot <lkp@intel.com>',
+    ];
+    for (const [i, sender] of bots.entries()) await stageClassified(store, i % 2 ? a : b, from(sender, `bot-${i}@x`));
+    for (const listId of [a, b]) {
+      await stageClassified(store, listId, from('Jane Doe <Jane.Doe@Example.org>', `human-1-${listId}@x`));
+      await stageClassified(store, listId, from('"Doe, Jane" <jane.doe@example.org>', `human-2-${listId}@x`));
+    }
+    await drain(store, { workers: 2 });
+
+    const botRows = await store.db.all<{ is_bot: unknown; sender_id: unknown }>("SELECT is_bot, sender_id FROM email_messages WHERE message_key LIKE 'bot-%'");
+    expect(botRows).toHaveLength(bots.length);
+    expect(botRows.every((r) => Boolean(r.is_bot) && r.sender_id === null)).toBe(true);
+    const people = await store.db.all<{ id: number; email: string; source: string }>('SELECT id, email, source FROM contributors');
+    expect(people.map((p) => [p.email, p.source])).toEqual([['jane.doe@example.org', 'email']]);
+    const humans = await store.db.all<{ sender_id: number; is_bot: unknown }>("SELECT sender_id, is_bot FROM email_messages WHERE message_key LIKE 'human-%'");
+    expect(humans).toHaveLength(4);
+    expect(humans.every((h) => Number(h.sender_id) === Number(people[0]!.id) && !h.is_bot)).toBe(true);
+  });
+
+  it.skipIf(skip)('matches a sender to an existing contributor by address', async () => {
+    const listId = await addTestList(store, 'dev@kafka.apache.org', KAFKA);
+    await store.db.run("INSERT INTO contributors (name, email, github_login, source, created_at) VALUES ('Jane', 'jane@example.org', 'jdoe', 'github', ?)", [
+      new Date().toISOString(),
+    ]);
+    await stageClassified(store, listId, from('Jane <JANE@example.org>', 'm@x'));
+    await drain(store);
+    const row = await store.db.get<{ login: string }>('SELECT c.github_login AS login FROM email_messages m JOIN contributors c ON c.id = m.sender_id');
+    expect(row?.login).toBe('jdoe');
+    expect(Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM contributors'))!.n)).toBe(1);
+  });
+
+  it.skipIf(skip)('stores one body for a mail cross-posted to two lists', async () => {
+    const a = await addTestList(store, 'dev@kafka.apache.org', KAFKA);
+    const b = await addTestList(store, 'users@kafka.apache.org', KAFKA);
+    const raw = from('Jane <jane@example.org>', 'cross@x', 'the same words\n');
+    await stageClassified(store, a, raw);
+    await stageClassified(store, b, raw);
+    expect((await drain(store)).drained).toBe(2);
+    expect(Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM message_bodies'))!.n)).toBe(1);
+    const bridges = await store.db.all<{ body_id: number }>('SELECT body_id FROM email_message_bodies');
+    expect(bridges).toHaveLength(2);
+    expect(new Set(bridges.map((r) => Number(r.body_id))).size).toBe(1);
+    const text = await store.db.get<{ body_text: string }>('SELECT body_text FROM message_bodies');
+    expect(text!.body_text).toBe('the same words\n');
+  });
+
+  it.skipIf(skip)('keeps mirror mail as rows by mirror_handling: full with body, metadata_only without, skip without body or captures', async () => {
+    const expectations = { full: [true, true], metadata_only: [false, true], skip: [false, false] } as const;
+    for (const [handling, [bodyStored, hasCaptures]] of Object.entries(expectations)) {
+      const listId = await addTestList(store, `${handling.replace('_', '-')}@kafka.apache.org`, KAFKA);
+      await stageClassified(store, listId, from('"Jane (via GitHub)" <git@apache.org>', `mirror-${handling}@x`, 'https://github.com/apache/kafka/pull/1\n'), {
+        msgClass: 'github_mirror',
+        captures: { repo: 'kafka', number: '1' },
+      });
+      await stageClassified(store, listId, from('Jane <jane@example.org>', `plain-${handling}@x`), { msgClass: 'discuss' });
+      await drain(store, { mirrorHandling: handling as 'full' });
+      const mirror = await store.db.get<Record<string, unknown>>('SELECT * FROM email_messages WHERE message_key = ?', [`mirror-${handling}@x`]);
+      expect(Boolean(mirror!.body_stored), handling).toBe(bodyStored);
+      expect(mirror!.captures !== null, handling).toBe(hasCaptures);
+      expect(mirror!.signaled_repo_url !== null, handling).toBe(hasCaptures);
+      const bodies = await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM email_message_bodies WHERE email_message_id = ?', [mirror!.id as number]);
+      expect(Number(bodies!.n), handling).toBe(bodyStored ? 1 : 0);
+      const plain = await store.db.get<Record<string, unknown>>('SELECT body_stored FROM email_messages WHERE message_key = ?', [`plain-${handling}@x`]);
+      expect(Boolean(plain!.body_stored)).toBe(true);
+      expect(await statusCounts(store, listId)).toEqual({ drained: 2 });
+    }
+  });
+
+  it.skipIf(skip)('leaves a list alone while a live process holds its drain lock, and takes over a stale or dead one', async () => {
+    const listId = await addTestList(store, 'dev@kafka.apache.org', KAFKA);
+    await stageClassified(store, listId, from('Jane <jane@example.org>', 'm@x'));
+    const { currentLockOwner } = await import('../../src/core/drain/lock-owner.js');
+    const me = currentLockOwner();
+    const hold = (at: string, pid: number) =>
+      store.db.run(
+        'INSERT INTO drain_locks (list_id, locked_at, locked_pid, locked_boot_id, locked_host) VALUES (?, ?, ?, ?, ?) ON CONFLICT (list_id) DO UPDATE SET locked_at = excluded.locked_at, locked_pid = excluded.locked_pid, locked_boot_id = excluded.locked_boot_id, locked_host = excluded.locked_host',
+        [listId, at, pid, me.bootId, me.host],
+      );
+    // The parent of this test process is alive for as long as the test runs.
+    await hold(new Date().toISOString(), process.ppid);
+    expect((await drain(store)).lists).toMatchObject([{ listId, status: 'busy', drained: 0 }]);
+    expect(await statusCounts(store, listId)).toEqual({ classified: 1 });
+
+    await hold(new Date(Date.now() - 3 * 60 * 60 * 1000).toISOString(), process.ppid);
+    expect((await drain(store)).lists).toMatchObject([{ listId, status: 'drained', drained: 1 }]);
+
+    await stageClassified(store, listId, from('Jane <jane@example.org>', 'm2@x'));
+    await hold(new Date().toISOString(), 2 ** 22 + 12345); // beyond pid_max: no such process
+    expect((await drain(store)).lists).toMatchObject([{ listId, status: 'drained', drained: 1 }]);
+    const lock = await store.db.get<{ locked_at: unknown }>('SELECT locked_at FROM drain_locks WHERE list_id = ?', [listId]);
+    expect(lock!.locked_at).toBeNull();
+  });
+
+  it.skipIf(skip)('two drains at once in one process never write a message twice nor a list from both', async () => {
+    const lists = [await addTestList(store, 'a@kafka.apache.org', KAFKA), await addTestList(store, 'b@kafka.apache.org', KAFKA), await addTestList(store, 'c@kafka.apache.org', KAFKA)];
+    for (const listId of lists) for (let i = 0; i < 30; i++) await stageClassified(store, listId, from(`P${i} <p${i}@example.org>`, `m${i}@x`));
+    // Separate processes are the e2e suite's; here two runs share one connection, as --workers does.
+    const [one, two] = await Promise.all([drain(store, { workers: 2 }), drain(store, { workers: 2 })]);
+    expect(one.drained + two.drained).toBe(90);
+    const drainedBy = [...one.lists, ...two.lists].filter((l) => l.drained > 0).map((l) => l.listId);
+    expect(drainedBy.sort()).toEqual([...lists].sort());
+    expect(Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM email_messages'))!.n)).toBe(90);
+    expect(Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM contributors'))!.n)).toBe(30);
+  });
+
+  it.skipIf(skip)('brings a drained message up to date when it comes back reclassified, without writing it again', async () => {
+    const listId = await addTestList(store, 'dev@kafka.apache.org', KAFKA);
+    const { stagedId } = await stageClassified(store, listId, from('Jane <jane@example.org>', 'vote@x'), { msgClass: 'discuss' });
+    await drain(store);
+    const before = await store.db.get<Record<string, unknown>>('SELECT id, drained_at FROM email_messages');
+    await store.db.run("UPDATE staged_messages SET status = 'classified', msg_class = 'vote', class_source = 'vote:subject', captures = ? WHERE id = ?", [
+      JSON.stringify({ repo: 'kafka' }),
+      stagedId,
+    ]);
+    const again = await drain(store);
+    expect(again).toMatchObject({ drained: 0, shunted: 0 });
+    const rows = await store.db.all<Record<string, unknown>>('SELECT id, drained_at, msg_class, class_source, signaled_repo_url FROM email_messages');
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ ...before, msg_class: 'vote', class_source: 'vote:subject', signaled_repo_url: KAFKA });
+    expect(await statusCounts(store, listId)).toEqual({ drained: 1 });
+  });
+
+  it.skipIf(skip)('drains only the lists asked for', async () => {
+    const a = await addTestList(store, 'dev@kafka.apache.org', KAFKA);
+    const b = await addTestList(store, 'users@kafka.apache.org', KAFKA);
+    await stageClassified(store, a, from('Jane <jane@example.org>', 'a@x'));
+    await stageClassified(store, b, from('Jane <jane@example.org>', 'b@x'));
+    const result = await drain(store, { listIds: [b] });
+    expect(result.lists.map((l) => l.listId)).toEqual([b]);
+    expect(await statusCounts(store, a)).toEqual({ classified: 1 });
+  });
+});
