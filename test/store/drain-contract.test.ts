@@ -172,7 +172,7 @@ describe.each(ALL_DIALECTS)('drain on $dialect', ({ dialect, skip }) => {
   it.skipIf(skip)('leaves a list alone while a live process holds its drain lock, and takes over a stale or dead one', async () => {
     const listId = await addTestList(store, 'dev@kafka.apache.org', KAFKA);
     await stageClassified(store, listId, from('Jane <jane@example.org>', 'm@x'));
-    const { currentLockOwner } = await import('../../src/core/drain/lock-owner.js');
+    const { currentLockOwner } = await import('../../src/core/locks/lock-owner.js');
     const me = currentLockOwner();
     const hold = (at: string, pid: number) =>
       store.db.run(

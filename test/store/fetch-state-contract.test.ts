@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/core/store/open-store.js';
-import type { ClaimOptions, LockOwner } from '../../src/core/store/fetch-state-records.js';
+import type { LockOwner } from '../../src/core/locks/lock-owner.js';
+import type { ClaimOptions } from '../../src/core/store/fetch-state-records.js';
 import type { Store } from '../../src/core/store/store.js';
 import { ALL_DIALECTS, createTestStore } from '../helpers/databases.js';
 

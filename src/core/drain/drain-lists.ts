@@ -8,7 +8,7 @@ import type { Store } from '../store/store.js';
 import type { Systems } from '../systems/load-systems.js';
 import { isBotSender } from './is-bot-sender.js';
 import { findSignaledRepoUrl } from './find-signaled-repo-url.js';
-import { currentLockOwner, lockIsAbandoned } from './lock-owner.js';
+import { currentLockOwner, lockIsAbandoned } from '../locks/lock-owner.js';
 import { repairThreadRoots } from './repair-thread-roots.js';
 import { threadAncestors } from './thread-ancestors.js';
 

@@ -2,7 +2,8 @@ import { ArchiveError, isDeletion, type ArchiveSource, type Month, type SourceCo
 import { identifyMessage, syntheticKey } from '../archive/message-key.js';
 import { monthOf } from '../archive/month.js';
 import type { ProgressListener } from '../progress.js';
-import type { DeletionToRecord, LockOwner } from '../store/fetch-state-records.js';
+import type { LockOwner } from '../locks/lock-owner.js';
+import type { DeletionToRecord } from '../store/fetch-state-records.js';
 import type { ListRecord } from '../store/list-records.js';
 import type { MessageToStage } from '../store/staging-records.js';
 import type { Store } from '../store/store.js';

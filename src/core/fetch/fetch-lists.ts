@@ -2,13 +2,12 @@ import type { ArchiveSource } from '../archive/archive-source.js';
 import { openArchiveSource } from '../archive/open-source.js';
 import { InputError } from '../errors.js';
 import type { ProgressListener } from '../progress.js';
-import type { LockOwner } from '../store/fetch-state-records.js';
 import type { ListRecord } from '../store/list-records.js';
 import type { Store } from '../store/store.js';
 import type { BackendName } from '../systems/backend-names.js';
 import { requireSystem, type SystemDefinition, type Systems } from '../systems/load-systems.js';
 import { fetchList, type ListFetchResult } from './fetch-list.js';
-import { currentLockOwner, isProcessAlive } from './lock-owner.js';
+import { currentLockOwner, isProcessAlive, type LockOwner } from '../locks/lock-owner.js';
 
 export interface FetchOptions {
   /** --list: only these lists (name or address); named lists are fetched even when sidelined. */

@@ -1,3 +1,4 @@
+import type { LockHolder, LockOwner } from '../locks/lock-owner.js';
 import { mapRow } from './row-mapping.js';
 import { chunkRows, inPlaceholders, valuesPlaceholders, type SqlDriver, type SqlExecutor } from './sql-driver.js';
 
@@ -56,19 +57,6 @@ export interface ThreadRow {
   sentAt: string | null;
   threadRootKey: string | null;
   threadRootId: number | null;
-}
-
-export interface LockHolder {
-  lockedAt: string | null;
-  lockedPid: number | null;
-  lockedBootId: string | null;
-  lockedHost: string | null;
-}
-
-export interface LockOwner {
-  pid: number;
-  bootId: string;
-  host: string;
 }
 
 const MESSAGE_COLUMNS = [

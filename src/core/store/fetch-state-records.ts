@@ -1,12 +1,7 @@
+import { STALE_LOCK_MS, type LockOwner } from '../locks/lock-owner.js';
 import { inPlaceholders, type SqlDriver, type SqlExecutor } from './sql-driver.js';
 import { toList, type ListRecord } from './list-records.js';
 
-/** Who holds a list: a process on a machine since a boot. */
-export interface LockOwner {
-  pid: number;
-  bootId: string;
-  host: string;
-}
 
 export interface ClaimOptions {
   owner: LockOwner;
@@ -27,8 +22,6 @@ export interface DeletionToRecord {
   deletedAt?: string;
 }
 
-/** A lock not refreshed for this long belongs to a process that is gone. */
-export const STALE_LOCK_MS = 2 * 60 * 60 * 1000;
 /** Failed lists wait 120 s × attempts² before they are tried again. */
 export const RETRY_BASE_MS = 120_000;
 /** Consecutive failures after which a list is set aside until named with --list. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { currentLockOwner, lockIsAbandoned, STALE_LOCK_MS } from '../../../src/core/drain/lock-owner.js';
+import { currentLockOwner, lockIsAbandoned, STALE_LOCK_MS } from '../../../../src/core/locks/lock-owner.js';
 
 describe('lockIsAbandoned', () => {
   const me = currentLockOwner();
