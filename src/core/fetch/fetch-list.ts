@@ -61,19 +61,7 @@ export async function fetchList(
   progress: ProgressListener,
 ): Promise<ListFetchResult> {
   const task = `${list.system}:${list.name}`;
-  const result: ListFetchResult = {
-    listId: list.id,
-    system: list.system,
-    list: list.name,
-    status: 'done',
-    monthsPlanned: 0,
-    monthsFetched: 0,
-    seen: 0,
-    staged: 0,
-    duplicates: 0,
-    deletions: 0,
-    pid: settings.owner.pid,
-  };
+  const result = emptyListResult(list, 'done', settings.owner.pid);
   const context: SourceContext = {
     list,
     system,
@@ -186,4 +174,21 @@ async function fetchOneMonth(
     }
   }
   await write(true);
+}
+
+/** A list's result before anything was fetched. */
+export function emptyListResult(list: ListRecord, status: ListFetchResult['status'], pid: number): ListFetchResult {
+  return {
+    listId: list.id,
+    system: list.system,
+    list: list.name,
+    status,
+    monthsPlanned: 0,
+    monthsFetched: 0,
+    seen: 0,
+    staged: 0,
+    duplicates: 0,
+    deletions: 0,
+    pid,
+  };
 }

@@ -6,7 +6,7 @@ import type { ListRecord } from '../store/list-records.js';
 import type { Store } from '../store/store.js';
 import type { BackendName } from '../systems/backend-names.js';
 import { requireSystem, type SystemDefinition, type Systems } from '../systems/load-systems.js';
-import { fetchList, type ListFetchResult } from './fetch-list.js';
+import { emptyListResult, fetchList, type ListFetchResult } from './fetch-list.js';
 import { currentLockOwner, isProcessAlive, type LockOwner } from '../locks/lock-owner.js';
 
 export interface FetchOptions {
@@ -188,19 +188,7 @@ async function resolveLists(store: Store, names: readonly string[]): Promise<num
 }
 
 function skipped(list: ListRecord, owner: LockOwner): ListFetchResult {
-  return {
-    listId: list.id,
-    system: list.system,
-    list: list.name,
-    status: 'skipped',
-    monthsPlanned: 0,
-    monthsFetched: 0,
-    seen: 0,
-    staged: 0,
-    duplicates: 0,
-    deletions: 0,
-    pid: owner.pid,
-  };
+  return emptyListResult(list, 'skipped', owner.pid);
 }
 
 function total(results: readonly ListFetchResult[]): FetchResult['totals'] {
