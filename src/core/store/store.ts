@@ -1,3 +1,4 @@
+import { ClassifyRecords } from './classify-records.js';
 import { ListRecords } from './list-records.js';
 import { RepoRecords } from './repo-records.js';
 import type { SqlDriver } from './sql-driver.js';
@@ -12,11 +13,13 @@ export class Store {
   readonly lists: ListRecords;
   readonly repos: RepoRecords;
   readonly staging: StagingRecords;
+  readonly classify: ClassifyRecords;
 
   constructor(readonly db: SqlDriver) {
     this.lists = new ListRecords(db);
     this.repos = new RepoRecords(db);
     this.staging = new StagingRecords(db);
+    this.classify = new ClassifyRecords(db);
   }
 
   get dialect(): SqlDriver['dialect'] {
