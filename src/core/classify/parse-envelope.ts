@@ -1,6 +1,7 @@
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import { normalizeMessageId } from '../archive/message-key.js';
 import { readHeaderBlock, type HeaderBlock } from '../archive/raw-headers.js';
+import { decodeWords } from './decode-words.js';
 import { detectPatch } from './detect-patch.js';
 import type { Envelope } from './envelope.js';
 import { htmlToText } from './html-to-text.js';
@@ -25,7 +26,7 @@ export async function parseEnvelope(raw: Buffer): Promise<Envelope> {
   const block = readHeaderBlock(raw);
   const mail = await simpleParser(raw, PARSER_OPTIONS);
   const body = readBody(mail);
-  const subject = (mail.subject ?? '').replace(/\s+/g, ' ').trim();
+  const subject = decodeWords(mail.subject ?? '').replace(/\s+/g, ' ').trim();
   const from = readFrom(mail, block);
   const date = readDate(mail, block);
   const listId = readListId(block);
@@ -92,11 +93,15 @@ function readFrom(mail: ParsedMail, block: HeaderBlock): { name: string | null; 
   // Pipermail hides addresses as `jane at example.org (Jane)`.
   const rawFrom = first(block, 'from') ?? '';
   const obfuscated = /^\s*([^\s@()<>]+) at ([^\s@()<>]+\.[^\s@()<>]+)\s*(?:\((.*)\))?\s*$/.exec(rawFrom);
-  if (obfuscated && (!address || !address.includes('@'))) {
+  if (obfuscated) {
     address = `${obfuscated[1]}@${obfuscated[2]}`;
-    name = (value?.name && !value.name.includes(' at ') ? value.name : obfuscated[3]?.trim()) || name;
+    name = obfuscated[3]?.trim() || null;
   }
-  if (!address && rawFrom) return readPerson(rawFrom);
+  if (!address && rawFrom) {
+    const person = readPerson(rawFrom);
+    return { name: person.name && decodeWords(person.name), address: person.address };
+  }
+  name = name && decodeWords(name).replace(/^"(.*)"$/, '$1').trim();
   return { name: name && name !== address ? name : null, address: address ? address.toLowerCase() : null };
 }
 
