@@ -1,3 +1,4 @@
+import { TextDecoder } from 'node:util';
 /**
  * RFC 2047 encoded words (`=?ISO-8859-1?Q?G=F6ran?=`) that mailparser leaves
  * alone because a mailer put them inside quotes or a comment, which the RFC

@@ -1,6 +1,7 @@
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import { normalizeMessageId } from '../archive/message-key.js';
 import { readHeaderBlock, type HeaderBlock } from '../archive/raw-headers.js';
+import { decodeText } from './decode-text.js';
 import { decodeWords } from './decode-words.js';
 import { detectPatch } from './detect-patch.js';
 import type { Envelope } from './envelope.js';
@@ -58,8 +59,20 @@ function all(block: HeaderBlock, name: string): string[] {
 }
 
 function readBody(mail: ParsedMail): string {
-  const text = typeof mail.text === 'string' && mail.text.trim() ? mail.text : typeof mail.html === 'string' ? htmlToText(mail.html) : (mail.text ?? '');
+  let text = typeof mail.text === 'string' && mail.text.trim() ? mail.text : typeof mail.html === 'string' ? htmlToText(mail.html) : (mail.text ?? '');
+  if (!text.trim()) text = bareTextPart(mail) ?? text;
   return text.replace(/\r\n?/g, '\n');
+}
+
+/**
+ * `Content-Type: text` without a subtype is text to a reader; mailparser
+ * files it as an attachment, so the body is taken from there.
+ */
+function bareTextPart(mail: ParsedMail): string | undefined {
+  const part = mail.attachments.find((a) => /^text(?:\/plain)?$/i.test(String(a.contentType ?? '')) && a.contentDisposition !== 'attachment' && !a.filename);
+  if (!part) return undefined;
+  const charset = /charset="?([^";\s]+)/i.exec(String(part.headers.get('content-type') ?? ''))?.[1];
+  return decodeText(part.content, charset);
 }
 
 /** Every `<id>` in a header, in order. */
