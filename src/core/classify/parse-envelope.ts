@@ -1,13 +1,14 @@
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import { normalizeMessageId } from '../archive/message-key.js';
-import { readHeaderBlock, type HeaderBlock } from '../archive/raw-headers.js';
-import { decodeText } from './decode-text.js';
+import { firstField, readHeaderBlock, type HeaderBlock } from '../archive/raw-headers.js';
+import { decodeText, decodeUnlabelled } from './decode-text.js';
 import { decodeWords } from './decode-words.js';
-import { detectPatch } from './detect-patch.js';
+import { detectPatch, type PartInfo } from './detect-patch.js';
 import type { Envelope } from './envelope.js';
 import { htmlToText } from './html-to-text.js';
 import { readPerson, readTrailers } from './read-trailers.js';
 import { readSeries } from './read-series.js';
+import { readSimpleMessage } from './read-simple-message.js';
 
 /**
  * What mailparser does that the envelope never uses (HTML rendering of text,
@@ -22,40 +23,77 @@ const PARSER_OPTIONS = {
   keepDeliveryStatus: false,
 } as const;
 
-/** Parses a raw message into its envelope (DESIGN §4). Throws only when the bytes cannot be read as mail at all. */
+/** What differs between the two ways of reading a message; the rest comes from the raw header block. */
+export interface ReadMessage {
+  subject: string;
+  from: { name: string | null; address: string | null };
+  /** UTC, ISO-8601, or null. */
+  date: string | null;
+  body: string;
+  parts: PartInfo[];
+  /** Lower-cased To and Cc addresses. */
+  recipients: string[];
+}
+
+/**
+ * Parses a raw message into its envelope (DESIGN §4). A single-part
+ * text/plain message (most list mail) is read by our own small reader;
+ * anything else goes through mailparser. Throws only when the bytes cannot
+ * be read as mail at all.
+ */
 export async function parseEnvelope(raw: Buffer): Promise<Envelope> {
   const block = readHeaderBlock(raw);
-  const mail = await simpleParser(raw, PARSER_OPTIONS);
-  const body = readBody(mail);
-  const subject = decodeWords(mail.subject ?? '').replace(/\s+/g, ' ').trim();
-  const from = readFrom(mail, block);
-  const date = readDate(mail, block);
-  const listId = readListId(block);
+  const read = readSimpleMessage(raw, block) ?? (await readWithMailparser(raw, block));
+  return assembleEnvelope(raw, block, read);
+}
+
+/** The same envelope, always through mailparser (tests compare the two readers). */
+export async function parseEnvelopeWithMailparser(raw: Buffer): Promise<Envelope> {
+  const block = readHeaderBlock(raw);
+  return assembleEnvelope(raw, block, await readWithMailparser(raw, block));
+}
+
+function assembleEnvelope(raw: Buffer, block: HeaderBlock, read: ReadMessage): Envelope {
+  const listId = readListIdValue(firstField(block, 'list-id'));
   return {
-    messageId: normalizeMessageId(first(block, 'message-id')),
-    inReplyTo: readInReplyTo(first(block, 'in-reply-to')),
-    references: readIds(all(block, 'references').join(' ')),
-    subject,
-    fromName: from.name,
-    fromAddress: from.address,
-    date: date.utc,
-    dateOffsetMinutes: date.offset,
+    messageId: normalizeMessageId(firstField(block, 'message-id')),
+    inReplyTo: readInReplyTo(firstField(block, 'in-reply-to')),
+    references: readIds((block.fields.get('references') ?? []).join(' ')),
+    subject: read.subject,
+    fromName: read.from.name,
+    fromAddress: read.from.address,
+    date: read.date,
+    dateOffsetMinutes: read.date ? readDateOffset(firstField(block, 'date')) : null,
     listId,
-    listAddress: readListAddress(block, mail, listId),
-    body,
-    hasPatch: detectPatch(body, mail.attachments.map((a) => ({ contentType: a.contentType, filename: a.filename }))),
-    trailers: readTrailers(body),
-    series: readSeries(subject),
+    listAddress: readListAddress(block, read.recipients, listId),
+    body: read.body,
+    hasPatch: detectPatch(read.body, read.parts),
+    trailers: readTrailers(read.body),
+    series: readSeries(read.subject),
     size: raw.length,
   };
 }
 
-function first(block: HeaderBlock, name: string): string | undefined {
-  return block.fields.get(name)?.[0];
+async function readWithMailparser(raw: Buffer, block: HeaderBlock): Promise<ReadMessage> {
+  const mail = await simpleParser(raw, PARSER_OPTIONS);
+  // mailparser gives a message without a Date header the time of parsing; that is not the message's date.
+  const date = firstField(block, 'date') && mail.date && !Number.isNaN(mail.date.getTime()) ? mail.date.toISOString() : null;
+  const recipients = [mail.to, mail.cc]
+    .flatMap((field) => (Array.isArray(field) ? field : field ? [field] : []))
+    .flatMap((field) => field.value)
+    .map((r) => (r.address ?? '').toLowerCase());
+  return {
+    subject: tidySubject(mail.subject ?? ''),
+    from: readFrom(mail, block),
+    date,
+    body: readBody(mail),
+    parts: mail.attachments.map((a) => ({ contentType: a.contentType, filename: a.filename })),
+    recipients,
+  };
 }
 
-function all(block: HeaderBlock, name: string): string[] {
-  return block.fields.get(name) ?? [];
+export function tidySubject(subject: string): string {
+  return decodeWords(subject).replace(/\s+/g, ' ').trim();
 }
 
 function readBody(mail: ParsedMail): string {
@@ -99,39 +137,50 @@ export function readInReplyTo(value: string | undefined): string | null {
   return bare ? bare[1]! : null;
 }
 
+/** Pipermail hides addresses as `jane at example.org (Jane)`. */
+const OBFUSCATED = /^\s*([^\s@()<>]+) at ([^\s@()<>]+\.[^\s@()<>]+)\s*(?:\((.*)\))?\s*$/;
+
 function readFrom(mail: ParsedMail, block: HeaderBlock): { name: string | null; address: string | null } {
+  const rawFrom = firstField(block, 'from') ?? '';
+  if (OBFUSCATED.test(rawFrom)) return readSender(rawFrom);
   const value = (mail.from as AddressObject | undefined)?.value?.[0];
-  let address = value?.address?.trim() || null;
-  let name = value?.name?.trim() || null;
-  // Pipermail hides addresses as `jane at example.org (Jane)`.
-  const rawFrom = first(block, 'from') ?? '';
-  const obfuscated = /^\s*([^\s@()<>]+) at ([^\s@()<>]+\.[^\s@()<>]+)\s*(?:\((.*)\))?\s*$/.exec(rawFrom);
+  const address = value?.address?.trim().toLowerCase() || null;
+  if (!address && rawFrom) return readSender(rawFrom);
+  const name = value?.name ? decodeWords(value.name).replace(/^"(.*)"$/, '$1').trim() : null;
+  return { name: name && name.toLowerCase() !== address ? name : null, address };
+}
+
+/** A From header read without mailparser: `Jane <jane@x>`, `jane@x (Jane)`, `jane at x (Jane)`. */
+export function readSender(value: string): { name: string | null; address: string | null } {
+  const text = decodeHeaderBytes(value);
+  const obfuscated = OBFUSCATED.exec(text);
   if (obfuscated) {
-    address = `${obfuscated[1]}@${obfuscated[2]}`;
-    name = obfuscated[3]?.trim() || null;
+    const name = obfuscated[3] ? decodeWords(obfuscated[3]).trim() : '';
+    return { name: name || null, address: `${obfuscated[1]}@${obfuscated[2]}`.toLowerCase() };
   }
-  if (!address && rawFrom) {
-    const person = readPerson(rawFrom);
-    return { name: person.name && decodeWords(person.name), address: person.address };
-  }
-  name = name && decodeWords(name).replace(/^"(.*)"$/, '$1').trim();
-  return { name: name && name !== address ? name : null, address: address ? address.toLowerCase() : null };
+  const person = readPerson(text);
+  const name = person.name ? decodeWords(person.name).replace(/^"(.*)"$/, '$1').trim() : null;
+  return { name: name && name.toLowerCase() !== person.address ? name : null, address: person.address };
+}
+
+/** Raw 8-bit header bytes (held as latin1 text): UTF-8 when valid, else windows-1252. */
+export function decodeHeaderBytes(value: string): string {
+  // eslint-disable-next-line no-control-regex
+  return /[^\x00-\x7f]/.test(value) ? decodeUnlabelled(Buffer.from(value, 'latin1')) : value;
 }
 
 const ZONES: Record<string, number> = { UT: 0, UTC: 0, GMT: 0, Z: 0, EST: -300, EDT: -240, CST: -360, CDT: -300, MST: -420, MDT: -360, PST: -480, PDT: -420 };
 
-function readDate(mail: ParsedMail, block: HeaderBlock): { utc: string | null; offset: number | null } {
-  const date = mail.date;
-  const utc = date && !Number.isNaN(date.getTime()) ? date.toISOString() : null;
-  if (!utc) return { utc: null, offset: null };
-  const text = (first(block, 'date') ?? '').replace(/\([^)]*\)/g, '').trim();
+/** The sender's UTC offset in minutes, from `+0100`, `-07:00` or a US zone name. */
+export function readDateOffset(value: string | undefined): number | null {
+  const text = (value ?? '').replace(/\([^)]*\)/g, '').trim();
   const numeric = /([+-])(\d{2}):?(\d{2})$/.exec(text);
   if (numeric) {
     const minutes = Number(numeric[2]) * 60 + Number(numeric[3]);
-    return { utc, offset: numeric[1] === '-' ? -minutes : minutes };
+    return numeric[1] === '-' ? -minutes : minutes;
   }
   const zone = /\b([A-Z]{1,3}T?|UTC)$/i.exec(text)?.[1]?.toUpperCase();
-  return { utc, offset: zone !== undefined && zone in ZONES ? ZONES[zone]! : null };
+  return zone !== undefined && zone in ZONES ? ZONES[zone]! : null;
 }
 
 /**
@@ -146,17 +195,11 @@ export function readListIdValue(value: string | undefined): string | null {
   return id.length > 0 ? id : null;
 }
 
-function readListId(block: HeaderBlock): string | null {
-  return readListIdValue(first(block, 'list-id'));
-}
-
 /** List-Post's mailto, else the To/Cc address that the List-Id spells (`dev.kafka.apache.org` ↔ `dev@kafka.apache.org`). */
-function readListAddress(block: HeaderBlock, mail: ParsedMail, listId: string | null): string | null {
-  const post = /<mailto:([^<>?\s]+@[^<>?\s]+)/i.exec(first(block, 'list-post') ?? '');
+function readListAddress(block: HeaderBlock, recipients: readonly string[], listId: string | null): string | null {
+  const post = /<mailto:([^<>?\s]+@[^<>?\s]+)/i.exec(firstField(block, 'list-post') ?? '');
   if (post) return post[1]!.toLowerCase();
   if (!listId) return null;
   const spelled = listId.replace('.', '@');
-  const recipients = [mail.to, mail.cc].flatMap((field) => (Array.isArray(field) ? field : field ? [field] : [])).flatMap((field) => field.value);
-  const match = recipients.find((r) => r.address?.toLowerCase() === spelled);
-  return match ? spelled : null;
+  return recipients.includes(spelled) ? spelled : null;
 }

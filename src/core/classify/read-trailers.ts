@@ -23,14 +23,15 @@ export function readTrailers(body: string): Trailer[] {
 /** `Jane Doe <Jane@Example.org>`, `jane@example.org (Jane)`, or a bare name. */
 export function readPerson(text: string): { name: string | null; address: string | null } {
   const value = text.trim();
-  const bracketed = /^(.*?)\s*<([^<>\s]+@[^<>\s]+)>/.exec(value);
-  if (bracketed) return { name: cleanName(bracketed[1]!), address: bracketed[2]!.toLowerCase() };
+  // RFC 5322 comments may sit even inside the address: `Pete <pete(his account)@silly.test(his host)>`.
+  const bracketed = /^(.*?)\s*<((?:[^<>()\s]|\((?:\\.|[^()\\])*\))+)>/.exec(value);
+  if (bracketed) return { name: cleanName(bracketed[1]!), address: bracketed[2]!.replace(/\((?:\\.|[^()\\])*\)/g, '').toLowerCase() || null };
   const bare = /^([^\s<>()]+@[^\s<>()]+)\s*(?:\((.*)\))?/.exec(value);
   if (bare) return { name: cleanName(bare[2] ?? ''), address: bare[1]!.toLowerCase() };
   return { name: cleanName(value), address: null };
 }
 
 function cleanName(name: string): string | null {
-  const trimmed = name.replace(/^["'\s]+|["'\s]+$/g, '').replace(/\s+/g, ' ');
+  const trimmed = name.replace(/^["\s]+|["\s]+$/g, '').replace(/\\(.)/g, '$1').replace(/\s+/g, ' ');
   return trimmed.length > 0 ? trimmed : null;
 }
