@@ -1,4 +1,5 @@
 import { TextDecoder } from 'node:util';
+import { decodeUnlabelled } from './decode-text.js';
 /**
  * RFC 2047 encoded words (`=?ISO-8859-1?Q?G=F6ran?=`) that mailparser leaves
  * alone because a mailer put them inside quotes or a comment, which the RFC
@@ -11,7 +12,10 @@ export function decodeWords(text: string): string {
   return text.replace(/(=\?[^?\s]+\?[bq]\?[^?\s]*\?=)\s+(?==\?)/gi, '$1').replace(WORD, (whole, charset: string, encoding: string, data: string) => {
     try {
       const bytes = encoding.toLowerCase() === 'b' ? Buffer.from(data, 'base64') : decodeQ(data);
-      return new TextDecoder(charset.split('*')[0]!.toLowerCase()).decode(bytes);
+      const name = charset.split('*')[0]!.toLowerCase();
+      // Words labelled UTF-8 that are not (Latin-1 bytes, in practice) read as windows-1252 rather than as U+FFFD.
+      if (name === 'utf-8' || name === 'utf8' || name === 'us-ascii') return decodeUnlabelled(bytes);
+      return new TextDecoder(name).decode(bytes);
     } catch {
       return whole;
     }

@@ -43,6 +43,7 @@ export interface ReadMessage {
  */
 export async function parseEnvelope(raw: Buffer): Promise<Envelope> {
   const block = readHeaderBlock(raw);
+  if (block.fields.size === 0) throw new Error('no header fields: the bytes are not a mail message');
   const read = readSimpleMessage(raw, block) ?? (await readWithMailparser(raw, block));
   return assembleEnvelope(raw, block, read);
 }
@@ -177,6 +178,8 @@ export function readDateOffset(value: string | undefined): number | null {
   const numeric = /([+-])(\d{2}):?(\d{2})$/.exec(text);
   if (numeric) {
     const minutes = Number(numeric[2]) * 60 + Number(numeric[3]);
+    // RFC 5322: "-0000" says the sender's local offset is unknown.
+    if (minutes === 0) return numeric[1] === '-' ? null : 0;
     return numeric[1] === '-' ? -minutes : minutes;
   }
   const zone = /\b([A-Z]{1,3}T?|UTC)$/i.exec(text)?.[1]?.toUpperCase();

@@ -26,8 +26,11 @@ export function readSimpleMessage(raw: Buffer, block: HeaderBlock): ReadMessage 
   const dateText = (firstField(block, 'date') ?? '').replace(/\([^)]*\)/g, ' ').trim();
   const time = dateText ? Date.parse(dateText) : Number.NaN;
   const rawFrom = firstField(block, 'from');
+  const subject = tidySubject(decodeHeaderBytes(firstField(block, 'subject') ?? ''));
+  // An encoded word left undecoded names a charset only mailparser knows (UTF-7, say).
+  if (/=\?[^?\s]+\?[bq]\?/i.test(subject)) return undefined;
   return {
-    subject: tidySubject(decodeHeaderBytes(firstField(block, 'subject') ?? '')),
+    subject,
     from: rawFrom ? readSender(rawFrom) : { name: null, address: null },
     date: Number.isNaN(time) ? null : new Date(time).toISOString(),
     body,
