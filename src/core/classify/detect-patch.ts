@@ -13,6 +13,7 @@ export interface PartInfo {
 export function detectPatch(body: string, parts: readonly PartInfo[] = []): boolean {
   if (INLINE_DIFF.test(body)) return true;
   return parts.some(
-    (part) => PATCH_TYPES.has((part.contentType ?? '').toLowerCase()) || /\.(?:patch|diff)$/i.test(part.filename ?? ''),
+    // mailparser can hand over a non-string content type for a broken header, hence String().
+    (part) => PATCH_TYPES.has(String(part.contentType ?? '').toLowerCase()) || /\.(?:patch|diff)$/i.test(String(part.filename ?? '')),
   );
 }
