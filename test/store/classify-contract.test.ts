@@ -73,6 +73,14 @@ describe.each(ALL_DIALECTS)('classify stage on $dialect', ({ dialect, skip }) =>
     expect(same.changed).toBe(0);
   });
 
+  it.skipIf(skip)('stores the envelope of a message whose body holds NUL bytes', async () => {
+    await store.staging.stageBatch(listId, null, [stage(mail('nul@x', 'binary junk', undefined, 'a\u0000b'))]);
+    await classifyStaged(store, systems, {}, silentProgress);
+    const row = await byKey('nul@x');
+    expect(row.status).toBe('classified');
+    expect(JSON.parse(typeof row.envelope === 'string' ? row.envelope : JSON.stringify(row.envelope)).body).toBe('ab\n');
+  });
+
   it.skipIf(skip)('tries shunted messages again on request', async () => {
     await classifyStaged(store, systems, {}, silentProgress);
     await store.db.run(`UPDATE staged_messages SET status = 'shunted', error = 'a parser bug' WHERE message_key = 'talk@x'`);

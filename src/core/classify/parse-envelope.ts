@@ -56,7 +56,7 @@ export async function parseEnvelopeWithMailparser(raw: Buffer): Promise<Envelope
 
 function assembleEnvelope(raw: Buffer, block: HeaderBlock, read: ReadMessage): Envelope {
   const listId = readListIdValue(firstField(block, 'list-id'));
-  return {
+  return withoutNul({
     messageId: normalizeMessageId(firstField(block, 'message-id')),
     inReplyTo: readInReplyTo(firstField(block, 'in-reply-to')),
     references: readIds((block.fields.get('references') ?? []).join(' ')),
@@ -72,6 +72,29 @@ function assembleEnvelope(raw: Buffer, block: HeaderBlock, read: ReadMessage): E
     trailers: readTrailers(read.body),
     series: readSeries(read.subject),
     size: raw.length,
+  });
+}
+
+/**
+ * NUL characters (binary junk in broken mail) cannot be stored in
+ * PostgreSQL text or JSONB; they carry nothing a reader needs.
+ */
+function withoutNul(envelope: Envelope): Envelope {
+  // eslint-disable-next-line no-control-regex
+  const clean = (value: string) => (value.includes('\u0000') ? value.replace(/\u0000/g, '') : value);
+  const cleanOrNull = (value: string | null) => (value === null ? null : clean(value));
+  return {
+    ...envelope,
+    messageId: cleanOrNull(envelope.messageId),
+    inReplyTo: cleanOrNull(envelope.inReplyTo),
+    references: envelope.references.map(clean),
+    subject: clean(envelope.subject),
+    fromName: cleanOrNull(envelope.fromName),
+    fromAddress: cleanOrNull(envelope.fromAddress),
+    listId: cleanOrNull(envelope.listId),
+    listAddress: cleanOrNull(envelope.listAddress),
+    body: clean(envelope.body),
+    trailers: envelope.trailers.map((t) => ({ ...t, name: cleanOrNull(t.name), address: cleanOrNull(t.address) })),
   };
 }
 
