@@ -19,13 +19,14 @@ export default class Classify extends BaseCommand<typeof Classify> {
     reclassify: Flags.boolean({ description: 'label every stored message again (after the rules changed)' }),
     'retry-shunted': Flags.boolean({ description: 'try messages that could not be parsed again' }),
     systems: Flags.string({ description: 'systems.yaml to use instead of the bundled one' }),
+    workers: Flags.integer({ description: 'worker threads that parse mail (1: parse on the main thread)', default: 1, min: 1, max: 64 }),
   };
 
   async run(): Promise<ClassifyResult> {
     const { flags } = this;
     const systems = this.systems(flags.systems);
     loadRuleBook(systems); // a bad rule is refused before any database is opened
-    const options = { list: flags.list, reclassify: flags.reclassify, retryShunted: flags['retry-shunted'] };
+    const options = { list: flags.list, reclassify: flags.reclassify, retryShunted: flags['retry-shunted'], workers: flags.workers };
     const mode = chooseProgressMode({ quiet: flags.quiet, json: this.jsonEnabled() });
     const result = await this.withStore((store) => runWithProgress('classify', mode, (progress) => classifyStaged(store, systems, options, progress)));
     const classes = Object.entries(result.classes)

@@ -99,6 +99,14 @@ describe.skipIf(corpusMissing).each(ALL_DIALECTS)('classify on $dialect', ({ dia
     expect(run.json.classes.review ?? 0).toBe(0);
   });
 
+  it.skipIf(skip)('gives the same labels when worker threads parse', async () => {
+    const single = (await runCliJson<ClassifyJson>(['classify', '--db', db.url, '--reclassify'])).json;
+    const pooled = await runCliJson<ClassifyJson>(['classify', '--db', db.url, '--reclassify', '--workers', '2']);
+    expect(pooled.code, pooled.stderr).toBe(0);
+    expect(pooled.json.classes).toEqual(single.classes);
+    expect(pooled.json.changed).toBe(0);
+  });
+
   it.skipIf(skip)('prints a summary for humans without --json', async () => {
     const run = await runCli(['classify', '--db', db.url]);
     expect(run.code).toBe(0);

@@ -18,3 +18,10 @@ export async function classifyMessage(raw: Buffer, rules: readonly CompiledRule[
   }
   return { envelope, classification: classifyEnvelope(rules, envelope, list) };
 }
+
+/** A verdict ready for the store: the envelope already as JSON (done where the parsing happened, off the main thread). */
+export type StoredVerdict = { envelopeJson: string; classification: Classification } | { error: string };
+
+export function toStoredVerdict(verdict: MessageVerdict): StoredVerdict {
+  return 'error' in verdict ? verdict : { envelopeJson: JSON.stringify(verdict.envelope), classification: verdict.classification };
+}

@@ -1,4 +1,4 @@
-import type { Classification, Envelope } from '../classify/envelope.js';
+import type { Classification } from '../classify/envelope.js';
 import { mapRow } from './row-mapping.js';
 import type { SqlDriver } from './sql-driver.js';
 import type { StagedStatus } from './staging-records.js';
@@ -14,7 +14,7 @@ export interface MessageToClassify {
 
 /** What classify decided for one message: labelled, or shunted with the reason. */
 export type ClassifyOutcome =
-  | { id: number; status: StagedStatus; envelope: Envelope; classification: Classification }
+  | { id: number; status: StagedStatus; envelopeJson: string; classification: Classification }
   | { id: number; status: StagedStatus; error: string };
 
 /** Which stored messages a run works on. */
@@ -76,13 +76,13 @@ export class ClassifyRecords {
           written += result.changes;
           continue;
         }
-        const { classification, envelope } = outcome;
+        const { classification, envelopeJson } = outcome;
         const captures = JSON.stringify(classification.captures);
         const keepsStatus = outcome.status === 'drained' || outcome.status === 'deferred' || outcome.status === 'classified';
         const result = await tx.run(
           `UPDATE staged_messages SET status = ?, msg_class = ?, class_source = ?, captures = ?, envelope = ?, error = NULL, updated_at = ?
            WHERE id = ? AND status = ?`,
-          [keepsStatus ? outcome.status : 'classified', classification.msgClass, classification.source, captures, JSON.stringify(envelope), now, outcome.id, outcome.status],
+          [keepsStatus ? outcome.status : 'classified', classification.msgClass, classification.source, captures, envelopeJson, now, outcome.id, outcome.status],
         );
         written += result.changes;
         if (result.changes > 0 && (outcome.status === 'drained' || outcome.status === 'deferred')) {
