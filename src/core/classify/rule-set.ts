@@ -1,3 +1,4 @@
+import { InputError } from '../errors.js';
 import { isPlainObject, refuseProblems, type Problem, type Validation } from '../config/yaml-document.js';
 import type { Systems } from '../systems/load-systems.js';
 import { MSG_CLASSES, type Classification, type Envelope, type MsgClass } from './envelope.js';
@@ -39,7 +40,12 @@ export class RuleBook {
   /** The rules a system's mail goes through (after `include`s are spliced in). */
   rulesOf(system: string): readonly CompiledRule[] {
     const rules = this.bySystem.get(system);
-    if (!rules) throw new Error(`no rules compiled for system "${system}"`);
+    if (!rules) {
+      throw new InputError(
+        `The systems file has no system "${system}" whose rules a list asks for.`,
+        `Add it to the systems file, or change the list with \`listminer lists add --rules SYSTEM\`. Known: ${this.systems.join(', ')}.`,
+      );
+    }
     return rules;
   }
 

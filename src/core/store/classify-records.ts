@@ -1,6 +1,6 @@
 import type { Classification } from '../classify/envelope.js';
 import { mapRow } from './row-mapping.js';
-import type { SqlDriver } from './sql-driver.js';
+import { inPlaceholders, type SqlDriver } from './sql-driver.js';
 import type { StagedStatus } from './staging-records.js';
 
 /** A staged message as classify reads it. */
@@ -23,8 +23,6 @@ export interface ClassifySelection {
   statuses: readonly StagedStatus[];
 }
 
-const PLACEHOLDERS = (count: number) => new Array(count).fill('?').join(', ');
-
 /**
  * The queries of the classify stage. Rows are read in id order in batches
  * (keyset, so a batch costs the same at the end of a million rows as at the
@@ -37,7 +35,7 @@ export class ClassifyRecords {
 
   async count(selection: ClassifySelection): Promise<number> {
     const row = await this.db.get<{ n: number | string }>(
-      `SELECT COUNT(*) AS n FROM staged_messages WHERE list_id = ? AND status IN (${PLACEHOLDERS(selection.statuses.length)})`,
+      `SELECT COUNT(*) AS n FROM staged_messages WHERE list_id = ? AND status IN (${inPlaceholders(selection.statuses.length)})`,
       [selection.listId, ...selection.statuses],
     );
     return Number(row?.n ?? 0);
@@ -46,7 +44,7 @@ export class ClassifyRecords {
   async nextBatch(selection: ClassifySelection, afterId: number, limit: number): Promise<MessageToClassify[]> {
     const rows = await this.db.all(
       `SELECT id, list_id, raw, status, msg_class FROM staged_messages
-       WHERE list_id = ? AND status IN (${PLACEHOLDERS(selection.statuses.length)}) AND id > ?
+       WHERE list_id = ? AND status IN (${inPlaceholders(selection.statuses.length)}) AND id > ?
        ORDER BY id LIMIT ?`,
       [selection.listId, ...selection.statuses, afterId, limit],
     );

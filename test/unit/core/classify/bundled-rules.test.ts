@@ -214,3 +214,20 @@ describe('the bundled rules classify real subjects', () => {
     expect(classifyEnvelope(book.rulesOf(system), input).msgClass).toBe(expected);
   });
 });
+
+describe('the bundled rules and patches in the body', () => {
+  const classify = (system: string, subject: string, list: string, hasPatch: boolean) =>
+    classifyEnvelope(book.rulesOf(system), { subject, fromName: null, fromAddress: 'dev@example.org', body: '', listId: null, listAddress: list || null, hasPatch }).msgClass;
+
+  it('calls a diff without a patch tag a patch submission, unless it is a reply', () => {
+    expect(classify(KERNEL, 'MAINTAINERS: Update entry for BCM5301X ARM', '', true)).toBe('patch_submission');
+    expect(classify(KERNEL, 'This is an orphaned patch!', '', true)).toBe('patch_submission');
+    expect(classify(GENERIC, 'Re: how about this?', 'devel@lists.fedoraproject.org', true)).toBe('discuss');
+  });
+
+  it('keeps commit mail that carries its diff a commit notification', () => {
+    expect(classify(APACHE, 'svn commit: r1889000 - /httpd/httpd/trunk/modules/ssl/ssl_engine_io.c', 'cvs@httpd.apache.org', true)).toBe('commit_notify');
+    expect(classify(APACHE, '[kafka] branch trunk updated: KAFKA-1: fix', 'commits@kafka.apache.org', true)).toBe('commit_notify');
+    expect(classify(APACHE, 'Some commit title', 'commits@kafka.apache.org', true)).toBe('commit_notify');
+  });
+});
