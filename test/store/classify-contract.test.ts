@@ -81,6 +81,12 @@ describe.each(ALL_DIALECTS)('classify stage on $dialect', ({ dialect, skip }) =>
     expect(JSON.parse(typeof row.envelope === 'string' ? row.envelope : JSON.stringify(row.envelope)).body).toBe('ab\n');
   });
 
+  it.skipIf(skip)('counts only what it wrote when another run labelled the rows first', async () => {
+    const [first, second] = await Promise.all([classifyStaged(store, systems, {}, silentProgress), classifyStaged(store, systems, {}, silentProgress)]);
+    expect(first.classified + second.classified).toBe(3);
+    expect(first.shunted + second.shunted).toBe(1);
+  });
+
   it.skipIf(skip)('tries shunted messages again on request', async () => {
     await classifyStaged(store, systems, {}, silentProgress);
     await store.db.run(`UPDATE staged_messages SET status = 'shunted', error = 'a parser bug' WHERE message_key = 'talk@x'`);

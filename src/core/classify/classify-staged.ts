@@ -152,9 +152,11 @@ async function saveBatch(store: Store, batch: MessageToClassify[], verdicts: Sto
     }
     outcomes.push({ id: message.id, status: message.status, ...verdict });
   });
-  await store.classify.save(outcomes);
+  // Only what this run wrote counts: a second classify may have labelled a row first.
+  const written = await store.classify.save(outcomes);
   const before = new Map(batch.map((m) => [m.id, m.msgClass]));
   for (const saved of outcomes) {
+    if (!written.has(saved.id)) continue;
     if ('error' in saved) {
       outcome.shunted++;
       continue;

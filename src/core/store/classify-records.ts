@@ -57,21 +57,21 @@ export class ClassifyRecords {
   /**
    * Writes a batch of outcomes. A staged (or shunted) message becomes
    * classified; a drained or deferred one keeps its status, and its
-   * email_messages row takes the new class too. Returns how many rows were
-   * written (a row whose status changed meanwhile is skipped).
+   * email_messages row takes the new class too. Returns the ids written (a
+   * row whose status changed meanwhile is skipped).
    */
-  async save(outcomes: readonly ClassifyOutcome[]): Promise<number> {
-    if (outcomes.length === 0) return 0;
+  async save(outcomes: readonly ClassifyOutcome[]): Promise<Set<number>> {
+    if (outcomes.length === 0) return new Set();
     const now = new Date().toISOString();
     return this.db.transaction(async (tx) => {
-      let written = 0;
+      const written = new Set<number>();
       for (const outcome of outcomes) {
         if ('error' in outcome) {
           const result = await tx.run(
             `UPDATE staged_messages SET status = 'shunted', error = ?, updated_at = ? WHERE id = ? AND status = ?`,
             [outcome.error, now, outcome.id, outcome.status],
           );
-          written += result.changes;
+          if (result.changes > 0) written.add(outcome.id);
           continue;
         }
         const { classification, envelopeJson } = outcome;
@@ -82,7 +82,7 @@ export class ClassifyRecords {
            WHERE id = ? AND status = ?`,
           [keepsStatus ? outcome.status : 'classified', classification.msgClass, classification.source, captures, envelopeJson, now, outcome.id, outcome.status],
         );
-        written += result.changes;
+        if (result.changes > 0) written.add(outcome.id);
         if (result.changes > 0 && (outcome.status === 'drained' || outcome.status === 'deferred')) {
           await tx.run(
             `UPDATE email_messages SET msg_class = ?, class_source = ?, captures = ?
