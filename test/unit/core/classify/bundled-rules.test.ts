@@ -112,7 +112,8 @@ const ROWS: Row[] = [
   [KERNEL, '[git pull] Please pull powerpc.git next branch', 'Benjamin Herrenschmidt <benh@kernel.crashing.org>', 'linuxppc-dev@lists.ozlabs.org', 'patch_submission'],
   [KERNEL, '[GIT PULL] soc: updates for v5.5', 'Arnd Bergmann <arnd@arndb.de>', 'soc@kernel.org', 'patch_submission'],
   [KERNEL, '[GIT PULL] DaVinci SoC updates for v5.6', 'Sekhar Nori <nsekhar@ti.com>', 'soc@kernel.org', 'patch_submission'],
-  [KERNEL, 'Re: [GIT PULL] soc: updates for v5.5', 'pr-tracker-bot@kernel.org', 'soc@kernel.org', 'review'],
+  [KERNEL, 'Re: [GIT PULL] soc: updates for v5.5', 'pr-tracker-bot <pr-tracker-bot@kernel.org>', 'soc@kernel.org', 'commit_notify'],
+  [KERNEL, 'Re: [GIT PULL] soc: updates for v5.5', 'Linus Torvalds <torvalds@linux-foundation.org>', 'soc@kernel.org', 'review'],
   [KERNEL, '[GIT] Networking', 'David Miller <davem@davemloft.net>', 'netdev@vger.kernel.org', 'patch_submission'],
   [KERNEL, '[PATCH v3 5/5] selftests, powerpc: Add test for VPHN', 'Nathan Fontenot <nfont@linux.vnet.ibm.com>', 'linuxppc-dev@lists.ozlabs.org', 'patch_submission'],
   [KERNEL, '[PATCH net-next v3 0/4] net: dsa: Multi-CPU ground work (v3)', 'Florian Fainelli <f.fainelli@gmail.com>', 'netdev@vger.kernel.org', 'patch_submission'],
@@ -149,6 +150,7 @@ const ROWS: Row[] = [
   [KERNEL, '[ANNOUNCE] public-inbox 1.9.0', 'Eric Wong <e@80x24.org>', 'meta@public-inbox.org', 'announce'],
   [KERNEL, '[ANNOUNCE] public-inbox 1.1.0-pre1', 'Eric Wong <e@80x24.org>', 'meta@public-inbox.org', 'announce'],
   [KERNEL, '[SECURITY] [DSA 3278-1] libapache-mod-jk security update', 'Someone <s@debian.org>', 'debian-security-announce@lists.debian.org', 'announce'],
+  // patchwork-bot's "applied" lives in the body; by subject and sender alone it is a reply to a patch.
   [KERNEL, 'Re: [PATCH net] net: fix leak', 'patchwork-bot+netdevbpf@kernel.org', 'netdev@vger.kernel.org', 'review'],
   [KERNEL, '[tip: x86/urgent] x86/fpu: Fix the thing', 'tip-bot2 for Thomas Gleixner <tip-bot2@linutronix.de>', 'linux-tip-commits@vger.kernel.org', 'commit_notify'],
   [KERNEL, 'Patch "usb: fix" has been added to the 5.10-stable tree', 'gregkh@linuxfoundation.org', 'stable-commits@vger.kernel.org', 'commit_notify'],
