@@ -2,6 +2,7 @@ import { BreakerRecords } from './breaker-records.js';
 import { FetchStateRecords } from './fetch-state-records.js';
 import { ContributorRecords } from './contributor-records.js';
 import { DrainRecords } from './drain-records.js';
+import { ClassifyRecords } from './classify-records.js';
 import { ListRecords } from './list-records.js';
 import { RepoRecords } from './repo-records.js';
 import type { SqlDriver } from './sql-driver.js';
@@ -20,6 +21,7 @@ export class Store {
   readonly breakers: BreakerRecords;
   readonly drain: DrainRecords;
   readonly contributors: ContributorRecords;
+  readonly classify: ClassifyRecords;
 
   constructor(readonly db: SqlDriver) {
     this.lists = new ListRecords(db);
@@ -29,6 +31,7 @@ export class Store {
     this.breakers = new BreakerRecords(db);
     this.drain = new DrainRecords(db);
     this.contributors = new ContributorRecords(db);
+    this.classify = new ClassifyRecords(db);
   }
 
   get dialect(): SqlDriver['dialect'] {

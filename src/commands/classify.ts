@@ -1,0 +1,39 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../cli/base-command.js';
+import { chooseProgressMode, runWithProgress } from '../cli/progress-view.js';
+import { classifyStaged, type ClassifyResult } from '../core/classify/classify-staged.js';
+import { loadRuleBook } from '../core/classify/rule-set.js';
+
+export default class Classify extends BaseCommand<typeof Classify> {
+  static override summary = 'Parse staged mail and label each message with its class.';
+  static override description =
+    'Reads every staged message that has no class yet, builds its envelope (headers, plain-text body, patch facts, trailers) and runs the rules of systems.yaml over it. Running it again does nothing new. --reclassify labels every stored message again after the rules changed, without fetching; a message that cannot be parsed is shunted with its bytes kept, and --retry-shunted tries those again.';
+  static override examples = [
+    '<%= config.bin %> classify',
+    '<%= config.bin %> classify --list dev@kafka.apache.org',
+    '<%= config.bin %> classify --reclassify --systems ./my-systems.yaml',
+    '<%= config.bin %> classify --retry-shunted --json',
+  ];
+  static override flags = {
+    list: Flags.string({ description: 'only this list (name or address)' }),
+    reclassify: Flags.boolean({ description: 'label every stored message again (after the rules changed)' }),
+    'retry-shunted': Flags.boolean({ description: 'try messages that could not be parsed again' }),
+    systems: Flags.string({ description: 'systems.yaml to use instead of the bundled one' }),
+    workers: Flags.integer({ description: 'worker threads that parse mail (1: parse on the main thread)', default: 1, min: 1, max: 64 }),
+  };
+
+  async run(): Promise<ClassifyResult> {
+    const { flags } = this;
+    const systems = this.systems(flags.systems);
+    loadRuleBook(systems); // a bad rule is refused before any database is opened
+    const options = { list: flags.list, reclassify: flags.reclassify, retryShunted: flags['retry-shunted'], workers: flags.workers };
+    const mode = chooseProgressMode({ quiet: flags.quiet, json: this.jsonEnabled() });
+    const result = await this.withStore((store) => runWithProgress('classify', mode, (progress) => classifyStaged(store, systems, options, progress)));
+    const classes = Object.entries(result.classes)
+      .sort((a, b) => b[1] - a[1])
+      .map(([name, count]) => `${name} ${count}`)
+      .join(', ');
+    this.show(`classified ${result.classified}, shunted ${result.shunted}${flags.reclassify ? `, changed class ${result.changed}` : ''}${classes ? ` (${classes})` : ''}`);
+    return result;
+  }
+}

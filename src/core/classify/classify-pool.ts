@@ -1,0 +1,77 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { StoredVerdict } from './classify-message.js';
+import type { WorkerReply, WorkerRequest } from './classify-worker.js';
+import type { ListContext } from './rule-set.js';
+
+const WORKER_FILE = fileURLToPath(new URL('./classify-worker.js', import.meta.url));
+
+interface Pending {
+  resolve: (verdicts: StoredVerdict[]) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * Worker threads that parse and classify batches of raw messages, so the
+ * main thread only reads and writes the store. Parsing is the expensive part
+ * of the pipeline (DESIGN §9); with two cores, two workers keep both busy.
+ */
+export class ClassifyPool {
+  private readonly pending = new Map<number, Pending>();
+  private readonly load: number[];
+  private seq = 0;
+  private failure: Error | undefined;
+
+  private constructor(private readonly workers: Worker[]) {
+    this.load = workers.map(() => 0);
+    workers.forEach((worker, index) => {
+      worker.on('message', (reply: WorkerReply) => {
+        this.load[index]!--;
+        const waiting = this.pending.get(reply.seq);
+        this.pending.delete(reply.seq);
+        if (reply.error !== undefined) waiting?.reject(new Error(reply.error));
+        else waiting?.resolve(reply.verdicts!);
+      });
+      worker.on('error', (error) => this.fail(error));
+      worker.on('exit', (code) => {
+        if (code !== 0) this.fail(new Error(`a classify worker stopped with code ${code}`));
+      });
+    });
+  }
+
+  /**
+   * Starts `size` workers reading the given systems file; undefined when
+   * workers are not worth it (one asked for) or not available (running from
+   * TypeScript source, where the compiled worker does not exist).
+   */
+  static start(size: number, systemsFile: string): ClassifyPool | undefined {
+    if (size < 2 || !existsSync(WORKER_FILE)) return undefined;
+    return new ClassifyPool(Array.from({ length: size }, () => new Worker(WORKER_FILE, { workerData: { systemsFile } })));
+  }
+
+  get size(): number {
+    return this.workers.length;
+  }
+
+  classify(rulesSystem: string, context: ListContext, raws: Buffer[]): Promise<StoredVerdict[]> {
+    if (this.failure) return Promise.reject(this.failure);
+    const seq = ++this.seq;
+    const index = this.load.indexOf(Math.min(...this.load));
+    this.load[index]!++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(seq, { resolve, reject });
+      this.workers[index]!.postMessage({ seq, rulesSystem, context, raws } satisfies WorkerRequest);
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((worker) => worker.terminate()));
+  }
+
+  private fail(error: Error): void {
+    this.failure ??= error;
+    for (const waiting of this.pending.values()) waiting.reject(error);
+    this.pending.clear();
+  }
+}

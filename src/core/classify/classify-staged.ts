@@ -1,0 +1,170 @@
+import { InputError } from '../errors.js';
+import type { ProgressListener } from '../progress.js';
+import type { ClassifyOutcome, ClassifySelection, MessageToClassify } from '../store/classify-records.js';
+import type { ListRecord } from '../store/list-records.js';
+import type { StagedStatus } from '../store/staging-records.js';
+import type { Store } from '../store/store.js';
+import { requireSystem, type Systems } from '../systems/load-systems.js';
+import { classifyMessage, toStoredVerdict, type StoredVerdict } from './classify-message.js';
+import { ClassifyPool } from './classify-pool.js';
+import { loadRuleBook, type ListContext, type RuleBook } from './rule-set.js';
+
+export interface ClassifyOptions {
+  /** Only this list (its name or address). */
+  list?: string;
+  /** Label every stored message again (all but shunted ones), e.g. after the rules changed. */
+  reclassify?: boolean;
+  /** Try shunted messages again. */
+  retryShunted?: boolean;
+  /** Messages read, parsed and written together (one transaction). */
+  batchSize?: number;
+  /** Worker threads that parse (1: parse on the main thread). Needs the systems file on disk. */
+  workers?: number;
+}
+
+export interface ListClassifyResult {
+  list: string;
+  system: string;
+  rules: string;
+  classified: number;
+  shunted: number;
+  /** Under --reclassify: messages whose class is now different. */
+  changed: number;
+}
+
+export interface ClassifyResult {
+  classified: number;
+  shunted: number;
+  changed: number;
+  /** Messages per class among those labelled in this run. */
+  classes: Record<string, number>;
+  lists: ListClassifyResult[];
+}
+
+const RECLASSIFY_STATUSES: readonly StagedStatus[] = ['staged', 'classified', 'drained', 'deferred'];
+
+/**
+ * The classify stage: every staged message without a class gets its
+ * envelope and class. Reads and writes go in batches, one transaction per
+ * batch, so a stopped run resumes where the store says and a second run
+ * finds nothing new. With workers, several batches are parsed at once while
+ * the main thread writes the finished ones in order.
+ */
+export async function classifyStaged(store: Store, systems: Systems, options: ClassifyOptions, progress: ProgressListener): Promise<ClassifyResult> {
+  const book = loadRuleBook(systems);
+  const lists = await chooseLists(store, options.list);
+  const statuses: StagedStatus[] = options.reclassify ? [...RECLASSIFY_STATUSES] : ['staged'];
+  if (options.retryShunted) statuses.push('shunted');
+  const result: ClassifyResult = { classified: 0, shunted: 0, changed: 0, classes: {}, lists: [] };
+  const pool = ClassifyPool.start(options.workers ?? 1, systems.file);
+  try {
+    for (const list of lists) {
+      const outcome = await classifyList({ store, systems, book, pool, list, statuses, batchSize: options.batchSize ?? 64, classes: result.classes, progress });
+      result.lists.push(outcome);
+      result.classified += outcome.classified;
+      result.shunted += outcome.shunted;
+      result.changed += outcome.changed;
+    }
+  } finally {
+    await pool?.close();
+  }
+  return result;
+}
+
+async function chooseLists(store: Store, name: string | undefined): Promise<ListRecord[]> {
+  if (name === undefined) return store.lists.all();
+  const found = await store.lists.find(name);
+  if (found.length === 0) throw new InputError(`No list named "${name}" is registered.`, 'See `listminer lists ls` for the registered lists.');
+  return found;
+}
+
+/** The rules a list's mail goes through: its own choice, else its system's. */
+export function rulesSystemOf(systems: Systems, list: Pick<ListRecord, 'system' | 'rulesSystem'>): string {
+  return list.rulesSystem ?? requireSystem(systems, list.system).rulesFrom;
+}
+
+interface ListRun {
+  store: Store;
+  systems: Systems;
+  book: RuleBook;
+  pool: ClassifyPool | undefined;
+  list: ListRecord;
+  statuses: readonly StagedStatus[];
+  batchSize: number;
+  classes: Record<string, number>;
+  progress: ProgressListener;
+}
+
+async function classifyList(run: ListRun): Promise<ListClassifyResult> {
+  const { store, list, pool, progress } = run;
+  const rulesName = rulesSystemOf(run.systems, list);
+  const rules = run.book.rulesOf(rulesName);
+  const context: ListContext = { listId: list.listId, listAddress: list.listAddress };
+  const selection: ClassifySelection = { listId: list.id, statuses: run.statuses };
+  const task = `list-${list.id}`;
+  const outcome: ListClassifyResult = { list: list.name, system: list.system, rules: rulesName, classified: 0, shunted: 0, changed: 0 };
+  const total = await store.classify.count(selection);
+  if (total === 0) return outcome;
+  progress({ type: 'start', task, title: `${list.system} ${list.name}`, total });
+
+  const judge = async (batch: MessageToClassify[]): Promise<StoredVerdict[]> => {
+    if (pool) return pool.classify(rulesName, context, batch.map((m) => m.raw));
+    const verdicts: StoredVerdict[] = [];
+    for (const message of batch) verdicts.push(toStoredVerdict(await classifyMessage(message.raw, rules, context)));
+    return verdicts;
+  };
+  // Batches in flight: enough to keep every worker busy while the main thread writes.
+  const depth = pool ? pool.size * 2 : 1;
+  const inFlight: { batch: MessageToClassify[]; verdicts: Promise<StoredVerdict[]> }[] = [];
+  let afterId = 0;
+  let done = 0;
+  let exhausted = false;
+  while (!exhausted || inFlight.length > 0) {
+    if (!exhausted) {
+      const batch = await store.classify.nextBatch(selection, afterId, run.batchSize);
+      if (batch.length === 0) exhausted = true;
+      else {
+        afterId = batch[batch.length - 1]!.id;
+        const verdicts = judge(batch);
+        verdicts.catch(() => {}); // awaited below, in order; this only keeps an early failure from going unhandled
+        inFlight.push({ batch, verdicts });
+      }
+    }
+    if (inFlight.length >= depth || (exhausted && inFlight.length > 0)) {
+      const next = inFlight.shift()!;
+      await saveBatch(store, next.batch, await next.verdicts, outcome, run.classes);
+      done += next.batch.length;
+      progress({ type: 'update', task, done, total, detail: `${outcome.classified} classified, ${outcome.shunted} shunted` });
+    }
+  }
+  progress({ type: 'end', task, status: 'done', detail: `${outcome.classified} classified, ${outcome.shunted} shunted${outcome.changed ? `, ${outcome.changed} changed class` : ''}` });
+  return outcome;
+}
+
+async function saveBatch(store: Store, batch: MessageToClassify[], verdicts: StoredVerdict[], outcome: ListClassifyResult, classes: Record<string, number>): Promise<void> {
+  const outcomes: ClassifyOutcome[] = [];
+  batch.forEach((message, index) => {
+    const verdict = verdicts[index]!;
+    if ('error' in verdict) {
+      // A message already drained keeps its labels: a parse that fails now never undoes what was stored.
+      if (message.status === 'staged' || message.status === 'shunted') outcomes.push({ id: message.id, status: message.status, error: verdict.error });
+      return;
+    }
+    outcomes.push({ id: message.id, status: message.status, ...verdict });
+  });
+  // Only what this run wrote counts: a second classify may have labelled a row first.
+  const written = await store.classify.save(outcomes);
+  const before = new Map(batch.map((m) => [m.id, m.msgClass]));
+  for (const saved of outcomes) {
+    if (!written.has(saved.id)) continue;
+    if ('error' in saved) {
+      outcome.shunted++;
+      continue;
+    }
+    outcome.classified++;
+    const cls = saved.classification.msgClass;
+    classes[cls] = (classes[cls] ?? 0) + 1;
+    const previous = before.get(saved.id);
+    if (previous && previous !== cls) outcome.changed++;
+  }
+}

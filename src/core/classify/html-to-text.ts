@@ -1,0 +1,118 @@
+/**
+ * Readable text from an HTML-only message body. Deliberately small: classify
+ * needs words for the rules and a body researchers can read, not layout, and
+ * mailparser's own converter costs as much as the rest of the parse.
+ */
+const BLOCKS = new Set(['p', 'div', 'li', 'tr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'pre', 'table', 'ul', 'ol', 'br', 'hr']);
+const DROPPED = ['script', 'style', 'head', 'title'];
+
+const NAMED: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+  copy: '©',
+  reg: '®',
+  hellip: '…',
+  mdash: '—',
+  ndash: '–',
+  lsquo: '‘',
+  rsquo: '’',
+  ldquo: '“',
+  rdquo: '”',
+  bull: '•',
+  middot: '·',
+  euro: '€',
+};
+
+export function htmlToText(html: string): string {
+  return decodeEntities(stripTags(dropNonText(html)))
+    .split('\n')
+    .map((line) => line.replace(/[ \t\u00a0]+/g, ' ').trim())
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+/**
+ * Tags out, a line break for each block element, source whitespace folded
+ * as a browser would. One pass: every character is looked at a bounded
+ * number of times, however the tags are broken.
+ */
+function stripTags(html: string): string {
+  const out: string[] = [];
+  let at = 0;
+  while (at < html.length) {
+    const open = html.indexOf('<', at);
+    if (open === -1) {
+      out.push(html.slice(at).replace(/\s+/g, ' '));
+      break;
+    }
+    out.push(html.slice(at, open).replace(/\s+/g, ' '));
+    const close = html.indexOf('>', open);
+    if (close === -1) {
+      out.push(html.slice(open).replace(/\s+/g, ' '));
+      break;
+    }
+    const name = /^\/?\s*([a-z][a-z0-9]*)/i.exec(html.slice(open + 1, Math.min(close, open + 20)))?.[1]?.toLowerCase();
+    if (name && BLOCKS.has(name)) out.push('\n');
+    at = close + 1;
+  }
+  return out.join('');
+}
+
+/**
+ * Removes comments and the content of script, style, head and title. Done
+ * with a scan rather than lazy regular expressions: an unclosed `<!--` or
+ * `<title>` repeated through a hostile message would make those quadratic.
+ */
+function dropNonText(html: string): string {
+  const lower = html.toLowerCase();
+  const out: string[] = [];
+  const closedAfter = new Map<string, number>();
+  let at = 0;
+  for (;;) {
+    const open = lower.indexOf('<', at);
+    if (open === -1) break;
+    if (lower.startsWith('<!--', open)) {
+      const end = lower.indexOf('-->', open + 4);
+      out.push(html.slice(at, open));
+      at = end === -1 ? html.length : end + 3;
+      continue;
+    }
+    const name = DROPPED.find((tag) => lower.startsWith(tag, open + 1) && !/[a-z0-9]/.test(lower[open + 1 + tag.length] ?? ''));
+    if (!name) {
+      out.push(html.slice(at, open + 1));
+      at = open + 1;
+      continue;
+    }
+    // Where the element closes; remembered as "nowhere" once a search failed, so each tag name is searched for at most once per closing.
+    let close = closedAfter.get(name);
+    if (close === undefined || (close !== -1 && close < open)) {
+      close = lower.indexOf(`</${name}`, open);
+      closedAfter.set(name, close);
+    }
+    out.push(html.slice(at, open));
+    if (close === -1) {
+      const tagEnd = lower.indexOf('>', open);
+      at = tagEnd === -1 ? html.length : tagEnd + 1;
+    } else {
+      const tagEnd = lower.indexOf('>', close);
+      at = tagEnd === -1 ? html.length : tagEnd + 1;
+    }
+  }
+  out.push(html.slice(at));
+  return out.join('');
+}
+
+export function decodeEntities(text: string): string {
+  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, entity: string) => {
+    if (entity[0] === '#') {
+      const code = entity[1] === 'x' || entity[1] === 'X' ? parseInt(entity.slice(2), 16) : parseInt(entity.slice(1), 10);
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+    }
+    return NAMED[entity.toLowerCase()] ?? whole;
+  });
+}

@@ -1,0 +1,107 @@
+import { readFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { identifyMessage } from '../../src/core/archive/message-key.js';
+import { classifyStaged } from '../../src/core/classify/classify-staged.js';
+import { silentProgress } from '../../src/core/progress.js';
+import type { Store } from '../../src/core/store/store.js';
+import { BUNDLED_SYSTEMS, loadSystems, validateSystems } from '../../src/core/systems/load-systems.js';
+import { ALL_DIALECTS, createTestStore } from '../helpers/databases.js';
+
+const mail = (id: string, subject: string, from = 'Jane <jane@example.org>', body = 'text') =>
+  Buffer.from(`From: ${from}\nSubject: ${subject}\nDate: Mon, 1 Jan 2024 10:00:00 +0100\nMessage-ID: <${id}>\n\n${body}\n`);
+const stage = (raw: Buffer) => ({ raw, ...identifyMessage(raw) });
+
+describe.each(ALL_DIALECTS)('classify stage on $dialect', ({ dialect, skip }) => {
+  let store: Store & { dropDatabase(): Promise<void> };
+  let listId: number;
+  const systems = loadSystems();
+  const rows = () =>
+    store.db.all<{ message_key: string; status: string; msg_class: string | null; class_source: string | null; captures: string | null; envelope: string | null; error: string | null; raw: Buffer }>(
+      'SELECT message_key, status, msg_class, class_source, captures, envelope, error, raw FROM staged_messages ORDER BY message_key',
+    );
+  const byKey = async (key: string) => (await rows()).find((r) => r.message_key === key)!;
+
+  beforeEach(async () => {
+    if (skip) return;
+    store = await createTestStore(dialect);
+    listId = (await store.lists.register({ system: 'apache_ponymail', name: 'dev@kafka.apache.org', listAddress: 'dev@kafka.apache.org', listId: 'dev.kafka.apache.org' })).list.id;
+    await store.staging.stageBatch(listId, '2024-01', [
+      stage(mail('jira@x', '[jira] [Work logged] (KAFKA-20167) Flaky test', 'ASF GitHub Bot (Jira) <jira@apache.org>')),
+      stage(mail('vote@x', 'Re: [VOTE] KIP-221: Enhance KStream')),
+      stage(mail('talk@x', 'How should we name this?')),
+      stage(Buffer.from('\u0000\u0001 not mail at all')),
+    ]);
+  });
+  afterEach(async () => {
+    if (!skip) await store.dropDatabase();
+  });
+
+  it.skipIf(skip)('labels every staged message once, stores envelope and captures, and shunts what cannot be parsed', async () => {
+    const result = await classifyStaged(store, systems, {}, silentProgress);
+    expect(result).toMatchObject({ classified: 3, shunted: 1, changed: 0, classes: { issue_event: 1, vote: 1, discuss: 1 } });
+    const jira = await byKey('jira@x');
+    expect(jira).toMatchObject({ status: 'classified', msg_class: 'issue_event', class_source: 'jira-event:subject' });
+    expect(JSON.parse(jira.captures!)).toEqual({ action: 'Work logged', external_key: 'KAFKA-20167' });
+    const envelope = JSON.parse(jira.envelope!);
+    expect(envelope).toMatchObject({ messageId: 'jira@x', subject: '[jira] [Work logged] (KAFKA-20167) Flaky test', fromAddress: 'jira@apache.org', body: 'text\n', dateOffsetMinutes: 60 });
+    expect((await byKey('talk@x')).class_source).toBe('dev-list:list_address');
+    const garbage = (await rows()).find((r) => r.status === 'shunted')!;
+    expect(garbage.error).toMatch(/no header fields/);
+    expect(Buffer.from(garbage.raw).toString('latin1')).toContain('not mail at all');
+
+    const again = await classifyStaged(store, systems, {}, silentProgress);
+    expect(again).toMatchObject({ classified: 0, shunted: 0 });
+  });
+
+  it.skipIf(skip)('re-labels stored mail after the rules change, drained mail included, and counts what changed', async () => {
+    await classifyStaged(store, systems, {}, silentProgress);
+    await store.db.run(`UPDATE staged_messages SET status = 'drained' WHERE message_key = 'vote@x'`);
+    await store.db.run(
+      `INSERT INTO email_messages (list_id, message_key, message_id, msg_class, class_source, drained_at) VALUES (?, 'vote@x', 'vote@x', 'vote', 'vote:subject', ?)`,
+      [listId, new Date().toISOString()],
+    );
+    const changed = validateSystems('changed.yaml', readFileSync(BUNDLED_SYSTEMS, 'utf8').replace("      - name: vote\n        class: vote\n", '      - name: vote\n        class: discuss\n')).value!;
+
+    const result = await classifyStaged(store, changed, { reclassify: true }, silentProgress);
+    expect(result).toMatchObject({ classified: 3, shunted: 0, changed: 1 });
+    expect(await byKey('vote@x')).toMatchObject({ status: 'drained', msg_class: 'discuss' });
+    const drained = await store.db.get<{ msg_class: string; class_source: string }>(`SELECT msg_class, class_source FROM email_messages WHERE message_key = 'vote@x'`);
+    expect(drained).toEqual({ msg_class: 'discuss', class_source: 'vote:subject' });
+    expect((await rows()).filter((r) => r.status === 'shunted')).toHaveLength(1);
+
+    const same = await classifyStaged(store, changed, { reclassify: true }, silentProgress);
+    expect(same.changed).toBe(0);
+  });
+
+  it.skipIf(skip)('stores the envelope of a message whose body holds NUL bytes', async () => {
+    await store.staging.stageBatch(listId, null, [stage(mail('nul@x', 'binary junk', undefined, 'a\u0000b'))]);
+    await classifyStaged(store, systems, {}, silentProgress);
+    const row = await byKey('nul@x');
+    expect(row.status).toBe('classified');
+    expect(JSON.parse(typeof row.envelope === 'string' ? row.envelope : JSON.stringify(row.envelope)).body).toBe('ab\n');
+  });
+
+  it.skipIf(skip)('counts only what it wrote when another run labelled the rows first', async () => {
+    const [first, second] = await Promise.all([classifyStaged(store, systems, {}, silentProgress), classifyStaged(store, systems, {}, silentProgress)]);
+    expect(first.classified + second.classified).toBe(3);
+    expect(first.shunted + second.shunted).toBe(1);
+  });
+
+  it.skipIf(skip)('tries shunted messages again on request', async () => {
+    await classifyStaged(store, systems, {}, silentProgress);
+    await store.db.run(`UPDATE staged_messages SET status = 'shunted', error = 'a parser bug' WHERE message_key = 'talk@x'`);
+    const result = await classifyStaged(store, systems, { retryShunted: true }, silentProgress);
+    expect(result).toMatchObject({ classified: 1, shunted: 1 });
+    expect(await byKey('talk@x')).toMatchObject({ status: 'classified', msg_class: 'discuss', error: null });
+  });
+
+  it.skipIf(skip)('uses the rules the list names, and only the list asked for', async () => {
+    const other = (await store.lists.register({ system: 'mbox', name: '/tmp/kernel.mbox', rulesSystem: 'public_inbox' })).list.id;
+    await store.staging.stageBatch(other, null, [stage(mail('p@x', 'Re: [PATCH v2 1/3] mm: fix'))]);
+    const result = await classifyStaged(store, systems, { list: '/tmp/kernel.mbox' }, silentProgress);
+    expect(result.lists).toEqual([{ list: '/tmp/kernel.mbox', system: 'mbox', rules: 'public_inbox', classified: 1, shunted: 0, changed: 0 }]);
+    expect(await byKey('p@x')).toMatchObject({ msg_class: 'review', class_source: 'patch-reply:subject' });
+    expect((await byKey('jira@x')).status).toBe('staged');
+    await expect(classifyStaged(store, systems, { list: 'nope@example.org' }, silentProgress)).rejects.toThrow(/No list named/);
+  });
+});
