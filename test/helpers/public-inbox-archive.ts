@@ -1,3 +1,4 @@
+import { splitMboxBuffer } from '../../src/core/archive/mbox-reader.js';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -62,22 +63,11 @@ export class PublicInboxArchive {
   }
 }
 
-/** Splits an mboxrd/mboxo file into messages, without the From_ lines. */
-export function splitMbox(text: Buffer): Buffer[] {
-  const lines = text.toString('latin1').split('\n');
-  const messages: string[][] = [];
-  for (const line of lines) {
-    if (line.startsWith('From ')) messages.push([]);
-    else if (messages.length > 0) messages[messages.length - 1]!.push(line.replace(/^>(>*From )/, '$1'));
-  }
-  return messages.map((m) => Buffer.from(m.join('\n').replace(/\n+$/, '\n'), 'latin1'));
-}
-
 /** Real kernel-shaped mail: the b4 sample series and public-inbox's own test messages. */
 export function kernelMail(): Buffer[] {
   const mboxes = corpusFiles('b4/src/tests/samples').filter((file) => file.endsWith('.mbox'));
   const emls = corpusFiles('public-inbox/t').filter((file) => file.endsWith('.eml'));
-  return [...mboxes.flatMap((file) => splitMbox(readFileSync(corpusPath(file)))), ...emls.map((file) => readFileSync(corpusPath(file)))];
+  return [...mboxes.flatMap((file) => splitMboxBuffer(readFileSync(corpusPath(file)))), ...emls.map((file) => readFileSync(corpusPath(file)))];
 }
 
 /** A copy of a message under a new Message-ID, for months larger than the corpus. */

@@ -63,6 +63,12 @@ export async function* readMboxEntries(input: MboxInput, options: ReadMboxOption
   yield* splitter.end();
 }
 
+/** The messages of an mbox already in memory (a small file, a test fixture). */
+export function splitMboxBuffer(bytes: Buffer, unquote = true): Buffer[] {
+  const splitter = new MboxSplitter(unquote);
+  return [...splitter.push(bytes), ...splitter.end()].map((entry) => entry.raw);
+}
+
 /**
  * The splitting state machine, fed chunks. Exposed so tests and callers with
  * their own byte source can drive it directly.
