@@ -55,10 +55,7 @@ describe.skipIf(corpusMissing).each(ALL_DIALECTS)('classify on $dialect', ({ dia
       const feed = async (listId: number, folders: string[]) => {
         for (const folder of folders)
           for (const file of corpusMailFiles(folder)) {
-            // A fuzzed Message-ID holding a NUL byte cannot go into a PostgreSQL TEXT column (staging's concern, not classify's).
-            const messages = corpusMessages(file)
-              .map((raw) => ({ raw, ...identifyMessage(raw) }))
-              .filter((m) => !m.messageId?.includes('\u0000'));
+            const messages = corpusMessages(file).map((raw) => ({ raw, ...identifyMessage(raw) }));
             const result = await store.staging.stageBatch(listId, null, messages);
             staged += result.staged;
           }

@@ -62,6 +62,12 @@ describe.each(ALL_DIALECTS)('staging contract on $dialect', ({ dialect, skip }) 
     expect(await store.staging.stageBatch(other, null, [m])).toEqual({ staged: 1, duplicates: 0 });
   });
 
+  it.skipIf(skip)('stages a message whose Message-ID carries NUL and control bytes', async () => {
+    const raw = Buffer.from('From: a@example.org\nMessage-ID: <bad\u0000id\u0001@x>\nSubject: s\n\nbody\n', 'latin1');
+    expect(await store.staging.stageBatch(listId, null, [stage(raw)])).toEqual({ staged: 1, duplicates: 0 });
+    expect(await keys()).toEqual(['badid@x']);
+  });
+
   it.skipIf(skip)('checkpoints the month in the same transaction as the batch', async () => {
     await store.staging.stageBatch(listId, '2024-02', [stage(mail('a@x', 'one'))], { month: '2024-02', seen: 1, staged: 1 });
     const list = await store.lists.byId(listId);

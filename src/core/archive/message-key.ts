@@ -17,11 +17,16 @@ export interface MessageIdentity {
 
 const IDENTITY_FIELDS = ['message-id', 'from', 'to', 'cc', 'date', 'subject', 'in-reply-to', 'references'];
 
-/** `<Abc@Host>` → `Abc@Host`: brackets, spaces and comments removed; case kept. */
+/**
+ * `<Abc@Host>` → `Abc@Host`: brackets, spaces and control bytes removed; case
+ * kept. Control bytes go because no real Message-ID has them and PostgreSQL
+ * text refuses NUL: one such mail must not stall its whole list.
+ */
 export function normalizeMessageId(value: string | undefined): string | null {
   if (!value) return null;
   const bracketed = /<([^<>]+)>/.exec(value);
-  const id = (bracketed ? bracketed[1]! : value).replace(/\s+/g, '').trim();
+  // eslint-disable-next-line no-control-regex
+  const id = (bracketed ? bracketed[1]! : value).replace(/[\s\u0000-\u001f\u007f]+/g, '');
   return id.length > 0 && id.length <= 995 ? id : null;
 }
 
