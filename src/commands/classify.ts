@@ -15,7 +15,8 @@ export default class Classify extends BaseCommand<typeof Classify> {
     '<%= config.bin %> classify --retry-shunted --json',
   ];
   static override flags = {
-    list: Flags.string({ description: 'only this list (name or address)' }),
+    list: Flags.string({ description: 'only this list (address, inbox name or path); may be given more than once', multiple: true }),
+    system: Flags.string({ description: 'the system of --list, when the name is ambiguous' }),
     reclassify: Flags.boolean({ description: 'label every stored message again (after the rules changed)' }),
     'retry-shunted': Flags.boolean({ description: 'try messages that could not be parsed again' }),
     systems: Flags.string({ description: 'systems.yaml to use instead of the bundled one' }),
@@ -26,7 +27,7 @@ export default class Classify extends BaseCommand<typeof Classify> {
     const { flags } = this;
     const systems = this.systems(flags.systems);
     loadRuleBook(systems); // a bad rule is refused before any database is opened
-    const options = { list: flags.list, reclassify: flags.reclassify, retryShunted: flags['retry-shunted'], workers: flags.workers };
+    const options = { lists: flags.list, system: flags.system, reclassify: flags.reclassify, retryShunted: flags['retry-shunted'], workers: flags.workers };
     const mode = chooseProgressMode({ quiet: flags.quiet, json: this.jsonEnabled() });
     const result = await this.withStore((store) => runWithProgress('classify', mode, (progress) => classifyStaged(store, systems, options, progress)));
     const classes = Object.entries(result.classes)

@@ -98,10 +98,10 @@ describe.each(ALL_DIALECTS)('classify stage on $dialect', ({ dialect, skip }) =>
   it.skipIf(skip)('uses the rules the list names, and only the list asked for', async () => {
     const other = (await store.lists.register({ system: 'mbox', name: '/tmp/kernel.mbox', rulesSystem: 'public_inbox' })).list.id;
     await store.staging.stageBatch(other, null, [stage(mail('p@x', 'Re: [PATCH v2 1/3] mm: fix'))]);
-    const result = await classifyStaged(store, systems, { list: '/tmp/kernel.mbox' }, silentProgress);
+    const result = await classifyStaged(store, systems, { lists: ['/tmp/kernel.mbox'] }, silentProgress);
     expect(result.lists).toEqual([{ list: '/tmp/kernel.mbox', system: 'mbox', rules: 'public_inbox', classified: 1, shunted: 0, changed: 0 }]);
     expect(await byKey('p@x')).toMatchObject({ msg_class: 'review', class_source: 'patch-reply:subject' });
     expect((await byKey('jira@x')).status).toBe('staged');
-    await expect(classifyStaged(store, systems, { list: 'nope@example.org' }, silentProgress)).rejects.toThrow(/No list named/);
+    await expect(classifyStaged(store, systems, { lists: ['nope@example.org'] }, silentProgress)).rejects.toThrow(/No list "nope@example.org" is registered/);
   });
 });

@@ -1,6 +1,6 @@
-import { InputError } from '../errors.js';
 import type { ProgressListener } from '../progress.js';
 import type { ClassifyOutcome, ClassifySelection, MessageToClassify } from '../store/classify-records.js';
+import { findList } from '../registry/register-list.js';
 import type { ListRecord } from '../store/list-records.js';
 import type { StagedStatus } from '../store/staging-records.js';
 import type { Store } from '../store/store.js';
@@ -10,8 +10,10 @@ import { ClassifyPool } from './classify-pool.js';
 import { loadRuleBook, type ListContext, type RuleBook } from './rule-set.js';
 
 export interface ClassifyOptions {
-  /** Only this list (its name or address). */
-  list?: string;
+  /** Only these lists (name, address or path). */
+  lists?: readonly string[];
+  /** The system of `lists`, when a name is registered in more than one. */
+  system?: string;
   /** Label every stored message again (all but shunted ones), e.g. after the rules changed. */
   reclassify?: boolean;
   /** Try shunted messages again. */
@@ -52,7 +54,7 @@ const RECLASSIFY_STATUSES: readonly StagedStatus[] = ['staged', 'classified', 'd
  */
 export async function classifyStaged(store: Store, systems: Systems, options: ClassifyOptions, progress: ProgressListener): Promise<ClassifyResult> {
   const book = loadRuleBook(systems);
-  const lists = await chooseLists(store, options.list);
+  const lists = options.lists ? await Promise.all(options.lists.map((name) => findList(store, name, options.system))) : await store.lists.all();
   const statuses: StagedStatus[] = options.reclassify ? [...RECLASSIFY_STATUSES] : ['staged'];
   if (options.retryShunted) statuses.push('shunted');
   const result: ClassifyResult = { classified: 0, shunted: 0, changed: 0, classes: {}, lists: [] };
@@ -69,13 +71,6 @@ export async function classifyStaged(store: Store, systems: Systems, options: Cl
     await pool?.close();
   }
   return result;
-}
-
-async function chooseLists(store: Store, name: string | undefined): Promise<ListRecord[]> {
-  if (name === undefined) return store.lists.all();
-  const found = await store.lists.find(name);
-  if (found.length === 0) throw new InputError(`No list named "${name}" is registered.`, 'See `listminer lists ls` for the registered lists.');
-  return found;
 }
 
 /** The rules a list's mail goes through: its own choice, else its system's. */
