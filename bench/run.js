@@ -12,20 +12,11 @@ const { parseEnvelope, parseEnvelopeWithMailparser } = await import(new URL('cor
 const { classifyMessage } = await import(new URL('core/classify/classify-message.js', dist));
 const { loadRuleBook } = await import(new URL('core/classify/rule-set.js', dist));
 const { loadSystems } = await import(new URL('core/systems/load-systems.js', dist));
+const { splitMboxBuffer } = await import(new URL('core/archive/mbox-reader.js', dist));
 
 const COUNT = Number(process.env.BENCH_MESSAGES ?? 10_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 
-function split(mbox) {
-  const messages = [];
-  let start = -1;
-  for (const match of mbox.matchAll(/^From \S.*\d{4}$/gm)) {
-    if (start >= 0) messages.push(Buffer.from(mbox.slice(start, match.index)));
-    start = mbox.indexOf('\n', match.index) + 1;
-  }
-  if (start >= 0) messages.push(Buffer.from(mbox.slice(start)));
-  return messages;
-}
 
 async function measure(name, fn) {
   const rates = [];
@@ -44,10 +35,11 @@ async function measure(name, fn) {
 
 console.log(`listminer classify benchmark: ${COUNT.toLocaleString('en-US')} synthetic messages, median of ${RUNS} runs, ${cpus().length} CPUs, Node ${process.version}\n`);
 const mbox = generateMbox(COUNT);
-const messages = split(mbox);
+const mboxBytes = Buffer.from(mbox);
+const messages = splitMboxBuffer(mboxBytes);
 const rules = loadRuleBook(loadSystems()).rulesOf('apache_ponymail');
 
-const splitRate = await measure('split mbox', () => split(mbox).length);
+const splitRate = await measure('split mbox (mbox reader)', () => splitMboxBuffer(mboxBytes).length);
 const mailparserRate = await measure('envelope, mailparser only', async () => {
   for (const raw of messages) await parseEnvelopeWithMailparser(raw);
   return messages.length;
