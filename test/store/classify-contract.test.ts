@@ -4,6 +4,7 @@ import { identifyMessage } from '../../src/core/archive/message-key.js';
 import { classifyStaged } from '../../src/core/classify/classify-staged.js';
 import { silentProgress } from '../../src/core/progress.js';
 import type { Store } from '../../src/core/store/store.js';
+import { parseJson } from '../../src/core/store/row-mapping.js';
 import { BUNDLED_SYSTEMS, loadSystems, validateSystems } from '../../src/core/systems/load-systems.js';
 import { ALL_DIALECTS, createTestStore } from '../helpers/databases.js';
 
@@ -41,8 +42,8 @@ describe.each(ALL_DIALECTS)('classify stage on $dialect', ({ dialect, skip }) =>
     expect(result).toMatchObject({ classified: 3, shunted: 1, changed: 0, classes: { issue_event: 1, vote: 1, discuss: 1 } });
     const jira = await byKey('jira@x');
     expect(jira).toMatchObject({ status: 'classified', msg_class: 'issue_event', class_source: 'jira-event:subject' });
-    expect(JSON.parse(jira.captures!)).toEqual({ action: 'Work logged', external_key: 'KAFKA-20167' });
-    const envelope = JSON.parse(jira.envelope!);
+    expect(parseJson(jira.captures)).toEqual({ action: 'Work logged', external_key: 'KAFKA-20167' });
+    const envelope = parseJson(jira.envelope) as Record<string, unknown>;
     expect(envelope).toMatchObject({ messageId: 'jira@x', subject: '[jira] [Work logged] (KAFKA-20167) Flaky test', fromAddress: 'jira@apache.org', body: 'text\n', dateOffsetMinutes: 60 });
     expect((await byKey('talk@x')).class_source).toBe('dev-list:list_address');
     const garbage = (await rows()).find((r) => r.status === 'shunted')!;

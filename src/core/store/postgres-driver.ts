@@ -31,6 +31,14 @@ export class PostgresDriver implements SqlDriver {
       connection: options.schema ? { search_path: options.schema } : {},
       types: {
         bigint: { to: 20, from: [20, 1700], parse: toNumber, serialize: (x: unknown) => String(x) },
+        // The store hands JSON over as text (SQLite keeps it so); sending that
+        // text as-is makes a real jsonb value rather than a JSON string of it.
+        json: {
+          to: 3802,
+          from: [114, 3802],
+          parse: (x: string) => JSON.parse(x),
+          serialize: (x: unknown) => (typeof x === 'string' ? x : JSON.stringify(x)),
+        },
         date: {
           to: 1184,
           from: [1082, 1114, 1184],
