@@ -1,6 +1,6 @@
 import type { Classification } from '../classify/envelope.js';
 import { mapRow } from './row-mapping.js';
-import { inPlaceholders, type SqlDriver } from './sql-driver.js';
+import { chunkRows, inPlaceholders, type SqlDriver } from './sql-driver.js';
 import type { StagedStatus } from './staging-records.js';
 
 /** A staged message as classify reads it. */
@@ -63,35 +63,47 @@ export class ClassifyRecords {
   async save(outcomes: readonly ClassifyOutcome[]): Promise<Set<number>> {
     if (outcomes.length === 0) return new Set();
     const now = new Date().toISOString();
+    const shunts = outcomes.filter((o) => 'error' in o);
+    const labels = outcomes.filter((o): o is Extract<ClassifyOutcome, { classification: Classification }> => !('error' in o));
+    const json = this.db.capabilities.jsonParameter;
     return this.db.transaction(async (tx) => {
       const written = new Set<number>();
-      for (const outcome of outcomes) {
-        if ('error' in outcome) {
-          const result = await tx.run(
-            `UPDATE staged_messages SET status = 'shunted', error = ?, updated_at = ? WHERE id = ? AND status = ?`,
-            [outcome.error, now, outcome.id, outcome.status],
-          );
-          if (result.changes > 0) written.add(outcome.id);
-          continue;
-        }
-        const { classification, envelopeJson } = outcome;
-        const captures = JSON.stringify(classification.captures);
-        const keepsStatus = outcome.status === 'drained' || outcome.status === 'deferred' || outcome.status === 'classified';
-        const result = await tx.run(
-          `UPDATE staged_messages SET status = ?, msg_class = ?, class_source = ?, captures = ?, envelope = ?, error = NULL, updated_at = ?
-           WHERE id = ? AND status = ?`,
-          [keepsStatus ? outcome.status : 'classified', classification.msgClass, classification.source, captures, envelopeJson, now, outcome.id, outcome.status],
+      // One statement per chunk: VALUES columns are column1, column2, … on both engines.
+      for (const chunk of chunkRows(shunts, 4, this.db.capabilities)) {
+        const rows = await tx.all<{ id: number }>(
+          `UPDATE staged_messages SET status = 'shunted', error = v.column2, updated_at = ?
+           FROM (VALUES ${chunk.map(() => '(CAST(? AS BIGINT), ?, ?)').join(', ')}) AS v
+           WHERE staged_messages.id = v.column1 AND staged_messages.status = v.column3 RETURNING id`,
+          [now, ...chunk.flatMap((o) => [o.id, o.error, o.status])],
         );
-        if (result.changes > 0) written.add(outcome.id);
-        if (result.changes > 0 && (outcome.status === 'drained' || outcome.status === 'deferred')) {
-          await tx.run(
-            `UPDATE email_messages SET msg_class = ?, class_source = ?, captures = ?
-             WHERE (list_id, message_key) IN (SELECT list_id, message_key FROM staged_messages WHERE id = ?)`,
-            [classification.msgClass, classification.source, captures, outcome.id],
-          );
-        }
+        for (const row of rows) written.add(Number(row.id));
+      }
+      for (const chunk of chunkRows(labels, 7, this.db.capabilities)) {
+        const rows = await tx.all<{ id: number }>(
+          `UPDATE staged_messages SET status = v.column2, msg_class = v.column3, class_source = v.column4, captures = v.column5,
+             envelope = v.column6, error = NULL, updated_at = ?
+           FROM (VALUES ${chunk.map(() => `(CAST(? AS BIGINT), ?, ?, ?, ${json}, ${json}, ?)`).join(', ')}) AS v
+           WHERE staged_messages.id = v.column1 AND staged_messages.status = v.column7 RETURNING id`,
+          [now, ...chunk.flatMap((o) => [o.id, keepsStatus(o.status) ? o.status : 'classified', o.classification.msgClass, o.classification.source, JSON.stringify(o.classification.captures), o.envelopeJson, o.status])],
+        );
+        for (const row of rows) written.add(Number(row.id));
+      }
+      // Mail already drained takes the new labels in its research row too.
+      const relabel = labels.filter((o) => written.has(o.id) && (o.status === 'drained' || o.status === 'deferred'));
+      for (const chunk of chunkRows(relabel, 4, this.db.capabilities)) {
+        await tx.run(
+          `UPDATE email_messages SET msg_class = v.column2, class_source = v.column3, captures = v.column4
+           FROM (VALUES ${chunk.map(() => `(CAST(? AS BIGINT), ?, ?, ${json})`).join(', ')}) AS v, staged_messages
+           WHERE staged_messages.id = v.column1 AND email_messages.list_id = staged_messages.list_id AND email_messages.message_key = staged_messages.message_key`,
+          chunk.flatMap((o) => [o.id, o.classification.msgClass, o.classification.source, JSON.stringify(o.classification.captures)]),
+        );
       }
       return written;
     });
   }
+}
+
+/** Drained, deferred and already classified mail keeps its status when labelled again. */
+function keepsStatus(status: StagedStatus): boolean {
+  return status === 'drained' || status === 'deferred' || status === 'classified';
 }

@@ -18,6 +18,7 @@ export class PostgresDriver implements SqlDriver {
     skipLockedClause: 'FOR UPDATE SKIP LOCKED',
     maxParameters: 65_000,
     migrationLockSql: 'SELECT pg_advisory_xact_lock(4711204611)',
+    jsonParameter: 'CAST(? AS JSONB)',
   };
   readonly displayName: string;
   private readonly sql: Sql;

@@ -25,6 +25,8 @@ export interface SqlCapabilities {
   readonly maxParameters: number;
   /** Statement that serializes migrations across processes inside a transaction ('' when the transaction already does). */
   readonly migrationLockSql: string;
+  /** A placeholder for JSON text where nothing else tells the engine its type (a VALUES list). */
+  readonly jsonParameter: string;
 }
 
 export interface SqlDriver extends SqlExecutor {

@@ -12,7 +12,7 @@ type Statement = Database.Statement<unknown[]>;
  */
 export class SqliteDriver implements SqlDriver {
   readonly dialect = 'sqlite' as const;
-  readonly capabilities = { skipLockedClause: '', maxParameters: 32_766, migrationLockSql: '' };
+  readonly capabilities = { skipLockedClause: '', maxParameters: 32_766, migrationLockSql: '', jsonParameter: '?' };
   readonly displayName: string;
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Statement>();
