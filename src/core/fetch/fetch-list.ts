@@ -93,7 +93,8 @@ export async function fetchList(
     result.status = 'failed';
     const kind = error instanceof ArchiveError ? error.kind : 'error';
     const message = error instanceof Error ? error.message : String(error);
-    const failure = await store.fetchState.recordFailure(list.id, message, settings.clock());
+    const asked = error instanceof ArchiveError ? error.retryAfterMs : undefined;
+    const failure = await store.fetchState.recordFailure(list.id, message, settings.clock(), asked);
     result.error = { kind, message, retryAfter: failure.retryAfter, sidelined: failure.sidelined };
     progress({ type: 'end', task, status: 'failed', detail: message });
   }
