@@ -23,7 +23,7 @@ interface FetchJson {
   totals: { staged: number; failed: number };
 }
 
-type Behaviour = 'ok' | 'cut' | '502' | 'long-429' | 'short-429';
+type Behaviour = 'ok' | 'cut' | '502' | 'long-429' | 'short-429' | 'html';
 
 const NOW_MONTH = monthOf(new Date());
 /** The four months a `--months 4` fetch reads, oldest first. */
@@ -66,6 +66,11 @@ function ponyMail(behaviour: Map<string, Behaviour>) {
         return send(response, 502, 'bad gateway');
       case 'long-429':
         return send(response, 429, 'slow down', { 'retry-after': '7200' });
+      case 'html':
+        // A proxy's maintenance page, sent with 200 in place of the month.
+        return send(response, 200, '<!DOCTYPE html>\n<html><head><title>Service Unavailable</title></head><body>Back soon</body></html>\n', {
+          'content-type': 'text/html; charset=utf-8',
+        });
       case 'short-429':
         return count % 2 === 1 ? send(response, 429, 'slow down', { 'retry-after': '1' }) : send(response, 200, body);
       default:
@@ -176,5 +181,67 @@ describe.each(ALL_DIALECTS)('fetch from a misbehaving Pony Mail archive on $dial
     const retryAfter = Date.parse(failed.json.lists[0]!.error!.retryAfter!);
     expect(retryAfter).toBeGreaterThanOrEqual(Date.now() + 7_000_000);
     expect(Date.parse((await listState(db.url)).retry_after!)).toBe(retryAfter);
+  });
+});
+
+describe.each(ALL_DIALECTS)('fetch while a host breaker is open on $dialect', ({ dialect, skip }) => {
+  let dir: string;
+  let server: ArchiveServer;
+  let db: TestDatabase;
+  let env: NodeJS.ProcessEnv;
+  let blockedHost: string;
+
+  beforeAll(async () => {
+    if (skip) return;
+    dir = mkdtempSync(join(tmpdir(), 'listminer-fetch-breaker-'));
+    env = { LISTMINER_CACHE: join(dir, 'cache') };
+    server = await startArchiveServer(ponyMail(new Map()));
+    blockedHost = new URL(server.url).host;
+    db = await createTestDatabase(dialect);
+    // One server, two host names: the breaker is per host name.
+    for (const [address, base] of [
+      ['dev@x.apache.org', server.url],
+      ['dev@y.apache.org', server.url.replace('127.0.0.1', 'localhost')],
+    ]) {
+      const add = await runCli(['lists', 'add', '--system', 'apache_ponymail', address!, '--base-url', base!, '--db', db.url], { env });
+      expect(add.code, add.stderr).toBe(0);
+    }
+    const store = await openStore(db.url);
+    try {
+      for (let i = 0; i < 10; i++) await store.breakers.recordFailure(blockedHost);
+    } finally {
+      await store.close();
+    }
+  });
+  afterAll(async () => {
+    if (skip) return;
+    await server.close();
+    await db.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it.skipIf(skip)('claims nothing of the host while its breaker is open, fetches the other host, and says which lists wait', async () => {
+    const run = await runCliJson<FetchJson & { breakers: Array<{ host: string; openUntil: string; lists: string[] }> }>(
+      ['fetch', '--now', '--months', '2', '--db', db.url],
+      { env },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.json.lists.map((l) => [l.list, l.status])).toEqual([['dev@y.apache.org', 'done']]);
+    expect(run.json.breakers).toEqual([{ host: blockedHost, openUntil: expect.any(String), lists: ['dev@x.apache.org'] }]);
+    expect(server.requests.some((r) => r.includes('domain=x.apache.org'))).toBe(false);
+
+    const human = await runCli(['fetch', '--now', '--db', db.url], { env });
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stderr).toMatch(new RegExp(`1 list of ${blockedHost} was not fetched: .*breaker is open until`));
+  });
+
+  it.skipIf(skip)('reports a named list behind an open breaker as skipped for that reason, not as not due', async () => {
+    const run = await runCliJson<FetchJson & { lists: Array<{ reason?: string }> }>(['fetch', '--now', '--list', 'dev@x.apache.org', '--db', db.url], { env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.json.lists).toMatchObject([{ list: 'dev@x.apache.org', status: 'skipped', reason: expect.stringContaining(`${blockedHost} failed 10 times in a row`) }]);
+    const human = await runCli(['fetch', '--now', '--list', 'dev@x.apache.org', '--db', db.url], { env });
+    expect(human.stderr).toContain('breaker is open until');
+    expect(human.stderr).not.toContain('--now fetches it anyway');
+    expect(server.requests.some((r) => r.includes('domain=x.apache.org'))).toBe(false);
   });
 });

@@ -27,6 +27,8 @@ export interface ListFetchResult {
   staged: number;
   duplicates: number;
   deletions: number;
+  /** Why a list named with --list was not claimed. */
+  reason?: string;
   /** The failure that stopped the list, if one did. */
   error?: { kind: ArchiveError['kind'] | 'error'; message: string; retryAfter?: string; sidelined?: boolean };
   /** The process that did the work (several processes may share a database). */

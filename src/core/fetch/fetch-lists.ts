@@ -2,6 +2,7 @@ import type { ArchiveSource } from '../archive/archive-source.js';
 import { openArchiveSource } from '../archive/open-source.js';
 import { InputError } from '../errors.js';
 import type { ProgressListener } from '../progress.js';
+import { BREAKER_THRESHOLD } from '../store/breaker-records.js';
 import type { ListRecord } from '../store/list-records.js';
 import type { Store } from '../store/store.js';
 import type { BackendName } from '../systems/backend-names.js';
@@ -39,6 +40,14 @@ export interface FetchResult {
   totals: { lists: number; months: number; seen: number; staged: number; duplicates: number; deletions: number; failed: number };
   /** The run was stopped by a signal before it ran out of lists. */
   interrupted: boolean;
+  /** Hosts whose breaker was open at the end of the run, and the lists of this run's choice it kept back. */
+  breakers: HeldByBreaker[];
+}
+
+export interface HeldByBreaker {
+  host: string;
+  openUntil: string;
+  lists: string[];
 }
 
 /**
@@ -65,7 +74,7 @@ export async function fetchLists(store: Store, systems: Systems, options: FetchO
       now: clock(),
       listIds,
       system: options.system,
-      excludeIds: [...claimed, ...blocked],
+      excludeIds: [...claimed, ...blocked.keys()],
       ignoreSchedule: Boolean(options.now),
       cadenceDays: options.cadenceDays,
     });
@@ -88,13 +97,42 @@ export async function fetchLists(store: Store, systems: Systems, options: FetchO
   const broken = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   if (broken) throw broken.reason;
 
+  // Lists kept back by a breaker are said so: otherwise they would vanish from the run without a word.
+  const held = await listsBehindOpenBreakers(store, systems, clock());
+  const breakers = new Map<string, HeldByBreaker>();
+  for (const [id, breaker] of held) {
+    if (claimed.has(id)) continue;
+    const list = (await store.lists.byId(id))!;
+    if (listIds ? !listIds.includes(id) : list.sidelinedAt || (options.system && list.system !== options.system)) continue;
+    const entry = breakers.get(breaker.host) ?? { ...breaker, lists: [] };
+    entry.lists.push(list.name);
+    breakers.set(breaker.host, entry);
+  }
+  for (const breaker of breakers.values()) {
+    const count = breaker.lists.length;
+    progress({
+      type: 'log',
+      level: 'warn',
+      message: `${count} ${count === 1 ? 'list' : 'lists'} of ${breaker.host} ${count === 1 ? 'was' : 'were'} not fetched: ${breakerReason(breaker)}`,
+    });
+  }
   for (const id of listIds ?? []) {
     if (claimed.has(id)) continue;
     const list = (await store.lists.byId(id))!;
-    results.push(skipped(list, owner));
-    progress({ type: 'log', level: 'info', message: `${list.system} ${list.name} was not fetched: not due yet, or another process holds it (--now fetches it anyway)` });
+    const breaker = held.get(id);
+    const reason = breaker
+      ? breakerReason(breaker)
+      : options.now
+        ? 'another process holds it'
+        : 'not due yet, or another process holds it (--now fetches it anyway)';
+    results.push({ ...skipped(list, owner), reason });
+    if (!breaker) progress({ type: 'log', level: 'info', message: `${list.system} ${list.name} was not fetched: ${reason}` });
   }
-  return { lists: results, totals: total(results), interrupted: Boolean(options.signal?.aborted) };
+  return { lists: results, totals: total(results), interrupted: Boolean(options.signal?.aborted), breakers: [...breakers.values()] };
+}
+
+function breakerReason(breaker: { host: string; openUntil: string }): string {
+  return `${breaker.host} failed ${BREAKER_THRESHOLD} times in a row; its breaker is open until ${breaker.openUntil}`;
 }
 
 async function fetchClaimed(
@@ -144,7 +182,7 @@ async function fetchClaimed(
     if (host && result.status === 'done') await store.breakers.recordSuccess(host, clock());
     if (host && result.status === 'failed' && result.error && result.error.kind !== 'permanent' && result.error.kind !== 'error') {
       if (await store.breakers.recordFailure(host, clock())) {
-        progress({ type: 'log', level: 'warn', message: `${host} failed 10 times in a row; its lists wait an hour` });
+        progress({ type: 'log', level: 'warn', message: `${host} failed ${BREAKER_THRESHOLD} times in a row; its lists wait an hour` });
       }
     }
     return result;
@@ -153,16 +191,18 @@ async function fetchClaimed(
   }
 }
 
-/** Lists whose archive host has an open breaker: they are not claimed while it is open. */
-async function listsBehindOpenBreakers(store: Store, systems: Systems, now: Date): Promise<number[]> {
-  const open = new Set(await store.breakers.openHosts(now));
-  if (open.size === 0) return [];
-  const lists = await store.lists.all();
-  return lists.filter((list) => {
+/** Lists whose archive host has an open breaker, with that breaker: they are not claimed while it is open. */
+async function listsBehindOpenBreakers(store: Store, systems: Systems, now: Date): Promise<Map<number, { host: string; openUntil: string }>> {
+  const open = new Map((await store.breakers.openBreakers(now)).map((breaker) => [breaker.host, breaker]));
+  const held = new Map<number, { host: string; openUntil: string }>();
+  if (open.size === 0) return held;
+  for (const list of await store.lists.all()) {
     const system = systems.systems.get(list.system);
     const host = system && archiveHost(list, system);
-    return host !== undefined && open.has(host);
-  }).map((list) => list.id);
+    const breaker = host === undefined ? undefined : open.get(host);
+    if (breaker) held.set(list.id, breaker);
+  }
+  return held;
 }
 
 /** The host a list's requests go to; undefined for local sources, which need no breaker. */
