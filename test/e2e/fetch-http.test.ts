@@ -145,6 +145,7 @@ describe.each(ALL_DIALECTS)('fetch from a misbehaving Pony Mail archive on $dial
     ['a month body cut off mid-message', 'cut', 'transient'],
     ['a 502 on a month in the middle of the range', '502', 'transient'],
     ['a 429 whose Retry-After is too long to wait out', 'long-429', 'rate_limited'],
+    ['an HTML page sent with 200 in place of the month', 'html', 'transient'],
   ] as const)('after %s: exit 4, no checkpoint past it, and the next --now run ends with exactly the clean run’s messages', async (_name, fault, kind) => {
     if (skip) return;
     behaviour.set(BROKEN, fault);
