@@ -228,7 +228,7 @@ describe.each(ALL_DIALECTS)('fetch while a host breaker is open on $dialect', ({
     );
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.lists.map((l) => [l.list, l.status])).toEqual([['dev@y.apache.org', 'done']]);
-    expect(run.json.breakers).toEqual([{ host: blockedHost, openUntil: expect.any(String), lists: ['dev@x.apache.org'] }]);
+    expect(run.json.breakers).toEqual([{ host: blockedHost, why: 'breaker', openUntil: expect.any(String), lists: ['dev@x.apache.org'] }]);
     expect(server.requests.some((r) => r.includes('domain=x.apache.org'))).toBe(false);
 
     const human = await runCli(['fetch', '--now', '--db', db.url], { env });
@@ -244,5 +244,46 @@ describe.each(ALL_DIALECTS)('fetch while a host breaker is open on $dialect', ({
     expect(human.stderr).toContain('breaker is open until');
     expect(human.stderr).not.toContain('--now fetches it anyway');
     expect(server.requests.some((r) => r.includes('domain=x.apache.org'))).toBe(false);
+  });
+});
+
+describe.each(ALL_DIALECTS)('fetch after a host asked for a long wait on $dialect', ({ dialect, skip }) => {
+  let dir: string;
+  let server: ArchiveServer;
+  let db: TestDatabase;
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    if (skip) return;
+    dir = mkdtempSync(join(tmpdir(), 'listminer-fetch-429-'));
+    env = { LISTMINER_CACHE: join(dir, 'cache') };
+    const months = ponyMail(new Map());
+    server = await startArchiveServer((url, response) =>
+      url.pathname === '/api/mbox.lua' && url.searchParams.get('list') === 'dev'
+        ? send(response, 429, 'slow down', { 'retry-after': '7200' })
+        : months(url, response),
+    );
+    db = await createTestDatabase(dialect);
+    for (const address of ['dev@x.apache.org', 'users@x.apache.org']) {
+      const add = await runCli(['lists', 'add', '--system', 'apache_ponymail', address, '--base-url', server.url, '--db', db.url], { env });
+      expect(add.code, add.stderr).toBe(0);
+    }
+  });
+  afterAll(async () => {
+    if (skip) return;
+    await server.close();
+    await db.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it.skipIf(skip)('claims no other list of that host in the run instead of waiting hours for it, and says so', async () => {
+    const run = await runCliJson<FetchJson & { breakers: Array<{ host: string; why: string; lists: string[] }> }>(
+      ['fetch', '--months', '2', '--workers', '1', '--db', db.url],
+      { env, timeoutMs: 60_000 },
+    );
+    expect(run.code, run.stderr).toBe(4);
+    expect(run.json.lists.map((l) => [l.list, l.status])).toEqual([['dev@x.apache.org', 'failed']]);
+    expect(run.json.breakers).toEqual([{ host: new URL(server.url).host, why: 'rate_limited', openUntil: expect.any(String), lists: ['users@x.apache.org'] }]);
+    expect(server.requests.some((r) => r.includes('list=users'))).toBe(false);
   });
 });

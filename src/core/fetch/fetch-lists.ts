@@ -40,15 +40,19 @@ export interface FetchResult {
   totals: { lists: number; months: number; seen: number; staged: number; duplicates: number; deletions: number; failed: number };
   /** The run was stopped by a signal before it ran out of lists. */
   interrupted: boolean;
-  /** Hosts whose breaker was open at the end of the run, and the lists of this run's choice it kept back. */
+  /** Hosts whose lists this run left alone, and the lists of its choice they kept back. */
   breakers: HeldByBreaker[];
 }
 
 export interface HeldByBreaker {
   host: string;
+  /** breaker: the host's breaker is open; rate_limited: the host asked this run to wait (a 429). */
+  why: 'breaker' | 'rate_limited';
   openUntil: string;
   lists: string[];
 }
+
+type HostHold = Omit<HeldByBreaker, 'lists'>;
 
 /**
  * The fetch stage: claims lists one at a time per worker (never one list
@@ -64,11 +68,13 @@ export async function fetchLists(store: Store, systems: Systems, options: FetchO
   const open = options.openSource ?? ((backend: BackendName) => openArchiveSource(backend));
   const claimed = new Set<number>();
   const results: ListFetchResult[] = [];
+  // Hosts that answered 429 in this run: their other lists would only sit in the pacer for the Retry-After.
+  const rateLimited = new Map<string, HostHold>();
 
   await store.fetchState.recoverDeadLocks(owner, isProcessAlive);
 
   const claim = async (): Promise<ListRecord | undefined> => {
-    const blocked = await listsBehindOpenBreakers(store, systems, clock());
+    const blocked = await listsOfHeldHosts(store, systems, clock(), rateLimited);
     return store.fetchState.claimNext({
       owner,
       now: clock(),
@@ -86,7 +92,10 @@ export async function fetchLists(store: Store, systems: Systems, options: FetchO
       if (!list) return;
       claimed.add(list.id);
       try {
-        results.push(await fetchClaimed(store, systems, list, open, owner, clock, options, progress));
+        const result = await fetchClaimed(store, systems, list, open, owner, clock, options, progress);
+        const host = result.error?.kind === 'rate_limited' ? listHost(systems, list) : undefined;
+        if (host) rateLimited.set(host, { host, why: 'rate_limited', openUntil: result.error!.retryAfter! });
+        results.push(result);
       } finally {
         await store.fetchState.release(list.id, owner);
       }
@@ -98,7 +107,7 @@ export async function fetchLists(store: Store, systems: Systems, options: FetchO
   if (broken) throw broken.reason;
 
   // Lists kept back by a breaker are said so: otherwise they would vanish from the run without a word.
-  const held = await listsBehindOpenBreakers(store, systems, clock());
+  const held = await listsOfHeldHosts(store, systems, clock(), rateLimited);
   const breakers = new Map<string, HeldByBreaker>();
   for (const [id, breaker] of held) {
     if (claimed.has(id)) continue;
@@ -131,8 +140,10 @@ export async function fetchLists(store: Store, systems: Systems, options: FetchO
   return { lists: results, totals: total(results), interrupted: Boolean(options.signal?.aborted), breakers: [...breakers.values()] };
 }
 
-function breakerReason(breaker: { host: string; openUntil: string }): string {
-  return `${breaker.host} failed ${BREAKER_THRESHOLD} times in a row; its breaker is open until ${breaker.openUntil}`;
+function breakerReason(hold: HostHold): string {
+  return hold.why === 'breaker'
+    ? `${hold.host} failed ${BREAKER_THRESHOLD} times in a row; its breaker is open until ${hold.openUntil}`
+    : `${hold.host} is rate-limiting listminer; its lists wait until ${hold.openUntil}`;
 }
 
 async function fetchClaimed(
@@ -191,18 +202,26 @@ async function fetchClaimed(
   }
 }
 
-/** Lists whose archive host has an open breaker, with that breaker: they are not claimed while it is open. */
-async function listsBehindOpenBreakers(store: Store, systems: Systems, now: Date): Promise<Map<number, { host: string; openUntil: string }>> {
-  const open = new Map((await store.breakers.openBreakers(now)).map((breaker) => [breaker.host, breaker]));
-  const held = new Map<number, { host: string; openUntil: string }>();
-  if (open.size === 0) return held;
+/**
+ * Lists whose archive host is held back, with why: its breaker is open, or it
+ * rate-limited this run. They are not claimed while it holds.
+ */
+async function listsOfHeldHosts(store: Store, systems: Systems, now: Date, rateLimited: ReadonlyMap<string, HostHold>): Promise<Map<number, HostHold>> {
+  const holds = new Map<string, HostHold>(rateLimited);
+  for (const breaker of await store.breakers.openBreakers(now)) holds.set(breaker.host, { ...breaker, why: 'breaker' });
+  const held = new Map<number, HostHold>();
+  if (holds.size === 0) return held;
   for (const list of await store.lists.all()) {
-    const system = systems.systems.get(list.system);
-    const host = system && archiveHost(list, system);
-    const breaker = host === undefined ? undefined : open.get(host);
-    if (breaker) held.set(list.id, breaker);
+    const host = listHost(systems, list);
+    const hold = host === undefined ? undefined : holds.get(host);
+    if (hold) held.set(list.id, hold);
   }
   return held;
+}
+
+function listHost(systems: Systems, list: ListRecord): string | undefined {
+  const system = systems.systems.get(list.system);
+  return system && archiveHost(list, system);
 }
 
 /** The host a list's requests go to; undefined for local sources, which need no breaker. */
