@@ -77,7 +77,8 @@ export default class Fetch extends BaseCommand<typeof Fetch> {
   private render(result: FetchResult): void {
     const worked = result.lists.filter((list) => list.status !== 'skipped');
     if (worked.length === 0) {
-      this.note('No list was due; `--now` fetches them anyway.');
+      // Lists kept back by a breaker were named already, with the reason.
+      if (result.breakers.length === 0) this.note('No list was due; `--now` fetches them anyway.');
       return;
     }
     this.show(

@@ -102,6 +102,14 @@ describe.each(ALL_DIALECTS)('fetch state contract on $dialect', ({ dialect, skip
     expect(await store.lists.byId(ids.a!)).toMatchObject({ failedAttempts: 0, sidelinedAt: null, retryAfter: null, scanComplete: true });
   });
 
+  it.skipIf(skip)('waits at least as long as the archive asked (Retry-After) when that is longer than the backoff', async () => {
+    const failure = await store.fetchState.recordFailure(ids.a!, 'rate limited', NOW, 7_200_000);
+    expect(failure.retryAfter).toBe(new Date(NOW.getTime() + 7_200_000).toISOString());
+    expect(await claimAll(claimOptions({ now: new Date(NOW.getTime() + 3_600_000) }))).toEqual(['b', 'c']);
+    const short = await store.fetchState.recordFailure(ids.b!, 'rate limited', NOW, 1_000);
+    expect(short.retryAfter).toBe(new Date(NOW.getTime() + 120_000).toISOString());
+  });
+
   it.skipIf(skip)('opens a host breaker after ten consecutive transient failures and closes it on success', async () => {
     for (let i = 0; i < 9; i++) expect(await store.breakers.recordFailure('lists.example.org', NOW)).toBe(false);
     expect(await store.breakers.openHosts(NOW)).toEqual([]);

@@ -4,12 +4,19 @@ import { readMboxEntries } from './mbox-reader.js';
 
 /**
  * Streams the messages of an mbox served over HTTP (plain or gzip). Nothing
- * there (404) is an empty month. A body that ends badly, or a gzip stream that
- * breaks, is a transient failure: the month is not complete.
+ * there (404) is an empty month. A body that ends badly, a gzip stream that
+ * breaks, or a web page in place of the mbox is a transient failure: the
+ * month is not complete.
  */
 export async function* fetchMboxUrl(client: HttpClient, url: string, signal?: AbortSignal): AsyncGenerator<RawMessage> {
   const response = await client.stream(url, signal);
   if (!response) return;
+  // A proxy's error or maintenance page sent with 200 is no mbox: read as one, it would
+  // become a message and the month would be checkpointed without its mail.
+  if (/^(text\/html|application\/xhtml\+xml)\b/i.test(response.contentType ?? '')) {
+    for await (const _chunk of response.body) break;
+    throw new ArchiveError(`${url} answered with a web page (${response.contentType}), not an mbox.`, 'transient');
+  }
   try {
     for await (const entry of readMboxEntries(response.body, { signal })) yield { raw: entry.raw, sourceRef: `${url}#${entry.offset}` };
   } catch (error) {

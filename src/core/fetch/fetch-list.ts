@@ -27,6 +27,8 @@ export interface ListFetchResult {
   staged: number;
   duplicates: number;
   deletions: number;
+  /** Why a list named with --list was not claimed. */
+  reason?: string;
   /** The failure that stopped the list, if one did. */
   error?: { kind: ArchiveError['kind'] | 'error'; message: string; retryAfter?: string; sidelined?: boolean };
   /** The process that did the work (several processes may share a database). */
@@ -93,7 +95,8 @@ export async function fetchList(
     result.status = 'failed';
     const kind = error instanceof ArchiveError ? error.kind : 'error';
     const message = error instanceof Error ? error.message : String(error);
-    const failure = await store.fetchState.recordFailure(list.id, message, settings.clock());
+    const asked = error instanceof ArchiveError ? error.retryAfterMs : undefined;
+    const failure = await store.fetchState.recordFailure(list.id, message, settings.clock(), asked);
     result.error = { kind, message, retryAfter: failure.retryAfter, sidelined: failure.sidelined };
     progress({ type: 'end', task, status: 'failed', detail: message });
   }

@@ -2,6 +2,7 @@ import type { ArchiveSource } from '../archive/archive-source.js';
 import { openArchiveSource } from '../archive/open-source.js';
 import { InputError } from '../errors.js';
 import type { ProgressListener } from '../progress.js';
+import { BREAKER_THRESHOLD } from '../store/breaker-records.js';
 import type { ListRecord } from '../store/list-records.js';
 import type { Store } from '../store/store.js';
 import type { BackendName } from '../systems/backend-names.js';
@@ -39,7 +40,19 @@ export interface FetchResult {
   totals: { lists: number; months: number; seen: number; staged: number; duplicates: number; deletions: number; failed: number };
   /** The run was stopped by a signal before it ran out of lists. */
   interrupted: boolean;
+  /** Hosts whose lists this run left alone, and the lists of its choice they kept back. */
+  breakers: HeldByBreaker[];
 }
+
+export interface HeldByBreaker {
+  host: string;
+  /** breaker: the host's breaker is open; rate_limited: the host asked this run to wait (a 429). */
+  why: 'breaker' | 'rate_limited';
+  openUntil: string;
+  lists: string[];
+}
+
+type HostHold = Omit<HeldByBreaker, 'lists'>;
 
 /**
  * The fetch stage: claims lists one at a time per worker (never one list
@@ -55,17 +68,19 @@ export async function fetchLists(store: Store, systems: Systems, options: FetchO
   const open = options.openSource ?? ((backend: BackendName) => openArchiveSource(backend));
   const claimed = new Set<number>();
   const results: ListFetchResult[] = [];
+  // Hosts that answered 429 in this run: their other lists would only sit in the pacer for the Retry-After.
+  const rateLimited = new Map<string, HostHold>();
 
   await store.fetchState.recoverDeadLocks(owner, isProcessAlive);
 
   const claim = async (): Promise<ListRecord | undefined> => {
-    const blocked = await listsBehindOpenBreakers(store, systems, clock());
+    const blocked = await listsOfHeldHosts(store, systems, clock(), rateLimited);
     return store.fetchState.claimNext({
       owner,
       now: clock(),
       listIds,
       system: options.system,
-      excludeIds: [...claimed, ...blocked],
+      excludeIds: [...claimed, ...blocked.keys()],
       ignoreSchedule: Boolean(options.now),
       cadenceDays: options.cadenceDays,
     });
@@ -77,7 +92,10 @@ export async function fetchLists(store: Store, systems: Systems, options: FetchO
       if (!list) return;
       claimed.add(list.id);
       try {
-        results.push(await fetchClaimed(store, systems, list, open, owner, clock, options, progress));
+        const result = await fetchClaimed(store, systems, list, open, owner, clock, options, progress);
+        const host = result.error?.kind === 'rate_limited' ? listHost(systems, list) : undefined;
+        if (host) rateLimited.set(host, { host, why: 'rate_limited', openUntil: result.error!.retryAfter! });
+        results.push(result);
       } finally {
         await store.fetchState.release(list.id, owner);
       }
@@ -88,13 +106,44 @@ export async function fetchLists(store: Store, systems: Systems, options: FetchO
   const broken = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   if (broken) throw broken.reason;
 
+  // Lists kept back by a breaker are said so: otherwise they would vanish from the run without a word.
+  const held = await listsOfHeldHosts(store, systems, clock(), rateLimited);
+  const breakers = new Map<string, HeldByBreaker>();
+  for (const [id, breaker] of held) {
+    if (claimed.has(id)) continue;
+    const list = (await store.lists.byId(id))!;
+    if (listIds ? !listIds.includes(id) : list.sidelinedAt || (options.system && list.system !== options.system)) continue;
+    const entry = breakers.get(breaker.host) ?? { ...breaker, lists: [] };
+    entry.lists.push(list.name);
+    breakers.set(breaker.host, entry);
+  }
+  for (const breaker of breakers.values()) {
+    const count = breaker.lists.length;
+    progress({
+      type: 'log',
+      level: 'warn',
+      message: `${count} ${count === 1 ? 'list' : 'lists'} of ${breaker.host} ${count === 1 ? 'was' : 'were'} not fetched: ${breakerReason(breaker)}`,
+    });
+  }
   for (const id of listIds ?? []) {
     if (claimed.has(id)) continue;
     const list = (await store.lists.byId(id))!;
-    results.push(skipped(list, owner));
-    progress({ type: 'log', level: 'info', message: `${list.system} ${list.name} was not fetched: not due yet, or another process holds it (--now fetches it anyway)` });
+    const breaker = held.get(id);
+    const reason = breaker
+      ? breakerReason(breaker)
+      : options.now
+        ? 'another process holds it'
+        : 'not due yet, or another process holds it (--now fetches it anyway)';
+    results.push({ ...skipped(list, owner), reason });
+    if (!breaker) progress({ type: 'log', level: 'info', message: `${list.system} ${list.name} was not fetched: ${reason}` });
   }
-  return { lists: results, totals: total(results), interrupted: Boolean(options.signal?.aborted) };
+  return { lists: results, totals: total(results), interrupted: Boolean(options.signal?.aborted), breakers: [...breakers.values()] };
+}
+
+function breakerReason(hold: HostHold): string {
+  return hold.why === 'breaker'
+    ? `${hold.host} failed ${BREAKER_THRESHOLD} times in a row; its breaker is open until ${hold.openUntil}`
+    : `${hold.host} is rate-limiting listminer; its lists wait until ${hold.openUntil}`;
 }
 
 async function fetchClaimed(
@@ -144,7 +193,7 @@ async function fetchClaimed(
     if (host && result.status === 'done') await store.breakers.recordSuccess(host, clock());
     if (host && result.status === 'failed' && result.error && result.error.kind !== 'permanent' && result.error.kind !== 'error') {
       if (await store.breakers.recordFailure(host, clock())) {
-        progress({ type: 'log', level: 'warn', message: `${host} failed 10 times in a row; its lists wait an hour` });
+        progress({ type: 'log', level: 'warn', message: `${host} failed ${BREAKER_THRESHOLD} times in a row; its lists wait an hour` });
       }
     }
     return result;
@@ -153,16 +202,26 @@ async function fetchClaimed(
   }
 }
 
-/** Lists whose archive host has an open breaker: they are not claimed while it is open. */
-async function listsBehindOpenBreakers(store: Store, systems: Systems, now: Date): Promise<number[]> {
-  const open = new Set(await store.breakers.openHosts(now));
-  if (open.size === 0) return [];
-  const lists = await store.lists.all();
-  return lists.filter((list) => {
-    const system = systems.systems.get(list.system);
-    const host = system && archiveHost(list, system);
-    return host !== undefined && open.has(host);
-  }).map((list) => list.id);
+/**
+ * Lists whose archive host is held back, with why: its breaker is open, or it
+ * rate-limited this run. They are not claimed while it holds.
+ */
+async function listsOfHeldHosts(store: Store, systems: Systems, now: Date, rateLimited: ReadonlyMap<string, HostHold>): Promise<Map<number, HostHold>> {
+  const holds = new Map<string, HostHold>(rateLimited);
+  for (const breaker of await store.breakers.openBreakers(now)) holds.set(breaker.host, { ...breaker, why: 'breaker' });
+  const held = new Map<number, HostHold>();
+  if (holds.size === 0) return held;
+  for (const list of await store.lists.all()) {
+    const host = listHost(systems, list);
+    const hold = host === undefined ? undefined : holds.get(host);
+    if (hold) held.set(list.id, hold);
+  }
+  return held;
+}
+
+function listHost(systems: Systems, list: ListRecord): string | undefined {
+  const system = systems.systems.get(list.system);
+  return system && archiveHost(list, system);
 }
 
 /** The host a list's requests go to; undefined for local sources, which need no breaker. */

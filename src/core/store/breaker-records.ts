@@ -14,10 +14,16 @@ export class BreakerRecords {
 
   /** Hosts whose breaker is open at `now`. */
   async openHosts(now: Date = new Date()): Promise<string[]> {
-    const rows = await this.db.all<{ host: string }>('SELECT host FROM circuit_breakers WHERE open_until IS NOT NULL AND open_until > ?', [
-      now.toISOString(),
-    ]);
-    return rows.map((row) => row.host);
+    return (await this.openBreakers(now)).map((breaker) => breaker.host);
+  }
+
+  /** Breakers open at `now`, with when each closes. */
+  async openBreakers(now: Date = new Date()): Promise<Array<{ host: string; openUntil: string }>> {
+    const rows = await this.db.all<{ host: string; open_until: string }>(
+      'SELECT host, open_until FROM circuit_breakers WHERE open_until IS NOT NULL AND open_until > ? ORDER BY host',
+      [now.toISOString()],
+    );
+    return rows.map((row) => ({ host: row.host, openUntil: row.open_until }));
   }
 
   /** Counts a transient failure; opens the breaker at the threshold. True when it is open now. */

@@ -143,15 +143,24 @@ export class FetchStateRecords {
     );
   }
 
-  /** Counts a failure, schedules the retry, and sidelines the list after SIDELINE_AFTER in a row. */
-  async recordFailure(listId: number, reason: string, at: Date = new Date()): Promise<{ attempts: number; retryAfter: string; sidelined: boolean }> {
+  /**
+   * Counts a failure, schedules the retry, and sidelines the list after
+   * SIDELINE_AFTER in a row. `minWaitMs` is what the archive asked for (a
+   * 429's Retry-After): the retry is never sooner than that.
+   */
+  async recordFailure(
+    listId: number,
+    reason: string,
+    at: Date = new Date(),
+    minWaitMs = 0,
+  ): Promise<{ attempts: number; retryAfter: string; sidelined: boolean }> {
     return this.db.transaction(async (tx) => {
       const row = await tx.get<{ failed_attempts: number }>(
         'UPDATE lists SET failed_attempts = failed_attempts + 1 WHERE id = ? RETURNING failed_attempts',
         [listId],
       );
       const attempts = Number(row?.failed_attempts ?? 1);
-      const retryAfter = new Date(at.getTime() + RETRY_BASE_MS * attempts * attempts).toISOString();
+      const retryAfter = new Date(at.getTime() + Math.max(RETRY_BASE_MS * attempts * attempts, minWaitMs)).toISOString();
       const sidelined = attempts >= SIDELINE_AFTER;
       await tx.run(
         `UPDATE lists SET last_run_at = ?, scan_complete = FALSE, last_failure = ?, last_failure_at = ?, retry_after = ?,
