@@ -36,6 +36,7 @@ export function startPonyMailServer(): Promise<ArchiveServer> {
         if (params.get('list') === 'users' && params.get('domain') === 'ponymail.apache.org') {
           return send(response, 200, JSON.stringify({ firstYear: 2016, lastYear: 2022, firstMonth: 5, lastMonth: 1, hits: 0, emails: [] }));
         }
+        if (params.get('domain') === 'nowhere.example.org') return send(response, 404, 'not found');
         return send(response, 200, JSON.stringify({ firstYear: null, lastYear: null, firstMonth: null, lastMonth: null, hits: 0, emails: [] }));
       }
       case '/api/mbox.lua': {

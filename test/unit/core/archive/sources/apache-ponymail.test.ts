@@ -39,6 +39,13 @@ describe.skipIf(corpusMissing)('apache_ponymail source', () => {
     expect(await source().firstMonth(context('empty@ponymail.apache.org'))).toBeUndefined();
   });
 
+  it('fails a list whose stats.lua answers 404 (a wrong base URL or address), rather than taking it for an empty list', async () => {
+    await expect(source().firstMonth(context('dev@nowhere.example.org'))).rejects.toMatchObject({
+      kind: 'permanent',
+      message: expect.stringContaining('answered 404: the archive does not know dev@nowhere.example.org'),
+    });
+  });
+
   it('streams a month from mbox.lua with every message of the download', async () => {
     let expected = 0;
     for await (const _ of readMbox(corpusPath(PONY_MONTH_FILE))) expected++;
