@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isBotSender } from '../../../src/core/drain/is-bot-sender.js';
+import { isBotSender } from '../../../../src/core/drain/is-bot-sender.js';
 
 describe('isBotSender', () => {
   it.each([

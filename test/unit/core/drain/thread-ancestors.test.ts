@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { threadAncestors } from '../../../src/core/drain/thread-ancestors.js';
+import { threadAncestors } from '../../../../src/core/drain/thread-ancestors.js';
 
 describe('threadAncestors', () => {
   it('lists References oldest first, then an In-Reply-To they did not name', () => {

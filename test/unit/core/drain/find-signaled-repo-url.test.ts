@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findSignaledRepoUrl } from '../../../src/core/drain/find-signaled-repo-url.js';
+import { findSignaledRepoUrl } from '../../../../src/core/drain/find-signaled-repo-url.js';
 
 const APACHE = 'https://github.com/apache/{repo}';
 
