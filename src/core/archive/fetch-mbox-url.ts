@@ -44,8 +44,3 @@ export function splitListAddress(context: SourceContext): { address: string; loc
   if (at <= 0) throw new ArchiveError(`${context.list.name} is not a list address (list@domain).`, 'permanent');
   return { address, local: address.slice(0, at), domain: address.slice(at + 1) };
 }
-
-/** The month now, in UTC: the last month an archive can hold mail for. */
-export function currentMonth(now = new Date()): string {
-  return now.toISOString().slice(0, 7);
-}

@@ -1,5 +1,5 @@
 import type { LockHolder, LockOwner } from '../locks/lock-owner.js';
-import { mapRow } from './row-mapping.js';
+import { mapRow, parseJson } from './row-mapping.js';
 import { chunkRows, inPlaceholders, valuesPlaceholders, type SqlDriver, type SqlExecutor } from './sql-driver.js';
 
 /** A classified staged message as drain reads it (the raw bytes stay where they are). */
@@ -369,10 +369,10 @@ export class DrainRecords {
   }
 }
 
+/** Unreadable JSON comes back undefined, so the row is shunted rather than the batch failing. */
 function readJson(value: unknown): unknown {
-  if (typeof value !== 'string') return value ?? null;
   try {
-    return JSON.parse(value);
+    return parseJson(value);
   } catch {
     return undefined;
   }

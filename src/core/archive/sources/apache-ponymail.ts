@@ -1,7 +1,7 @@
 import { createHttpClient, type HttpClient } from '../../net/http-client.js';
 import { ArchiveError, type ArchiveSource, type DiscoveredList, type Month, type SourceContext } from '../archive-source.js';
-import { currentMonth, fetchMboxUrl, requireBaseUrl, splitListAddress } from '../fetch-mbox-url.js';
-import { isMonth } from '../month.js';
+import { fetchMboxUrl, requireBaseUrl, splitListAddress } from '../fetch-mbox-url.js';
+import { isMonth, monthOf } from '../month.js';
 
 interface StatsAnswer {
   firstYear?: number;
@@ -42,7 +42,7 @@ export function createPonyMailSource(options: PonyMailOptions = {}): ArchiveSour
     },
 
     async lastMonth(): Promise<Month> {
-      return currentMonth();
+      return monthOf(new Date());
     },
 
     fetchMonth(context: SourceContext, month: Month) {

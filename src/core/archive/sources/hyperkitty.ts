@@ -1,7 +1,7 @@
 import { createHttpClient, type HttpClient } from '../../net/http-client.js';
 import type { ArchiveSource, Month, SourceContext } from '../archive-source.js';
-import { currentMonth, fetchMboxUrl, requireBaseUrl, splitListAddress } from '../fetch-mbox-url.js';
-import { addMonths, isMonth } from '../month.js';
+import { fetchMboxUrl, requireBaseUrl, splitListAddress } from '../fetch-mbox-url.js';
+import { addMonths, isMonth, monthOf } from '../month.js';
 
 export interface HyperKittyOptions {
   client?: HttpClient;
@@ -33,7 +33,7 @@ export function createHyperKittySource(options: HyperKittyOptions = {}): Archive
     },
 
     async lastMonth() {
-      return currentMonth();
+      return monthOf(new Date());
     },
 
     fetchMonth(context, month) {

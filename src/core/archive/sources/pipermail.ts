@@ -1,6 +1,7 @@
 import { createHttpClient, type HttpClient } from '../../net/http-client.js';
 import { ArchiveError, type ArchiveSource, type Month, type SourceContext } from '../archive-source.js';
-import { currentMonth, fetchMboxUrl, requireBaseUrl, splitListAddress } from '../fetch-mbox-url.js';
+import { monthOf } from '../month.js';
+import { fetchMboxUrl, requireBaseUrl, splitListAddress } from '../fetch-mbox-url.js';
 
 const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 const MONTH_LINK = new RegExp(`href\\s*=\\s*["']?([^"'\\s>]*?(\\d{4})-(${MONTH_NAMES.join('|')})\\.txt(?:\\.gz)?)["'\\s>]`, 'gi');
@@ -37,7 +38,7 @@ export function createPipermailSource(options: PipermailOptions = {}): ArchiveSo
     },
 
     async lastMonth() {
-      return currentMonth();
+      return monthOf(new Date());
     },
 
     async *fetchMonth(context, month) {
