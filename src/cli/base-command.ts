@@ -1,10 +1,15 @@
 import { Command, Errors, Flags, type Interfaces } from '@oclif/core';
 import { loadConfig, type Config } from '../core/config/load-config.js';
+import type { ProgressListener } from '../core/progress.js';
 import { chooseDb, redactSecrets } from '../core/db-target.js';
 import { ExitCode, ListminerError } from '../core/errors.js';
 import { withStore } from '../core/store/open-store.js';
 import type { Store } from '../core/store/store.js';
 import { loadSystems, type Systems } from '../core/systems/load-systems.js';
+import { chooseProgressMode, runWithProgress } from './progress-view.js';
+
+/** --systems, for commands that read systems.yaml. */
+export const systemsFlag = Flags.string({ description: 'systems.yaml to use instead of the bundled one' });
 
 export type CommandFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>;
 export type CommandArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>;
@@ -61,6 +66,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   protected systems(file?: string): Systems {
     return loadSystems(file ?? this.settings.systems);
+  }
+
+  /** Runs a stage's work under the progress view this run asks for (bars, plain lines, or none). */
+  protected withProgress<R>(title: string, work: (progress: ProgressListener) => Promise<R>): Promise<R> {
+    return runWithProgress(title, chooseProgressMode({ quiet: this.flags.quiet, json: this.jsonEnabled() }), work);
   }
 
   /** A line for the human on stderr, unless --quiet or --json. */

@@ -1,6 +1,5 @@
 import { Flags } from '@oclif/core';
-import { BaseCommand } from '../cli/base-command.js';
-import { chooseProgressMode, runWithProgress } from '../cli/progress-view.js';
+import { BaseCommand, systemsFlag } from '../cli/base-command.js';
 import { classifyStaged, type ClassifyResult } from '../core/classify/classify-staged.js';
 import { loadRuleBook } from '../core/classify/rule-set.js';
 
@@ -19,7 +18,7 @@ export default class Classify extends BaseCommand<typeof Classify> {
     system: Flags.string({ description: 'the system of --list, when the name is ambiguous' }),
     reclassify: Flags.boolean({ description: 'label every stored message again (after the rules changed)' }),
     'retry-shunted': Flags.boolean({ description: 'try messages that could not be parsed again' }),
-    systems: Flags.string({ description: 'systems.yaml to use instead of the bundled one' }),
+    systems: systemsFlag,
     workers: Flags.integer({ description: 'worker threads that parse mail (1: parse on the main thread)', default: 1, min: 1, max: 64 }),
   };
 
@@ -28,8 +27,7 @@ export default class Classify extends BaseCommand<typeof Classify> {
     const systems = this.systems(flags.systems);
     loadRuleBook(systems); // a bad rule is refused before any database is opened
     const options = { lists: flags.list, system: flags.system, reclassify: flags.reclassify, retryShunted: flags['retry-shunted'], workers: flags.workers };
-    const mode = chooseProgressMode({ quiet: flags.quiet, json: this.jsonEnabled() });
-    const result = await this.withStore((store) => runWithProgress('classify', mode, (progress) => classifyStaged(store, systems, options, progress)));
+    const result = await this.withStore((store) => this.withProgress('classify', (progress) => classifyStaged(store, systems, options, progress)));
     const classes = Object.entries(result.classes)
       .sort((a, b) => b[1] - a[1])
       .map(([name, count]) => `${name} ${count}`)

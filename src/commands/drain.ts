@@ -1,6 +1,5 @@
 import { Flags } from '@oclif/core';
-import { BaseCommand } from '../cli/base-command.js';
-import { chooseProgressMode, runWithProgress } from '../cli/progress-view.js';
+import { BaseCommand, systemsFlag } from '../cli/base-command.js';
 import { renderTable } from '../cli/render-table.js';
 import { drainLists, type DrainResult } from '../core/drain/drain-lists.js';
 import { ExitCode, ListminerError } from '../core/errors.js';
@@ -19,7 +18,7 @@ export default class Drain extends BaseCommand<typeof Drain> {
     list: Flags.string({ description: 'only this list (address, inbox name or path)', multiple: true }),
     system: Flags.string({ description: 'the system of --list, when the name is ambiguous' }),
     workers: Flags.integer({ description: 'lists drained at once (never one list twice) [default: the workers setting]', min: 1, max: 64 }),
-    systems: Flags.string({ description: 'systems.yaml to use instead of the bundled one' }),
+    systems: systemsFlag,
   };
 
   async run(): Promise<DrainResult> {
@@ -27,7 +26,7 @@ export default class Drain extends BaseCommand<typeof Drain> {
     const systems = this.systems(flags.systems);
     const result = await this.withStore(async (store) => {
       const listIds = flags.list && (await Promise.all(flags.list.map((name) => findList(store, name, flags.system)))).map((list) => list.id);
-      return runWithProgress('drain', chooseProgressMode({ quiet: flags.quiet, json: this.jsonEnabled() }), (progress) =>
+      return this.withProgress('drain', (progress) =>
         drainLists(store, { listIds, workers: flags.workers ?? this.settings.workers, mirrorHandling: this.settings.mirrorHandling, systems }, progress),
       );
     });

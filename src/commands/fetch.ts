@@ -1,6 +1,5 @@
 import { Flags } from '@oclif/core';
-import { BaseCommand } from '../cli/base-command.js';
-import { chooseProgressMode, runWithProgress } from '../cli/progress-view.js';
+import { BaseCommand, systemsFlag } from '../cli/base-command.js';
 import { renderTable } from '../cli/render-table.js';
 import { chooseCacheDir } from '../core/config/cache-dir.js';
 import { ExitCode } from '../core/errors.js';
@@ -23,7 +22,7 @@ export default class Fetch extends BaseCommand<typeof Fetch> {
     months: Flags.integer({ description: 'for lists never fetched: how many recent months to read [default: backfill_months, else 12]', min: 1 }),
     full: Flags.boolean({ description: "for lists never fetched: read the archive's whole history" }),
     workers: Flags.integer({ description: 'lists fetched at once [default: workers setting, else 2]', min: 1, max: 64 }),
-    systems: Flags.string({ description: 'systems.yaml to use instead of the bundled one' }),
+    systems: systemsFlag,
   };
 
   async run(): Promise<FetchResult> {
@@ -40,7 +39,7 @@ export default class Fetch extends BaseCommand<typeof Fetch> {
     let result: FetchResult;
     try {
       result = await this.withStore((store) =>
-        runWithProgress('fetch', chooseProgressMode({ quiet: flags.quiet, json: this.jsonEnabled() }), (progress) =>
+        this.withProgress('fetch', (progress) =>
           fetchLists(
             store,
             this.systems(flags.systems),

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { BaseCommand } from '../../cli/base-command.js';
+import { BaseCommand, systemsFlag } from '../../cli/base-command.js';
 import { addList, type AddListResult } from '../../core/registry/register-list.js';
 
 export default class ListsAdd extends BaseCommand<typeof ListsAdd> {
@@ -20,7 +20,7 @@ export default class ListsAdd extends BaseCommand<typeof ListsAdd> {
     address: Flags.string({ description: 'the list e-mail address, when NAME is not one' }),
     'base-url': Flags.string({ description: "archive URL to use instead of the system's (a mirror or local server)" }),
     rules: Flags.string({ description: "system whose rules classify this list's mail (for mbox and Maildir)" }),
-    systems: Flags.string({ description: 'systems.yaml to use instead of the bundled one' }),
+    systems: systemsFlag,
   };
 
   async run(): Promise<AddListResult> {

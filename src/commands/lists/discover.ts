@@ -1,6 +1,5 @@
 import { Flags } from '@oclif/core';
-import { BaseCommand } from '../../cli/base-command.js';
-import { chooseProgressMode, runWithProgress } from '../../cli/progress-view.js';
+import { BaseCommand, systemsFlag } from '../../cli/base-command.js';
 import { renderTable } from '../../cli/render-table.js';
 import { discoverLists, type DiscoverListsResult } from '../../core/registry/discover-lists.js';
 
@@ -16,13 +15,13 @@ export default class ListsDiscover extends BaseCommand<typeof ListsDiscover> {
     system: Flags.string({ description: 'archive system from systems.yaml', required: true }),
     domain: Flags.string({ description: 'only lists of this domain, e.g. kafka.apache.org' }),
     'base-url': Flags.string({ description: "archive URL to use instead of the system's (a mirror or local server)" }),
-    systems: Flags.string({ description: 'systems.yaml to use instead of the bundled one' }),
+    systems: systemsFlag,
   };
 
   async run(): Promise<DiscoverListsResult> {
     const { flags } = this;
     const result = await this.withStore((store) =>
-      runWithProgress('Discovering lists', chooseProgressMode({ quiet: flags.quiet, json: this.jsonEnabled() }), (progress) =>
+      this.withProgress('Discovering lists', (progress) =>
         discoverLists(
           store,
           this.systems(flags.systems),
