@@ -11,6 +11,12 @@ import { chooseProgressMode, runWithProgress } from './progress-view.js';
 /** --systems, for commands that read systems.yaml. */
 export const systemsFlag = Flags.string({ description: 'systems.yaml to use instead of the bundled one' });
 
+/** --list and --system, for every command that works list by list (resolved by selectLists). */
+export const listFlags = {
+  list: Flags.string({ description: 'only this list (address, inbox name or path); may be given more than once', multiple: true }),
+  system: Flags.string({ description: "only this system's lists; chooses between lists that share a name" }),
+};
+
 export type CommandFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>;
 export type CommandArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>;
 

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { BaseCommand, systemsFlag } from '../cli/base-command.js';
+import { BaseCommand, listFlags, systemsFlag } from '../cli/base-command.js';
 import { classifyStaged, type ClassifyResult } from '../core/classify/classify-staged.js';
 import { loadRuleBook } from '../core/classify/rule-set.js';
 
@@ -14,8 +14,7 @@ export default class Classify extends BaseCommand<typeof Classify> {
     '<%= config.bin %> classify --retry-shunted --json',
   ];
   static override flags = {
-    list: Flags.string({ description: 'only this list (address, inbox name or path); may be given more than once', multiple: true }),
-    system: Flags.string({ description: 'the system of --list, when the name is ambiguous' }),
+    ...listFlags,
     reclassify: Flags.boolean({ description: 'label every stored message again (after the rules changed)' }),
     'retry-shunted': Flags.boolean({ description: 'try messages that could not be parsed again' }),
     systems: systemsFlag,

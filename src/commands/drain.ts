@@ -1,9 +1,9 @@
 import { Flags } from '@oclif/core';
-import { BaseCommand, systemsFlag } from '../cli/base-command.js';
+import { BaseCommand, listFlags, systemsFlag } from '../cli/base-command.js';
 import { renderTable } from '../cli/render-table.js';
 import { drainLists, type DrainResult } from '../core/drain/drain-lists.js';
 import { ExitCode, ListminerError } from '../core/errors.js';
-import { findList } from '../core/registry/register-list.js';
+import { selectLists } from '../core/registry/select-lists.js';
 
 export default class Drain extends BaseCommand<typeof Drain> {
   static override summary = 'Move classified mail into the research tables, one writer per list.';
@@ -15,8 +15,7 @@ export default class Drain extends BaseCommand<typeof Drain> {
     '<%= config.bin %> drain --workers 4 --json',
   ];
   static override flags = {
-    list: Flags.string({ description: 'only this list (address, inbox name or path)', multiple: true }),
-    system: Flags.string({ description: 'the system of --list, when the name is ambiguous' }),
+    ...listFlags,
     workers: Flags.integer({ description: 'lists drained at once (never one list twice) [default: the workers setting]', min: 1, max: 64 }),
     systems: systemsFlag,
   };
@@ -25,7 +24,7 @@ export default class Drain extends BaseCommand<typeof Drain> {
     const { flags } = this;
     const systems = this.systems(flags.systems);
     const result = await this.withStore(async (store) => {
-      const listIds = flags.list && (await Promise.all(flags.list.map((name) => findList(store, name, flags.system)))).map((list) => list.id);
+      const listIds = flags.list || flags.system ? (await selectLists(store, { names: flags.list, system: flags.system })).map((list) => list.id) : undefined;
       return this.withProgress('drain', (progress) =>
         drainLists(store, { listIds, workers: flags.workers ?? this.settings.workers, mirrorHandling: this.settings.mirrorHandling, systems }, progress),
       );

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { BaseCommand, systemsFlag } from '../cli/base-command.js';
+import { BaseCommand, listFlags, systemsFlag } from '../cli/base-command.js';
 import { renderTable } from '../cli/render-table.js';
 import { chooseCacheDir } from '../core/config/cache-dir.js';
 import { ExitCode } from '../core/errors.js';
@@ -16,8 +16,7 @@ export default class Fetch extends BaseCommand<typeof Fetch> {
     '<%= config.bin %> fetch --list dev@kafka.apache.org --now --json',
   ];
   static override flags = {
-    list: Flags.string({ description: 'only this list (name or address); may be given more than once', multiple: true }),
-    system: Flags.string({ description: "only this system's lists" }),
+    ...listFlags,
     now: Flags.boolean({ description: 'fetch even lists not due yet (ignore cadence and retry waits)' }),
     months: Flags.integer({ description: 'for lists never fetched: how many recent months to read [default: backfill_months, else 12]', min: 1 }),
     full: Flags.boolean({ description: "for lists never fetched: read the archive's whole history" }),

@@ -194,7 +194,7 @@ describe.each(ALL_DIALECTS)('a fetch stopped mid-month on $dialect', ({ dialect,
     expect(await query(db.url, 'SELECT month FROM fetched_months WHERE month = ?', [bigMonth])).toEqual([]);
     const [partial] = await query<{ n: number }>(db.url, 'SELECT COUNT(*) AS n FROM staged_messages');
     expect(Number(partial!.n)).toBeLessThan(12_000);
-    const [held] = await query<{ locked_pid: number }>(db.url, 'SELECT locked_pid FROM lists');
+    const [held] = await query<{ locked_pid: number }>(db.url, "SELECT locked_pid FROM stage_locks WHERE stage = 'fetch'");
     expect(Number(held!.locked_pid)).toBe(pid);
 
     // The dead process's lock is recovered; the month is read again from its start.
@@ -208,7 +208,7 @@ describe.each(ALL_DIALECTS)('a fetch stopped mid-month on $dialect', ({ dialect,
     const db = await registered();
     const { code } = await stopMidMonth(db, 'SIGINT');
     expect(code).toBe(130);
-    const [list] = await query<{ locked_at: string | null; last_month: string | null; failed_attempts: number }>(db.url, 'SELECT locked_at, last_month, failed_attempts FROM lists');
+    const [list] = await query<{ locked_at: string | null; last_month: string | null; failed_attempts: number }>(db.url, "SELECT fetch_lock.locked_at, last_month, failed_attempts FROM lists LEFT JOIN stage_locks fetch_lock ON fetch_lock.list_id = lists.id AND fetch_lock.stage = 'fetch'");
     expect(list).toMatchObject({ locked_at: null, last_month: addMonths(NOW_MONTH, -2) });
     expect(Number(list!.failed_attempts)).toBe(0);
     const rerun = await runCliJson<FetchJson>(['fetch', '--db', db.url], { env });

@@ -26,7 +26,7 @@ export async function snapshotTables(store: Store): Promise<Record<string, unkno
     email_message_bodies: 'email_message_id',
     contributors: 'id',
     thread_links: 'list_id, message_key, position',
-    drain_locks: 'list_id',
+    stage_locks: 'list_id, stage',
     repos: 'id',
     lists: 'id',
   };

@@ -176,7 +176,7 @@ describe.each(ALL_DIALECTS)('drain on $dialect', ({ dialect, skip }) => {
     const me = currentLockOwner();
     const hold = (at: string, pid: number) =>
       store.db.run(
-        'INSERT INTO drain_locks (list_id, locked_at, locked_pid, locked_boot_id, locked_host) VALUES (?, ?, ?, ?, ?) ON CONFLICT (list_id) DO UPDATE SET locked_at = excluded.locked_at, locked_pid = excluded.locked_pid, locked_boot_id = excluded.locked_boot_id, locked_host = excluded.locked_host',
+        "INSERT INTO stage_locks (list_id, stage, locked_at, locked_pid, locked_boot_id, locked_host) VALUES (?, 'drain', ?, ?, ?, ?) ON CONFLICT (list_id, stage) DO UPDATE SET locked_at = excluded.locked_at, locked_pid = excluded.locked_pid, locked_boot_id = excluded.locked_boot_id, locked_host = excluded.locked_host",
         [listId, at, pid, me.bootId, me.host],
       );
     // The parent of this test process is alive for as long as the test runs.
@@ -190,7 +190,7 @@ describe.each(ALL_DIALECTS)('drain on $dialect', ({ dialect, skip }) => {
     await stageClassified(store, listId, from('Jane <jane@example.org>', 'm2@x'));
     await hold(new Date().toISOString(), 2 ** 22 + 12345); // beyond pid_max: no such process
     expect((await drain(store)).lists).toMatchObject([{ listId, status: 'drained', drained: 1 }]);
-    const lock = await store.db.get<{ locked_at: unknown }>('SELECT locked_at FROM drain_locks WHERE list_id = ?', [listId]);
+    const lock = await store.db.get<{ locked_at: unknown }>("SELECT locked_at FROM stage_locks WHERE list_id = ? AND stage = 'drain'", [listId]);
     expect(lock!.locked_at).toBeNull();
   });
 

@@ -22,6 +22,12 @@ describe.each(ALL_DIALECTS)('fetch state contract on $dialect', ({ dialect, skip
     if (!skip) await store.dropDatabase();
   });
   const set = (name: string, sql: string, params: unknown[] = []) => store.db.run(`UPDATE lists SET ${sql} WHERE id = ?`, [...(params as never[]), ids[name]!]);
+  const hold = (name: string, at: string, pid: number, bootId: string, host: string) =>
+    store.db.run(
+      `INSERT INTO stage_locks (list_id, stage, locked_at, locked_pid, locked_boot_id, locked_host) VALUES (?, 'fetch', ?, ?, ?, ?)
+       ON CONFLICT (list_id, stage) DO UPDATE SET locked_at = excluded.locked_at, locked_pid = excluded.locked_pid, locked_boot_id = excluded.locked_boot_id, locked_host = excluded.locked_host`,
+      [ids[name]!, at, pid, bootId, host],
+    );
   const claimAll = async (options: ClaimOptions) => {
     const out: string[] = [];
     for (let list = await store.fetchState.claimNext(options); list; list = await store.fetchState.claimNext(options)) out.push(list.name);
@@ -33,7 +39,7 @@ describe.each(ALL_DIALECTS)('fetch state contract on $dialect', ({ dialect, skip
     expect(first).toMatchObject({ name: 'a', lockedPid: 1001, lockedBootId: 'boot-a', lockedHost: 'host-a' });
     expect(await claimAll(claimOptions())).toEqual(['b', 'c']);
     expect(await store.fetchState.claimNext(claimOptions({ owner: other }))).toBeUndefined();
-    await store.fetchState.release(ids.a!, me);
+    await store.locks.release(ids.a!, 'fetch', me);
     expect((await store.fetchState.claimNext(claimOptions({ owner: other })))?.name).toBe('a');
   });
 
@@ -46,7 +52,7 @@ describe.each(ALL_DIALECTS)('fetch state contract on $dialect', ({ dialect, skip
       );
       const names = claims.filter(Boolean).map((list) => list!.name);
       expect(new Set(names).size).toBe(names.length);
-      const held = await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM lists WHERE locked_at IS NOT NULL');
+      const held = await store.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM stage_locks WHERE stage = 'fetch' AND locked_at IS NOT NULL");
       expect(Number(held!.n)).toBe(names.length);
     } finally {
       await second.close();
@@ -54,17 +60,17 @@ describe.each(ALL_DIALECTS)('fetch state contract on $dialect', ({ dialect, skip
   });
 
   it.skipIf(skip)('recovers a lock older than two hours but not a fresh one', async () => {
-    await set('a', 'locked_at = ?, locked_pid = 5, locked_boot_id = ?, locked_host = ?', [new Date(NOW.getTime() - 3 * 3600_000).toISOString(), 'x', 'y']);
-    await set('b', 'locked_at = ?, locked_pid = 5, locked_boot_id = ?, locked_host = ?', [new Date(NOW.getTime() - 3600_000).toISOString(), 'x', 'y']);
+    await hold('a', new Date(NOW.getTime() - 3 * 3600_000).toISOString(), 5, 'x', 'y');
+    await hold('b', new Date(NOW.getTime() - 3600_000).toISOString(), 5, 'x', 'y');
     expect(await claimAll(claimOptions())).toEqual(['a', 'c']);
   });
 
   it.skipIf(skip)('frees locks of dead processes on this boot and host only', async () => {
     const fresh = NOW.toISOString();
-    await set('a', 'locked_at = ?, locked_pid = 7, locked_boot_id = ?, locked_host = ?', [fresh, me.bootId, me.host]);
-    await set('b', 'locked_at = ?, locked_pid = 8, locked_boot_id = ?, locked_host = ?', [fresh, 'boot-old', me.host]);
-    await set('c', 'locked_at = ?, locked_pid = 9, locked_boot_id = ?, locked_host = ?', [fresh, me.bootId, me.host]);
-    expect(await store.fetchState.recoverDeadLocks(me, (pid) => pid === 9)).toBe(1);
+    await hold('a', fresh, 7, me.bootId, me.host);
+    await hold('b', fresh, 8, 'boot-old', me.host);
+    await hold('c', fresh, 9, me.bootId, me.host);
+    expect(await store.locks.recoverDead('fetch', me, (pid) => pid === 9, NOW)).toBe(1);
     expect(await claimAll(claimOptions())).toEqual(['a']);
   });
 
@@ -81,7 +87,7 @@ describe.each(ALL_DIALECTS)('fetch state contract on $dialect', ({ dialect, skip
   it.skipIf(skip)('leaves a complete list alone until the cadence has passed, unless told to ignore the schedule', async () => {
     await set('a', 'last_run_at = ?, scan_complete = TRUE', [new Date(NOW.getTime() - 5 * 86_400_000).toISOString()]);
     expect(await claimAll(claimOptions())).toEqual(['b', 'c']);
-    for (const name of ['b', 'c']) await store.fetchState.release(ids[name]!, me);
+    for (const name of ['b', 'c']) await store.locks.release(ids[name]!, 'fetch', me);
     expect(await claimAll(claimOptions({ ignoreSchedule: true }))).toEqual(['b', 'c', 'a']);
   });
 
@@ -95,7 +101,7 @@ describe.each(ALL_DIALECTS)('fetch state contract on $dialect', ({ dialect, skip
     expect((await store.fetchState.claimNext(claimOptions({ now: later })))?.name).toBe('a');
     for (let i = 0; i < 8; i++) failure = await store.fetchState.recordFailure(ids.a!, 'boom', NOW);
     expect(failure).toMatchObject({ attempts: 10, sidelined: true });
-    await store.fetchState.release(ids.a!, me);
+    await store.locks.release(ids.a!, 'fetch', me);
     expect(await store.fetchState.claimNext(claimOptions({ ignoreSchedule: true, excludeIds: [ids.b!, ids.c!] }))).toBeUndefined();
     expect((await store.fetchState.claimNext(claimOptions({ ignoreSchedule: true, listIds: [ids.a!] })))?.name).toBe('a');
     await store.fetchState.recordScan(ids.a!, true, NOW);
@@ -122,8 +128,8 @@ describe.each(ALL_DIALECTS)('fetch state contract on $dialect', ({ dialect, skip
 
   it.skipIf(skip)('records each deletion once however often its month is read', async () => {
     const deletion = { messageKey: 'gone@example.org', sourceRef: '0.git/abc', deletedAt: NOW.toISOString() };
-    expect(await store.db.transaction((tx) => store.fetchState.recordDeletions(tx, ids.a!, [deletion]))).toBe(1);
-    expect(await store.db.transaction((tx) => store.fetchState.recordDeletions(tx, ids.a!, [deletion]))).toBe(0);
+    expect(await store.transaction((tx) => tx.fetchState.recordDeletions(ids.a!, [deletion]))).toBe(1);
+    expect(await store.transaction((tx) => tx.fetchState.recordDeletions(ids.a!, [deletion]))).toBe(0);
     expect(await store.db.all('SELECT message_key, source_ref FROM archive_deletions')).toEqual([{ message_key: 'gone@example.org', source_ref: '0.git/abc' }]);
   });
 });

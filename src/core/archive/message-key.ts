@@ -13,6 +13,10 @@ export interface MessageIdentity {
   /** Normalized Message-ID, or null when the message has none. */
   messageId: string | null;
   contentHash: string;
+  /** The Message-ID, else a key made from the content. */
+  key: string;
+  /** The key it takes when a different message already holds its Message-ID; null without one. */
+  variantKey: string | null;
 }
 
 const IDENTITY_FIELDS = ['message-id', 'from', 'to', 'cc', 'date', 'subject', 'in-reply-to', 'references'];
@@ -38,7 +42,14 @@ export function identifyMessage(raw: Buffer): MessageIdentity {
   }
   hash.update('\n');
   hash.update(normalizeBody(raw.subarray(block.bodyOffset)));
-  return { messageId: normalizeMessageId(firstField(block, 'message-id')), contentHash: hash.digest('hex') };
+  const messageId = normalizeMessageId(firstField(block, 'message-id'));
+  const contentHash = hash.digest('hex');
+  return {
+    messageId,
+    contentHash,
+    key: messageId ?? syntheticKey(contentHash),
+    variantKey: messageId === null ? null : variantKey(messageId, contentHash),
+  };
 }
 
 /** Line endings, trailing blanks and mbox `>From ` quoting differ between archives' copies of one mail. */

@@ -1,6 +1,6 @@
 import type { ProgressListener } from '../progress.js';
 import type { ClassifyOutcome, ClassifySelection, MessageToClassify } from '../store/classify-records.js';
-import { findList } from '../registry/register-list.js';
+import { selectLists } from '../registry/select-lists.js';
 import type { ListRecord } from '../store/list-records.js';
 import type { StagedStatus } from '../store/staging-records.js';
 import type { Store } from '../store/store.js';
@@ -54,7 +54,7 @@ const RECLASSIFY_STATUSES: readonly StagedStatus[] = ['staged', 'classified', 'd
  */
 export async function classifyStaged(store: Store, systems: Systems, options: ClassifyOptions, progress: ProgressListener): Promise<ClassifyResult> {
   const book = loadRuleBook(systems);
-  const lists = options.lists ? await Promise.all(options.lists.map((name) => findList(store, name, options.system))) : await store.lists.all();
+  const lists = await selectLists(store, { names: options.lists, system: options.system });
   const statuses: StagedStatus[] = options.reclassify ? [...RECLASSIFY_STATUSES] : ['staged'];
   if (options.retryShunted) statuses.push('shunted');
   const result: ClassifyResult = { classified: 0, shunted: 0, changed: 0, classes: {}, lists: [] };

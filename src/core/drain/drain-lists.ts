@@ -8,7 +8,7 @@ import type { Store } from '../store/store.js';
 import type { Systems } from '../systems/load-systems.js';
 import { isBotSender } from './is-bot-sender.js';
 import { findSignaledRepoUrl } from './find-signaled-repo-url.js';
-import { currentLockOwner, lockIsAbandoned } from '../locks/lock-owner.js';
+import { currentLockOwner } from '../locks/lock-owner.js';
 import { repairThreadRoots } from './repair-thread-roots.js';
 import { threadAncestors } from './thread-ancestors.js';
 
@@ -95,7 +95,8 @@ class DrainRun {
     if (!list) return undefined;
     const task = `list-${listId}`;
     const result: ListDrainResult = { listId, system: list.system, name: list.name, status: 'drained', drained: 0, deferred: 0, shunted: 0, threadsRepaired: 0 };
-    const claimed = await this.store.drain.claim(listId, this.owner, (holder) => lockIsAbandoned(holder, this.owner));
+    await this.store.locks.recoverDead('drain', this.owner);
+    const claimed = await this.store.locks.claim(listId, 'drain', this.owner);
     if (!claimed) {
       this.progress({ type: 'log', level: 'warn', message: `${list.name}: another drain holds this list; skipped` });
       return { ...result, status: 'busy' };
@@ -116,7 +117,7 @@ class DrainRun {
       result.error = (error as Error).message;
       this.progress({ type: 'end', task, status: 'failed', detail: result.error });
     } finally {
-      await this.store.drain.release(listId, this.owner);
+      await this.store.locks.release(listId, 'drain', this.owner);
     }
     return result;
   }
@@ -146,7 +147,7 @@ class DrainRun {
       await this.resolveSenders(messages);
       await this.resolveSignaledRepos(messages);
       await this.write(list.id, messages, result);
-      await this.store.drain.touch(list.id, this.owner);
+      await this.store.locks.touch(list.id, 'drain', this.owner);
       this.progress({ type: 'update', task, done: result.drained, detail: result.shunted ? `${result.shunted} shunted` : undefined });
     }
   }
@@ -164,9 +165,7 @@ class DrainRun {
         await this.writeInOne(listId, [message], result);
       } catch (error) {
         // Shunt only what the message itself caused: with the database gone, the list fails and keeps its mail.
-        await this.store.db.get('SELECT 1 AS alive').catch(() => {
-          throw error;
-        });
+        if (!(await this.store.reachable())) throw error;
         await this.store.drain.shunt(message.stagedId, `drain: ${(error as Error).message}`);
         result.shunted++;
       }
@@ -174,9 +173,9 @@ class DrainRun {
   }
 
   private async writeInOne(listId: number, messages: NewEmailMessage[], result: ListDrainResult): Promise<void> {
-    const { written, repaired } = await this.store.db.transaction(async (tx) => {
-      const keys = await this.store.drain.writeMessages(tx, listId, messages);
-      const repair = await repairThreadRoots(tx, this.store.drain, listId, keys);
+    const { written, repaired } = await this.store.transaction(async (tx) => {
+      const keys = await tx.drain.writeMessages(listId, messages);
+      const repair = await repairThreadRoots(tx.drain, listId, keys);
       return { written: keys.length, repaired: repair.repaired };
     });
     result.drained += written;

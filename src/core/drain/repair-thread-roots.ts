@@ -1,5 +1,4 @@
 import type { DrainRecords, ThreadRow } from '../store/drain-records.js';
-import type { SqlExecutor } from '../store/sql-driver.js';
 
 /**
  * Thread roots (docs/drain.md has the rule and why). A message's anchor is
@@ -22,21 +21,22 @@ interface Root {
   id: number;
 }
 
-export async function repairThreadRoots(tx: SqlExecutor, records: DrainRecords, listId: number, newKeys: readonly string[]): Promise<RootRepair> {
+/** Works out the roots again for newly drained messages and what names them; call it in the transaction that wrote them. */
+export async function repairThreadRoots(records: DrainRecords, listId: number, newKeys: readonly string[]): Promise<RootRepair> {
   if (newKeys.length === 0) return { repaired: 0 };
   const affected = new Set(newKeys);
   let frontier = [...newKeys];
   while (frontier.length > 0) {
-    const next = (await records.descendantsNaming(tx, listId, frontier)).filter((key) => !affected.has(key));
+    const next = (await records.descendantsNaming(listId, frontier)).filter((key) => !affected.has(key));
     for (const key of next) affected.add(key);
     frontier = next;
   }
 
-  const rows = await records.threadRows(tx, listId, affected);
-  const links = await records.threadLinks(tx, listId, affected);
+  const rows = await records.threadRows(listId, affected);
+  const links = await records.threadLinks(listId, affected);
   const outside = new Set<string>();
   for (const ancestors of links.values()) for (const id of ancestors) if (!affected.has(id)) outside.add(id);
-  const stored = await records.threadRows(tx, listId, outside);
+  const stored = await records.threadRows(listId, outside);
 
   const anchorOf = (key: string): string | undefined => (links.get(key) ?? []).find((id) => id !== key && (rows.has(id) || stored.has(id)));
 
@@ -82,7 +82,7 @@ export async function repairThreadRoots(tx: SqlExecutor, records: DrainRecords, 
   const changed = [...roots]
     .filter(([key, root]) => rows.get(key)!.threadRootKey !== root.key || rows.get(key)!.threadRootId !== root.id)
     .map(([key, root]) => ({ key, rootKey: root.key, rootId: root.id }));
-  await records.setThreadRoots(tx, listId, changed);
+  await records.setThreadRoots(listId, changed);
   return { repaired: changed.filter((c) => !fresh.has(c.key)).length };
 }
 

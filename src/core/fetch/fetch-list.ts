@@ -1,5 +1,5 @@
 import { ArchiveError, isDeletion, type ArchiveSource, type Month, type SourceContext } from '../archive/archive-source.js';
-import { identifyMessage, syntheticKey } from '../archive/message-key.js';
+import { identifyMessage } from '../archive/message-key.js';
 import { monthOf } from '../archive/month.js';
 import type { ProgressListener } from '../progress.js';
 import type { LockOwner } from '../locks/lock-owner.js';
@@ -146,20 +146,23 @@ async function fetchOneMonth(
     messages = [];
     deletions = [];
     bytes = 0;
-    await store.db.transaction(async (tx) => {
-      const outcome = await store.staging.stageIn(tx, listId, month, batch);
-      staged += outcome.staged;
-      result.staged += outcome.staged;
-      result.duplicates += outcome.duplicates;
-      result.deletions += await store.fetchState.recordDeletions(tx, listId, withdrawn);
-      if (last) await store.staging.checkpointIn(tx, listId, { month, seen, staged });
-      await store.fetchState.touch(listId, settings.owner, tx);
+    // Counted once committed: a batch that fails (a full disk) was never stored.
+    const written = await store.transaction(async (tx) => {
+      const outcome = await tx.staging.stage(listId, month, batch);
+      const recorded = await tx.fetchState.recordDeletions(listId, withdrawn);
+      if (last) await tx.staging.checkpoint(listId, { month, seen, staged: staged + outcome.staged });
+      await tx.locks.touch(listId, 'fetch', settings.owner);
+      return { ...outcome, recorded };
     });
+    staged += written.staged;
+    result.staged += written.staged;
+    result.duplicates += written.duplicates;
+    result.deletions += written.recorded;
   };
   for await (const item of source.fetchMonth(context, month)) {
     const identity = identifyMessage(item.raw);
     if (isDeletion(item)) {
-      deletions.push({ messageKey: identity.messageId ?? syntheticKey(identity.contentHash), sourceRef: item.sourceRef, deletedAt: item.deletedAt });
+      deletions.push({ messageKey: identity.key, sourceRef: item.sourceRef, deletedAt: item.deletedAt });
     } else {
       messages.push({ raw: item.raw, ...identity });
       bytes += item.raw.length;

@@ -1,6 +1,5 @@
 import type { ArchiveSource } from '../archive/archive-source.js';
 import { openArchiveSource } from '../archive/open-source.js';
-import { InputError } from '../errors.js';
 import type { ProgressListener } from '../progress.js';
 import { BREAKER_THRESHOLD } from '../store/breaker-records.js';
 import type { ListRecord } from '../store/list-records.js';
@@ -8,7 +7,8 @@ import type { Store } from '../store/store.js';
 import type { BackendName } from '../systems/backend-names.js';
 import { requireSystem, type SystemDefinition, type Systems } from '../systems/load-systems.js';
 import { emptyListResult, fetchList, type ListFetchResult } from './fetch-list.js';
-import { currentLockOwner, isProcessAlive, type LockOwner } from '../locks/lock-owner.js';
+import { currentLockOwner, type LockOwner } from '../locks/lock-owner.js';
+import { selectLists } from '../registry/select-lists.js';
 
 export interface FetchOptions {
   /** --list: only these lists (name or address); named lists are fetched even when sidelined. */
@@ -62,7 +62,7 @@ type HostHold = Omit<HeldByBreaker, 'lists'>;
  */
 export async function fetchLists(store: Store, systems: Systems, options: FetchOptions, progress: ProgressListener): Promise<FetchResult> {
   if (options.system) requireSystem(systems, options.system);
-  const listIds = options.lists ? await resolveLists(store, options.lists) : undefined;
+  const listIds = options.lists?.length ? (await selectLists(store, { names: options.lists, system: options.system })).map((list) => list.id) : undefined;
   const owner = options.owner ?? currentLockOwner();
   const clock = options.clock ?? (() => new Date());
   const open = options.openSource ?? ((backend: BackendName) => openArchiveSource(backend));
@@ -71,7 +71,7 @@ export async function fetchLists(store: Store, systems: Systems, options: FetchO
   // Hosts that answered 429 in this run: their other lists would only sit in the pacer for the Retry-After.
   const rateLimited = new Map<string, HostHold>();
 
-  await store.fetchState.recoverDeadLocks(owner, isProcessAlive);
+  await store.locks.recoverDead('fetch', owner);
 
   const claim = async (): Promise<ListRecord | undefined> => {
     const blocked = await listsOfHeldHosts(store, systems, clock(), rateLimited);
@@ -97,7 +97,7 @@ export async function fetchLists(store: Store, systems: Systems, options: FetchO
         if (host) rateLimited.set(host, { host, why: 'rate_limited', openUntil: result.error!.retryAfter! });
         results.push(result);
       } finally {
-        await store.fetchState.release(list.id, owner);
+        await store.locks.release(list.id, 'fetch', owner);
       }
     }
   };
@@ -234,16 +234,6 @@ export function archiveHost(list: Pick<ListRecord, 'baseUrl'>, system: SystemDef
   } catch {
     return undefined;
   }
-}
-
-async function resolveLists(store: Store, names: readonly string[]): Promise<number[]> {
-  const ids = new Set<number>();
-  for (const name of names) {
-    const found = await store.lists.find(name);
-    if (found.length === 0) throw new InputError(`No list named "${name}" is registered.`, 'See `listminer lists ls`, or add it with `listminer lists add`.');
-    for (const list of found) ids.add(list.id);
-  }
-  return [...ids];
 }
 
 function skipped(list: ListRecord, owner: LockOwner): ListFetchResult {

@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 
 /**
- * Who holds a per-list lock (fetch's and drain's alike): a process on a
- * machine since a boot. The boot id tells a pid of this boot from the same
- * number before a reboot, so a dead holder is recognised without waiting.
+ * Who holds a per-list lock: a process on a machine since a boot. The boot
+ * id tells a pid of this boot from the same number before a reboot, so a
+ * dead holder is recognised without waiting. The locks themselves are the
+ * store's (LockRecords, table stage_locks), one per list and stage.
  */
 export interface LockOwner {
   pid: number;
@@ -50,10 +51,10 @@ export function isProcessAlive(pid: number): boolean {
 }
 
 /** True when the lock's holder is gone: stale by age, or a dead process on this host and boot. */
-export function lockIsAbandoned(holder: LockHolder, owner: LockOwner, now = Date.now()): boolean {
+export function lockIsAbandoned(holder: LockHolder, owner: LockOwner, now = Date.now(), isAlive: (pid: number) => boolean = isProcessAlive): boolean {
   if (holder.lockedAt === null) return true;
   if (now - new Date(holder.lockedAt).getTime() > STALE_LOCK_MS) return true;
   const sameBoot = holder.lockedHost === owner.host && holder.lockedBootId === owner.bootId;
-  if (sameBoot && holder.lockedPid !== null && holder.lockedPid !== owner.pid) return !isProcessAlive(holder.lockedPid);
+  if (sameBoot && holder.lockedPid !== null && holder.lockedPid !== owner.pid) return !isAlive(holder.lockedPid);
   return false;
 }

@@ -7,6 +7,7 @@ import type { Store } from '../store/store.js';
 import { BACKENDS } from '../systems/backend-names.js';
 import { requireSystem, type Systems } from '../systems/load-systems.js';
 import { requireRepoUrl } from './repo-url.js';
+import { selectList } from './select-lists.js';
 
 export interface AddListInput {
   system: string;
@@ -71,11 +72,11 @@ export async function addList(store: Store, systems: Systems, input: AddListInpu
   const repoInput = input.repoUrl === undefined ? undefined : requireRepoUrl(input.repoUrl);
   const listId = input.listId?.trim().replace(/^<|>$/g, '').toLowerCase();
 
-  return store.db.transaction(async (tx) => {
-    const repo = repoInput && (await store.repos.ensure(repoInput, tx)).repo;
+  return store.transaction(async (tx) => {
+    const repo = repoInput && (await tx.repos.ensure(repoInput)).repo;
     // Mail drained before the repo was known may already mention it.
-    if (repo) await store.repos.resolveSignaled(repo, tx);
-    const result = await store.lists.register(
+    if (repo) await tx.repos.resolveSignaled(repo);
+    const result = await tx.lists.register(
       {
         system: system.name,
         name,
@@ -86,27 +87,14 @@ export async function addList(store: Store, systems: Systems, input: AddListInpu
         repoUrl: repo?.url,
         repoId: repo?.id,
       },
-      tx,
     );
     return { ...result, repo };
   });
 }
 
-/** The lists a name refers to, refusing an unknown or ambiguous one. */
-export async function findList(store: Store, name: string, system?: string): Promise<ListRecord> {
-  const lists = (await store.lists.find(name.includes('/') ? resolve(name) : name.toLowerCase())).filter(
-    (list) => !system || list.system === system,
-  );
-  if (lists.length === 0) throw new InputError(`No list "${name}" is registered.`, 'See `listminer lists ls` for the registered lists.');
-  if (lists.length > 1) {
-    throw new InputError(`"${name}" names ${lists.length} lists.`, `Add --system (one of ${lists.map((l) => l.system).join(', ')}).`);
-  }
-  return lists[0]!;
-}
-
 /** Removes a list; one that holds mail is only removed when forced. */
 export async function removeList(store: Store, name: string, options: { system?: string; force?: boolean }): Promise<{ list: ListRecord; messages: number }> {
-  const list = await findList(store, name, options.system);
+  const list = await selectList(store, name, options.system);
   const messages = (await store.lists.counts()).get(list.id)?.staged ?? 0;
   if (messages > 0 && !options.force) {
     throw new InputError(`The list ${list.name} holds ${messages} messages.`, 'Add --force to remove it with all its mail.');

@@ -13,10 +13,10 @@ export interface AddRepoResult {
 
 export async function addRepo(store: Store, url: string): Promise<AddRepoResult> {
   const input = requireRepoUrl(url);
-  return store.db.transaction(async (tx) => {
-    const { repo, created } = await store.repos.ensure(input, tx);
-    const listsAttached = await store.repos.attachToLists(repo, tx);
-    const signaledMessagesResolved = await store.repos.resolveSignaled(repo, tx);
+  return store.transaction(async (tx) => {
+    const { repo, created } = await tx.repos.ensure(input);
+    const listsAttached = await tx.repos.attachToLists(repo);
+    const signaledMessagesResolved = await tx.repos.resolveSignaled(repo);
     return { action: created ? 'added' : 'unchanged', repo, listsAttached, signaledMessagesResolved };
   });
 }

@@ -1,4 +1,4 @@
-import type { SqlDriver } from './sql-driver.js';
+import type { SqlSession } from './sql-driver.js';
 
 /** Consecutive transient failures that open a host's breaker. */
 export const BREAKER_THRESHOLD = 10;
@@ -10,7 +10,7 @@ export const BREAKER_OPEN_MS = 60 * 60 * 1000;
  * process (on any machine) sees that a host is struggling and leaves it be.
  */
 export class BreakerRecords {
-  constructor(private readonly db: SqlDriver) {}
+  constructor(private readonly db: SqlSession) {}
 
   /** Hosts whose breaker is open at `now`. */
   async openHosts(now: Date = new Date()): Promise<string[]> {

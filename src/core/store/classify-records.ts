@@ -1,6 +1,6 @@
 import type { Classification } from '../classify/envelope.js';
 import { mapRow } from './row-mapping.js';
-import { chunkRows, inPlaceholders, type SqlDriver } from './sql-driver.js';
+import { chunkRows, inPlaceholders, type SqlSession } from './sql-driver.js';
 import type { StagedStatus } from './staging-records.js';
 
 /** A staged message as classify reads it. */
@@ -31,7 +31,7 @@ export interface ClassifySelection {
  * (drained, classified by a second classify) is left as that process left it.
  */
 export class ClassifyRecords {
-  constructor(private readonly db: SqlDriver) {}
+  constructor(private readonly db: SqlSession) {}
 
   async count(selection: ClassifySelection): Promise<number> {
     const row = await this.db.get<{ n: number | string }>(

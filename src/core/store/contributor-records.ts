@@ -1,4 +1,4 @@
-import { chunkRows, inPlaceholders, valuesPlaceholders, type SqlDriver } from './sql-driver.js';
+import { chunkRows, inPlaceholders, valuesPlaceholders, type SqlSession } from './sql-driver.js';
 
 export interface MailSender {
   /** Lower-cased. */
@@ -13,7 +13,7 @@ export interface MailSender {
  * one address.
  */
 export class ContributorRecords {
-  constructor(private readonly db: SqlDriver) {}
+  constructor(private readonly db: SqlSession) {}
 
   /** The contributor id of each address, creating e-mail-only contributors for the unknown ones. */
   async ensureByEmail(senders: readonly MailSender[]): Promise<Map<string, number>> {

@@ -1,6 +1,5 @@
-import type { LockHolder, LockOwner } from '../locks/lock-owner.js';
 import { mapRow, parseJson } from './row-mapping.js';
-import { chunkRows, inPlaceholders, valuesPlaceholders, type SqlDriver, type SqlExecutor } from './sql-driver.js';
+import { chunkRows, inPlaceholders, valuesPlaceholders, type SqlSession } from './sql-driver.js';
 
 /** A classified staged message as drain reads it (the raw bytes stay where they are). */
 export interface DrainCandidate {
@@ -94,12 +93,12 @@ const MESSAGE_COLUMNS = [
 const DRAINABLE = "status IN ('classified', 'deferred')";
 
 /**
- * The queries of drain: the per-list writer lock, reading classified mail,
- * writing email_messages with bodies and thread links in one transaction,
- * and the thread rows root repair works on.
+ * The queries of drain: reading classified mail, writing email_messages
+ * with bodies and thread links (inside the caller's transaction), and the
+ * thread rows root repair works on.
  */
 export class DrainRecords {
-  constructor(private readonly db: SqlDriver) {}
+  constructor(private readonly db: SqlSession) {}
 
   /** Lists holding mail drain could move (or must keep deferred), in id order. */
   async listsWithWork(only?: readonly number[]): Promise<number[]> {
@@ -110,49 +109,6 @@ export class DrainRecords {
       only ? [...only] : [],
     );
     return rows.map((row) => Number(row.list_id));
-  }
-
-  /**
-   * Takes the list's drain lock when `mayTake` says its holder is gone (or
-   * there is none). Another process inside its own claim is skipped, not
-   * waited for.
-   */
-  async claim(listId: number, owner: LockOwner, mayTake: (holder: LockHolder) => boolean): Promise<boolean> {
-    await this.db.run('INSERT INTO drain_locks (list_id) VALUES (?) ON CONFLICT (list_id) DO NOTHING', [listId]);
-    return this.db.transaction(async (tx) => {
-      const row = await tx.get<Record<string, unknown>>(
-        `SELECT locked_at, locked_pid, locked_boot_id, locked_host FROM drain_locks WHERE list_id = ? ${this.db.capabilities.skipLockedClause}`,
-        [listId],
-      );
-      if (!row) return false;
-      const holder = mapRow<LockHolder>(row);
-      if (holder.lockedAt !== null && !mayTake(holder)) return false;
-      await tx.run('UPDATE drain_locks SET locked_at = ?, locked_pid = ?, locked_boot_id = ?, locked_host = ? WHERE list_id = ?', [
-        new Date().toISOString(),
-        owner.pid,
-        owner.bootId,
-        owner.host,
-        listId,
-      ]);
-      return true;
-    });
-  }
-
-  /** Keeps a held lock fresh, so a long drain is never mistaken for an abandoned one. */
-  async touch(listId: number, owner: LockOwner): Promise<void> {
-    await this.db.run('UPDATE drain_locks SET locked_at = ? WHERE list_id = ? AND locked_pid = ? AND locked_boot_id = ?', [
-      new Date().toISOString(),
-      listId,
-      owner.pid,
-      owner.bootId,
-    ]);
-  }
-
-  async release(listId: number, owner: LockOwner): Promise<void> {
-    await this.db.run(
-      'UPDATE drain_locks SET locked_at = NULL, locked_pid = NULL, locked_boot_id = NULL, locked_host = NULL WHERE list_id = ? AND locked_pid = ? AND locked_boot_id = ?',
-      [listId, owner.pid, owner.bootId],
-    );
   }
 
   /** Parks a list's classified mail until the list has a repo. */
@@ -197,27 +153,27 @@ export class DrainRecords {
    * (classify --reclassify), its class, captures and signaled repo are
    * brought up to date and nothing else changes. Returns the keys written now.
    */
-  async writeMessages(tx: SqlExecutor, listId: number, messages: readonly NewEmailMessage[]): Promise<string[]> {
+  async writeMessages(listId: number, messages: readonly NewEmailMessage[]): Promise<string[]> {
     if (messages.length === 0) return [];
     const now = new Date().toISOString();
-    const stored = await this.storedKeys(tx, listId, messages.map((m) => m.messageKey));
+    const stored = await this.storedKeys(listId, messages.map((m) => m.messageKey));
     for (const m of messages.filter((m) => stored.has(m.messageKey))) {
-      await tx.run(
+      await this.db.run(
         'UPDATE email_messages SET msg_class = ?, class_source = ?, captures = ?, signaled_repo_url = ?, signaled_repo_id = ? WHERE list_id = ? AND message_key = ?',
         [m.msgClass, m.classSource, m.captures === null ? null : JSON.stringify(m.captures), m.signaledRepoUrl, m.signaledRepoId, listId, m.messageKey],
       );
     }
-    const written = await this.insertMessages(tx, listId, messages.filter((m) => !stored.has(m.messageKey)), now);
+    const written = await this.insertMessages(listId, messages.filter((m) => !stored.has(m.messageKey)), now);
     for (const chunk of chunkRows(messages.map((m) => m.stagedId), 1, this.db.capabilities)) {
-      await tx.run(`UPDATE staged_messages SET status = 'drained', error = NULL, updated_at = ? WHERE id IN (${inPlaceholders(chunk.length)})`, [now, ...chunk]);
+      await this.db.run(`UPDATE staged_messages SET status = 'drained', error = NULL, updated_at = ? WHERE id IN (${inPlaceholders(chunk.length)})`, [now, ...chunk]);
     }
     return written;
   }
 
-  private async storedKeys(tx: SqlExecutor, listId: number, keys: readonly string[]): Promise<Set<string>> {
+  private async storedKeys(listId: number, keys: readonly string[]): Promise<Set<string>> {
     const out = new Set<string>();
     for (const chunk of chunkRows(keys, 1, this.db.capabilities)) {
-      const rows = await tx.all<{ message_key: string }>(`SELECT message_key FROM email_messages WHERE list_id = ? AND message_key IN (${inPlaceholders(chunk.length)})`, [
+      const rows = await this.db.all<{ message_key: string }>(`SELECT message_key FROM email_messages WHERE list_id = ? AND message_key IN (${inPlaceholders(chunk.length)})`, [
         listId,
         ...chunk,
       ]);
@@ -226,9 +182,9 @@ export class DrainRecords {
     return out;
   }
 
-  private async insertMessages(tx: SqlExecutor, listId: number, messages: readonly NewEmailMessage[], now: string): Promise<string[]> {
+  private async insertMessages(listId: number, messages: readonly NewEmailMessage[], now: string): Promise<string[]> {
     if (messages.length === 0) return [];
-    const bodyIds = await this.storeBodies(tx, messages, now);
+    const bodyIds = await this.storeBodies(messages, now);
     const rows = messages.map((m) => [
       listId,
       m.messageKey,
@@ -262,7 +218,7 @@ export class DrainRecords {
     ]);
     const written = new Map<string, number>();
     for (const chunk of chunkRows(rows, MESSAGE_COLUMNS.length, this.db.capabilities)) {
-      const inserted = await tx.all<{ id: number; message_key: string }>(
+      const inserted = await this.db.all<{ id: number; message_key: string }>(
         `INSERT INTO email_messages (${MESSAGE_COLUMNS.join(', ')}) VALUES ${valuesPlaceholders(chunk.length, MESSAGE_COLUMNS.length)}
          ON CONFLICT (list_id, message_key) DO NOTHING RETURNING id, message_key`,
         chunk.flat() as never[],
@@ -272,14 +228,14 @@ export class DrainRecords {
     const fresh = messages.filter((m) => written.has(m.messageKey));
     const bridges = fresh.filter((m) => m.body !== null).map((m) => [written.get(m.messageKey)!, bodyIds.get(m.body!.hash)!]);
     for (const chunk of chunkRows(bridges, 2, this.db.capabilities)) {
-      await tx.run(
+      await this.db.run(
         `INSERT INTO email_message_bodies (email_message_id, body_id) VALUES ${valuesPlaceholders(chunk.length, 2)} ON CONFLICT (email_message_id) DO NOTHING`,
         chunk.flat(),
       );
     }
     const links = fresh.flatMap((m) => m.ancestors.map((ancestor, position) => [listId, m.messageKey, position, ancestor]));
     for (const chunk of chunkRows(links, 4, this.db.capabilities)) {
-      await tx.run(
+      await this.db.run(
         `INSERT INTO thread_links (list_id, message_key, position, ancestor_id) VALUES ${valuesPlaceholders(chunk.length, 4)}
          ON CONFLICT (list_id, message_key, position) DO NOTHING`,
         chunk.flat() as never[],
@@ -288,17 +244,17 @@ export class DrainRecords {
     return [...written.keys()];
   }
 
-  private async storeBodies(tx: SqlExecutor, messages: readonly NewEmailMessage[], now: string): Promise<Map<string, number>> {
+  private async storeBodies(messages: readonly NewEmailMessage[], now: string): Promise<Map<string, number>> {
     const bodies = new Map<string, string>();
     for (const m of messages) if (m.body) bodies.set(m.body.hash, m.body.text);
     const ids = new Map<string, number>();
     const rows = [...bodies].map(([hash, text]) => [hash, text, now]);
     for (const chunk of chunkRows(rows, 3, this.db.capabilities)) {
-      await tx.run(
+      await this.db.run(
         `INSERT INTO message_bodies (content_hash, body_text, created_at) VALUES ${valuesPlaceholders(chunk.length, 3)} ON CONFLICT (content_hash) DO NOTHING`,
         chunk.flat(),
       );
-      const found = await tx.all<{ id: number; content_hash: string }>(
+      const found = await this.db.all<{ id: number; content_hash: string }>(
         `SELECT id, content_hash FROM message_bodies WHERE content_hash IN (${inPlaceholders(chunk.length)})`,
         chunk.map((row) => row[0]!),
       );
@@ -308,10 +264,10 @@ export class DrainRecords {
   }
 
   /** Drained messages of the list by key. */
-  async threadRows(tx: SqlExecutor, listId: number, keys: Iterable<string>): Promise<Map<string, ThreadRow>> {
+  async threadRows(listId: number, keys: Iterable<string>): Promise<Map<string, ThreadRow>> {
     const out = new Map<string, ThreadRow>();
     for (const chunk of chunkRows([...new Set(keys)], 1, this.db.capabilities)) {
-      const rows = await tx.all<Record<string, unknown>>(
+      const rows = await this.db.all<Record<string, unknown>>(
         `SELECT id, message_key, sent_at, thread_root_key, thread_root_id FROM email_messages WHERE list_id = ? AND message_key IN (${inPlaceholders(chunk.length)})`,
         [listId, ...chunk],
       );
@@ -326,10 +282,10 @@ export class DrainRecords {
   }
 
   /** Each message's ancestor ids, oldest first. */
-  async threadLinks(tx: SqlExecutor, listId: number, keys: Iterable<string>): Promise<Map<string, string[]>> {
+  async threadLinks(listId: number, keys: Iterable<string>): Promise<Map<string, string[]>> {
     const out = new Map<string, string[]>();
     for (const chunk of chunkRows([...new Set(keys)], 1, this.db.capabilities)) {
-      const rows = await tx.all<{ message_key: string; ancestor_id: string }>(
+      const rows = await this.db.all<{ message_key: string; ancestor_id: string }>(
         `SELECT message_key, ancestor_id FROM thread_links WHERE list_id = ? AND message_key IN (${inPlaceholders(chunk.length)}) ORDER BY message_key, position`,
         [listId, ...chunk],
       );
@@ -343,10 +299,10 @@ export class DrainRecords {
   }
 
   /** Keys of the drained messages that name any of these ids as an ancestor. */
-  async descendantsNaming(tx: SqlExecutor, listId: number, ids: readonly string[]): Promise<string[]> {
+  async descendantsNaming(listId: number, ids: readonly string[]): Promise<string[]> {
     const out = new Set<string>();
     for (const chunk of chunkRows([...new Set(ids)], 1, this.db.capabilities)) {
-      const rows = await tx.all<{ message_key: string }>(
+      const rows = await this.db.all<{ message_key: string }>(
         `SELECT DISTINCT message_key FROM thread_links WHERE list_id = ? AND ancestor_id IN (${inPlaceholders(chunk.length)})`,
         [listId, ...chunk],
       );
@@ -356,10 +312,10 @@ export class DrainRecords {
   }
 
   /** Sets the thread root of each message, many per statement. */
-  async setThreadRoots(tx: SqlExecutor, listId: number, roots: ReadonlyArray<{ key: string; rootKey: string; rootId: number }>): Promise<void> {
+  async setThreadRoots(listId: number, roots: ReadonlyArray<{ key: string; rootKey: string; rootId: number }>): Promise<void> {
     // VALUES columns are column1, column2, … on both engines; the cast types the id for PostgreSQL.
     for (const chunk of chunkRows(roots, 3, this.db.capabilities)) {
-      await tx.run(
+      await this.db.run(
         `UPDATE email_messages SET thread_root_key = v.column2, thread_root_id = v.column3
          FROM (VALUES ${chunk.map(() => '(?, ?, CAST(? AS BIGINT))').join(', ')}) AS v
          WHERE email_messages.list_id = ? AND email_messages.message_key = v.column1`,

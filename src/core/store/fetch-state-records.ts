@@ -1,6 +1,7 @@
-import { STALE_LOCK_MS, type LockOwner } from '../locks/lock-owner.js';
-import { inPlaceholders, type SqlDriver, type SqlExecutor } from './sql-driver.js';
-import { toList, type ListRecord } from './list-records.js';
+import type { LockOwner } from '../locks/lock-owner.js';
+import { LockRecords, staleBefore } from './lock-records.js';
+import { inPlaceholders, type SqlSession } from './sql-driver.js';
+import { SELECT_LIST, toList, type ListRecord } from './list-records.js';
 
 
 export interface ClaimOptions {
@@ -28,94 +29,59 @@ export const RETRY_BASE_MS = 120_000;
 export const SIDELINE_AFTER = 10;
 
 /**
- * The fetch stage's bookkeeping on `lists`: who holds a list, when it is due
- * again, how it failed. A claim is one UPDATE whose subquery picks the row,
- * so on both engines two processes can never take the same list.
+ * The fetch stage's bookkeeping on `lists`: when a list is due again, how it
+ * failed, which list to take next. Who holds a list is its fetch lock
+ * (LockRecords).
  */
 export class FetchStateRecords {
-  constructor(private readonly db: SqlDriver) {}
+  constructor(private readonly db: SqlSession) {}
 
-  /** Takes the most urgent list that is free and due, or undefined when none is. */
+  /**
+   * Takes the most urgent list that is due and whose fetch lock is free (or
+   * stale), or undefined when none is. Candidates are tried in order; the
+   * lock decides, so two processes never take the same list.
+   */
   async claimNext(options: ClaimOptions): Promise<ListRecord | undefined> {
     const now = options.now.toISOString();
-    const staleBefore = new Date(options.now.getTime() - STALE_LOCK_MS).toISOString();
     const dueBefore = new Date(options.now.getTime() - options.cadenceDays * 86_400_000).toISOString();
-    const where = ['(locked_at IS NULL OR locked_at < ?)'];
-    const params: (string | number)[] = [staleBefore];
+    const where = ['(fetch_lock.locked_at IS NULL OR fetch_lock.locked_at < ?)'];
+    const params: (string | number)[] = [staleBefore(options.now)];
     if (options.listIds) {
       if (options.listIds.length === 0) return undefined;
-      where.push(`id IN (${inPlaceholders(options.listIds.length)})`);
+      where.push(`lists.id IN (${inPlaceholders(options.listIds.length)})`);
       params.push(...options.listIds);
     } else {
-      where.push('sidelined_at IS NULL');
+      where.push('lists.sidelined_at IS NULL');
     }
     if (options.system) {
-      where.push('system = ?');
+      where.push('lists.system = ?');
       params.push(options.system);
     }
     if (options.excludeIds?.length) {
-      where.push(`id NOT IN (${inPlaceholders(options.excludeIds.length)})`);
+      where.push(`lists.id NOT IN (${inPlaceholders(options.excludeIds.length)})`);
       params.push(...options.excludeIds);
     }
     if (!options.ignoreSchedule) {
-      where.push('(retry_after IS NULL OR retry_after <= ?)', '(scan_complete = FALSE OR last_run_at IS NULL OR last_run_at <= ?)');
+      where.push('(lists.retry_after IS NULL OR lists.retry_after <= ?)', '(lists.scan_complete = FALSE OR lists.last_run_at IS NULL OR lists.last_run_at <= ?)');
       params.push(now, dueBefore);
     }
     // Interrupted scans first (they hold a gap in the data), then lists never
     // fetched, then the ones longest without a refresh.
-    const row = await this.db.get(
-      `UPDATE lists SET locked_at = ?, locked_pid = ?, locked_boot_id = ?, locked_host = ?
-       WHERE id = (
-         SELECT id FROM lists WHERE ${where.join(' AND ')}
-         ORDER BY CASE WHEN scan_complete = FALSE AND last_run_at IS NOT NULL THEN 0 WHEN last_run_at IS NULL THEN 1 ELSE 2 END,
-           last_run_at, id
-         LIMIT 1 ${this.db.capabilities.skipLockedClause}
-       ) AND (locked_at IS NULL OR locked_at < ?)
-       RETURNING *`,
-      [now, options.owner.pid, options.owner.bootId, options.owner.host, ...params, staleBefore],
+    const candidates = await this.db.all<{ id: number }>(
+      `${SELECT_LIST} WHERE ${where.join(' AND ')}
+         ORDER BY CASE WHEN lists.scan_complete = FALSE AND lists.last_run_at IS NOT NULL THEN 0 WHEN lists.last_run_at IS NULL THEN 1 ELSE 2 END,
+           lists.last_run_at, lists.id`,
+      params,
     );
-    return row && toList(row);
-  }
-
-  /**
-   * Frees locks whose holder died: same machine, same boot, and the pid is
-   * gone. A lock from another machine or boot waits for STALE_LOCK_MS.
-   */
-  async recoverDeadLocks(owner: LockOwner, isAlive: (pid: number) => boolean): Promise<number> {
-    const held = await this.db.all<{ id: number; locked_pid: number }>(
-      'SELECT id, locked_pid FROM lists WHERE locked_at IS NOT NULL AND locked_boot_id = ? AND locked_host = ?',
-      [owner.bootId, owner.host],
-    );
-    let freed = 0;
-    for (const lock of held) {
-      if (isAlive(Number(lock.locked_pid))) continue;
-      const result = await this.db.run(
-        `UPDATE lists SET locked_at = NULL, locked_pid = NULL, locked_boot_id = NULL, locked_host = NULL
-         WHERE id = ? AND locked_pid = ? AND locked_boot_id = ? AND locked_host = ?`,
-        [lock.id, lock.locked_pid, owner.bootId, owner.host],
-      );
-      freed += result.changes;
+    const locks = new LockRecords(this.db);
+    for (const candidate of candidates) {
+      const id = Number(candidate.id);
+      if (await locks.claim(id, 'fetch', options.owner, options.now)) {
+        const row = await this.db.get(`${SELECT_LIST} WHERE lists.id = ?`, [id]);
+        return row && toList(row);
+      }
     }
-    return freed;
-  }
-
-  /** Keeps a long fetch's lock fresh so no one takes it for stale. */
-  async touch(listId: number, owner: LockOwner, on: SqlExecutor = this.db): Promise<void> {
-    await on.run('UPDATE lists SET locked_at = ? WHERE id = ? AND locked_pid = ? AND locked_boot_id = ? AND locked_host = ?', [
-      new Date().toISOString(),
-      listId,
-      owner.pid,
-      owner.bootId,
-      owner.host,
-    ]);
-  }
-
-  async release(listId: number, owner: LockOwner): Promise<void> {
-    await this.db.run(
-      `UPDATE lists SET locked_at = NULL, locked_pid = NULL, locked_boot_id = NULL, locked_host = NULL
-       WHERE id = ? AND locked_pid = ? AND locked_boot_id = ? AND locked_host = ?`,
-      [listId, owner.pid, owner.bootId, owner.host],
-    );
+    return undefined;
   }
 
   async setFirstMonth(listId: number, month: string | null): Promise<void> {
@@ -172,11 +138,11 @@ export class FetchStateRecords {
   }
 
   /** Records withdrawn messages once each (a re-fetched month records nothing new). */
-  async recordDeletions(tx: SqlExecutor, listId: number, deletions: readonly DeletionToRecord[]): Promise<number> {
+  async recordDeletions(listId: number, deletions: readonly DeletionToRecord[]): Promise<number> {
     let recorded = 0;
     const now = new Date().toISOString();
     for (const deletion of deletions) {
-      const result = await tx.run(
+      const result = await this.db.run(
         `INSERT INTO archive_deletions (list_id, message_key, source_ref, deleted_at, recorded_at) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (list_id, source_ref) DO NOTHING`,
         [listId, deletion.messageKey, deletion.sourceRef, deletion.deletedAt ?? null, now],

@@ -1,5 +1,5 @@
 import { mapRow } from './row-mapping.js';
-import type { SqlDriver, SqlExecutor } from './sql-driver.js';
+import type { SqlSession } from './sql-driver.js';
 
 export interface ListRecord {
   id: number;
@@ -21,6 +21,7 @@ export interface ListRecord {
   lastFailureAt: string | null;
   retryAfter: string | null;
   sidelinedAt: string | null;
+  /** Who holds the list's fetch lock (stage_locks), when someone does. */
   lockedAt: string | null;
   lockedPid: number | null;
   lockedBootId: string | null;
@@ -48,6 +49,10 @@ export function toList(row: Record<string, unknown>): ListRecord {
   return mapRow<ListRecord>(row, LIST_SHAPE);
 }
 
+/** A list row with its fetch lock's holder. */
+export const SELECT_LIST = `SELECT lists.*, fetch_lock.locked_at, fetch_lock.locked_pid, fetch_lock.locked_boot_id, fetch_lock.locked_host
+  FROM lists LEFT JOIN stage_locks fetch_lock ON fetch_lock.list_id = lists.id AND fetch_lock.stage = 'fetch'`;
+
 export interface ListCounts {
   staged: number;
   drained: number;
@@ -56,53 +61,55 @@ export interface ListCounts {
 }
 
 export class ListRecords {
-  constructor(private readonly db: SqlDriver) {}
+  constructor(private readonly db: SqlSession) {}
 
   /**
    * Registers a list, or updates the given fields of the one already
    * registered under (system, name). Two processes adding the same list at
    * once still make one row: the insert is ON CONFLICT DO NOTHING.
    */
-  async register(list: ListRegistration, on: SqlExecutor = this.db): Promise<{ list: ListRecord; action: 'added' | 'updated' | 'unchanged' }> {
+  async register(list: ListRegistration): Promise<{ list: ListRecord; action: 'added' | 'updated' | 'unchanged' }> {
     const values = SETTABLE_KEYS.map((key) => list[key] ?? null);
-    const inserted = await on.get(
+    const inserted = await this.db.get<{ id: number }>(
       `INSERT INTO lists (system, name, ${SETTABLE.join(', ')}, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (system, name) DO NOTHING RETURNING *`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (system, name) DO NOTHING RETURNING id`,
       [list.system, list.name, ...values, new Date().toISOString()],
     );
-    if (inserted) return { list: toList(inserted), action: 'added' };
-    const existing = (await this.byName(list.system, list.name, on))!;
+    if (inserted) return { list: (await this.byId(Number(inserted.id)))!, action: 'added' };
+    const existing = (await this.byName(list.system, list.name))!;
     const changed = SETTABLE_KEYS.map((key, i) => [SETTABLE[i], list[key]] as const).filter(
       ([, value], i) => value !== undefined && value !== existing[SETTABLE_KEYS[i]!],
     );
     if (changed.length === 0) return { list: existing, action: 'unchanged' };
-    const updated = await on.get(
-      `UPDATE lists SET ${changed.map(([column]) => `${column} = ?`).join(', ')} WHERE id = ? RETURNING *`,
-      [...changed.map(([, value]) => value ?? null), existing.id],
-    );
-    return { list: toList(updated!), action: 'updated' };
+    await this.db.run(`UPDATE lists SET ${changed.map(([column]) => `${column} = ?`).join(', ')} WHERE id = ?`, [
+      ...changed.map(([, value]) => value ?? null),
+      existing.id,
+    ]);
+    return { list: (await this.byId(existing.id))!, action: 'updated' };
   }
 
-  async byName(system: string, name: string, on: SqlExecutor = this.db): Promise<ListRecord | undefined> {
-    const row = await on.get('SELECT * FROM lists WHERE system = ? AND name = ?', [system, name]);
+  async byName(system: string, name: string): Promise<ListRecord | undefined> {
+    const row = await this.db.get(`${SELECT_LIST} WHERE lists.system = ? AND lists.name = ?`, [system, name]);
     return row && toList(row);
   }
 
-  /** Lists whose name or address is `name`, in any system. */
-  async find(name: string): Promise<ListRecord[]> {
-    const rows = await this.db.all('SELECT * FROM lists WHERE name = ? OR list_address = ? ORDER BY id', [name, name]);
+  /** Lists whose name or address is one of `names`, in any system. */
+  async find(names: readonly string[]): Promise<ListRecord[]> {
+    if (names.length === 0) return [];
+    const marks = names.map(() => '?').join(', ');
+    const rows = await this.db.all(`${SELECT_LIST} WHERE lists.name IN (${marks}) OR lists.list_address IN (${marks}) ORDER BY lists.id`, [...names, ...names]);
     return rows.map(toList);
   }
 
-  async byId(id: number, on: SqlExecutor = this.db): Promise<ListRecord | undefined> {
-    const row = await on.get('SELECT * FROM lists WHERE id = ?', [id]);
+  async byId(id: number): Promise<ListRecord | undefined> {
+    const row = await this.db.get(`${SELECT_LIST} WHERE lists.id = ?`, [id]);
     return row && toList(row);
   }
 
   async all(filter: { system?: string } = {}): Promise<ListRecord[]> {
     const rows = filter.system
-      ? await this.db.all('SELECT * FROM lists WHERE system = ? ORDER BY system, name', [filter.system])
-      : await this.db.all('SELECT * FROM lists ORDER BY system, name');
+      ? await this.db.all(`${SELECT_LIST} WHERE lists.system = ? ORDER BY lists.system, lists.name`, [filter.system])
+      : await this.db.all(`${SELECT_LIST} ORDER BY lists.system, lists.name`);
     return rows.map(toList);
   }
 

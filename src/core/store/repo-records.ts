@@ -1,4 +1,4 @@
-import type { SqlDriver, SqlExecutor } from './sql-driver.js';
+import type { SqlSession } from './sql-driver.js';
 
 export interface RepoRecord {
   id: number;
@@ -32,17 +32,17 @@ export interface NewRepo {
 }
 
 export class RepoRecords {
-  constructor(private readonly db: SqlDriver) {}
+  constructor(private readonly db: SqlSession) {}
 
   /** Inserts the repo unless its URL is known; either way returns the row and whether it is new. */
-  async ensure(repo: NewRepo, on: SqlExecutor = this.db): Promise<{ repo: RepoRecord; created: boolean }> {
-    const inserted = await on.get<RepoRow>(
+  async ensure(repo: NewRepo): Promise<{ repo: RepoRecord; created: boolean }> {
+    const inserted = await this.db.get<RepoRow>(
       `INSERT INTO repos (url, host, owner, name, created_at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (url) DO NOTHING RETURNING ${COLUMNS}`,
       [repo.url, repo.host, repo.owner, repo.name, new Date().toISOString()],
     );
     if (inserted) return { repo: toRepo(inserted), created: true };
-    const existing = await on.get<RepoRow>(`SELECT ${COLUMNS} FROM repos WHERE url = ?`, [repo.url]);
+    const existing = await this.db.get<RepoRow>(`SELECT ${COLUMNS} FROM repos WHERE url = ?`, [repo.url]);
     return { repo: toRepo(existing!), created: false };
   }
 
@@ -57,14 +57,14 @@ export class RepoRecords {
   }
 
   /** Gives every list registered with this repo URL (and no repo yet) its repo. */
-  async attachToLists(repo: RepoRecord, on: SqlExecutor = this.db): Promise<number> {
-    const result = await on.run('UPDATE lists SET repo_id = ? WHERE repo_url = ? AND repo_id IS NULL', [repo.id, repo.url]);
+  async attachToLists(repo: RepoRecord): Promise<number> {
+    const result = await this.db.run('UPDATE lists SET repo_id = ? WHERE repo_url = ? AND repo_id IS NULL', [repo.id, repo.url]);
     return result.changes;
   }
 
   /** Ties drained mail that mentions this repo's URL to it; returns how many messages. */
-  async resolveSignaled(repo: RepoRecord, on: SqlExecutor = this.db): Promise<number> {
-    const result = await on.run('UPDATE email_messages SET signaled_repo_id = ? WHERE signaled_repo_url = ? AND signaled_repo_id IS NULL', [repo.id, repo.url]);
+  async resolveSignaled(repo: RepoRecord): Promise<number> {
+    const result = await this.db.run('UPDATE email_messages SET signaled_repo_id = ? WHERE signaled_repo_url = ? AND signaled_repo_id IS NULL', [repo.id, repo.url]);
     return result.changes;
   }
 }

@@ -39,6 +39,44 @@ export interface SqlDriver extends SqlExecutor {
   close(): Promise<void>;
 }
 
+/**
+ * Where records run their statements: the driver itself, or one transaction
+ * of it. A session inside a transaction joins it when asked for another, so
+ * a records method that needs a transaction of its own can be called both
+ * ways and never nests one.
+ */
+export interface SqlSession extends SqlExecutor {
+  readonly capabilities: SqlCapabilities;
+  readonly inTransaction: boolean;
+  transaction<T>(fn: (tx: SqlSession) => Promise<T>): Promise<T>;
+}
+
+/** The session of the driver itself: each transaction it opens is a new one. */
+export function driverSession(driver: SqlDriver): SqlSession {
+  return {
+    capabilities: driver.capabilities,
+    inTransaction: false,
+    all: (sql, params) => driver.all(sql, params),
+    get: (sql, params) => driver.get(sql, params),
+    run: (sql, params) => driver.run(sql, params),
+    exec: (script) => driver.exec(script),
+    transaction: (fn) => driver.transaction((executor) => fn(transactionSession(executor, driver.capabilities))),
+  };
+}
+
+function transactionSession(executor: SqlExecutor, capabilities: SqlCapabilities): SqlSession {
+  const session: SqlSession = {
+    capabilities,
+    inTransaction: true,
+    all: (sql, params) => executor.all(sql, params),
+    get: (sql, params) => executor.get(sql, params),
+    run: (sql, params) => executor.run(sql, params),
+    exec: (script) => executor.exec(script),
+    transaction: (fn) => fn(session),
+  };
+  return session;
+}
+
 /** Builds `(?, ?, ?), (?, ?, ?)` for a multi-row VALUES list. */
 export function valuesPlaceholders(rowCount: number, columnCount: number): string {
   const row = `(${new Array(columnCount).fill('?').join(', ')})`;

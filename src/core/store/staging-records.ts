@@ -1,9 +1,19 @@
-import { syntheticKey, variantKey, type MessageIdentity } from '../archive/message-key.js';
-import { chunkRows, inPlaceholders, valuesPlaceholders, type SqlDriver, type SqlExecutor } from './sql-driver.js';
+import { chunkRows, inPlaceholders, valuesPlaceholders, type SqlSession } from './sql-driver.js';
 
 export type StagedStatus = 'staged' | 'classified' | 'drained' | 'deferred' | 'shunted';
 
-export interface MessageToStage extends MessageIdentity {
+/** Who a message is, worked out from its bytes before it reaches the store. */
+export interface StagingIdentity {
+  /** Normalized Message-ID, or null when the message has none. */
+  messageId: string | null;
+  contentHash: string;
+  /** The key it is stored under unless that key holds a different message: its Message-ID, else one made from its content. */
+  key: string;
+  /** The key it takes when its Message-ID is held by a different message; null without a Message-ID. */
+  variantKey: string | null;
+}
+
+export interface MessageToStage extends StagingIdentity {
   raw: Buffer;
 }
 
@@ -31,20 +41,22 @@ const STAGE_COLUMNS = ['list_id', 'message_key', 'message_id', 'content_hash', '
  * arrival converge on the same rows.
  */
 export class StagingRecords {
-  constructor(private readonly db: SqlDriver) {}
+  constructor(private readonly db: SqlSession) {}
 
   /** Stages a batch and, when given, checkpoints its month, all in one transaction. */
   stageBatch(listId: number, month: string | null, messages: readonly MessageToStage[], checkpoint?: MonthCheckpoint): Promise<StageResult> {
     return this.db.transaction(async (tx) => {
-      const result = await this.stageIn(tx, listId, month, messages);
-      if (checkpoint) await this.checkpointIn(tx, listId, checkpoint);
+      const staging = new StagingRecords(tx);
+      const result = await staging.stage(listId, month, messages);
+      if (checkpoint) await staging.checkpoint(listId, checkpoint);
       return result;
     });
   }
 
-  async stageIn(tx: SqlExecutor, listId: number, month: string | null, messages: readonly MessageToStage[]): Promise<StageResult> {
+  /** Stages messages not stored yet; call it inside a transaction when it goes with other writes. */
+  async stage(listId: number, month: string | null, messages: readonly MessageToStage[]): Promise<StageResult> {
     if (messages.length === 0) return { staged: 0, duplicates: 0 };
-    const stored = await this.storedHashes(tx, listId, messages);
+    const stored = await this.storedHashes(listId, messages);
     const rows: unknown[][] = [];
     const now = new Date().toISOString();
     let duplicates = 0;
@@ -59,7 +71,7 @@ export class StagingRecords {
     }
     let staged = 0;
     for (const chunk of chunkRows(rows, STAGE_COLUMNS.length, this.db.capabilities)) {
-      const result = await tx.run(
+      const result = await this.db.run(
         `INSERT INTO staged_messages (${STAGE_COLUMNS.join(', ')}) VALUES ${valuesPlaceholders(chunk.length, STAGE_COLUMNS.length)}
          ON CONFLICT (list_id, message_key) DO NOTHING`,
         chunk.flat() as never[],
@@ -71,29 +83,27 @@ export class StagingRecords {
   }
 
   /** Records the month as done: the list's checkpoint moves to it. */
-  async checkpointIn(tx: SqlExecutor, listId: number, checkpoint: MonthCheckpoint): Promise<void> {
+  async checkpoint(listId: number, checkpoint: MonthCheckpoint): Promise<void> {
     const now = new Date().toISOString();
-    await tx.run(
+    await this.db.run(
       `INSERT INTO fetched_months (list_id, month, messages_seen, messages_staged, fetched_at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (list_id, month) DO UPDATE SET messages_seen = excluded.messages_seen,
          messages_staged = fetched_months.messages_staged + excluded.messages_staged, fetched_at = excluded.fetched_at`,
       [listId, checkpoint.month, checkpoint.seen, checkpoint.staged, now],
     );
-    await tx.run('UPDATE lists SET last_month = ? WHERE id = ? AND (last_month IS NULL OR last_month < ?)', [checkpoint.month, listId, checkpoint.month]);
+    await this.db.run('UPDATE lists SET last_month = ? WHERE id = ? AND (last_month IS NULL OR last_month < ?)', [checkpoint.month, listId, checkpoint.month]);
   }
 
   /** Every stored key a batch could collide with, with its content hash. */
-  private async storedHashes(tx: SqlExecutor, listId: number, messages: readonly MessageToStage[]): Promise<Map<string, string>> {
+  private async storedHashes(listId: number, messages: readonly MessageToStage[]): Promise<Map<string, string>> {
     const candidates = new Set<string>();
     for (const m of messages) {
-      if (m.messageId) {
-        candidates.add(m.messageId);
-        candidates.add(variantKey(m.messageId, m.contentHash));
-      } else candidates.add(syntheticKey(m.contentHash));
+      candidates.add(m.key);
+      if (m.variantKey) candidates.add(m.variantKey);
     }
     const stored = new Map<string, string>();
     for (const chunk of chunkRows([...candidates], 1, this.db.capabilities)) {
-      const rows = await tx.all<{ message_key: string; content_hash: string }>(
+      const rows = await this.db.all<{ message_key: string; content_hash: string }>(
         `SELECT message_key, content_hash FROM staged_messages WHERE list_id = ? AND message_key IN (${inPlaceholders(chunk.length)})`,
         [listId, ...chunk],
       );
@@ -104,14 +114,9 @@ export class StagingRecords {
 }
 
 /** The key this message is stored under, or undefined when it is already stored. */
-export function chooseKey(message: MessageIdentity, stored: ReadonlyMap<string, string>): string | undefined {
-  if (!message.messageId) {
-    const key = syntheticKey(message.contentHash);
-    return stored.has(key) ? undefined : key;
-  }
-  const holder = stored.get(message.messageId);
-  if (holder === undefined) return message.messageId;
-  if (holder === message.contentHash) return undefined;
-  const variant = variantKey(message.messageId, message.contentHash);
-  return stored.has(variant) ? undefined : variant;
+export function chooseKey(message: StagingIdentity, stored: ReadonlyMap<string, string>): string | undefined {
+  const holder = stored.get(message.key);
+  if (holder === undefined) return message.key;
+  if (holder === message.contentHash || !message.variantKey) return undefined;
+  return stored.has(message.variantKey) ? undefined : message.variantKey;
 }

@@ -4,45 +4,73 @@ import { ContributorRecords } from './contributor-records.js';
 import { DrainRecords } from './drain-records.js';
 import { ClassifyRecords } from './classify-records.js';
 import { ListRecords } from './list-records.js';
+import { LockRecords } from './lock-records.js';
 import { RepoRecords } from './repo-records.js';
-import type { SqlDriver } from './sql-driver.js';
+import { driverSession, type SqlDriver, type SqlSession } from './sql-driver.js';
 import { StagingRecords } from './staging-records.js';
 
 /**
  * The store the pipeline talks to. One implementation over SQL that both
  * engines accept; what differs between them lives in the drivers. Each
  * stage's queries sit in their own records class.
+ *
+ * There is one way to make several writes atomic: `store.transaction(async
+ * (tx) => …)`, where `tx` is a whole Store bound to that transaction (every
+ * records class of it writes inside it). A transaction asked for inside one
+ * joins it.
  */
 export class Store {
   readonly lists: ListRecords;
   readonly repos: RepoRecords;
   readonly staging: StagingRecords;
   readonly fetchState: FetchStateRecords;
+  readonly locks: LockRecords;
   readonly breakers: BreakerRecords;
   readonly drain: DrainRecords;
   readonly contributors: ContributorRecords;
   readonly classify: ClassifyRecords;
 
-  constructor(readonly db: SqlDriver) {
+  /** `db` runs statements of this store: on the driver, or inside this store's transaction. */
+  constructor(
+    private readonly driver: SqlDriver,
+    readonly db: SqlSession = driverSession(driver),
+  ) {
     this.lists = new ListRecords(db);
     this.repos = new RepoRecords(db);
     this.staging = new StagingRecords(db);
     this.fetchState = new FetchStateRecords(db);
+    this.locks = new LockRecords(db);
     this.breakers = new BreakerRecords(db);
     this.drain = new DrainRecords(db);
     this.contributors = new ContributorRecords(db);
     this.classify = new ClassifyRecords(db);
   }
 
+  /** Runs fn with a Store bound to one transaction: all of it commits, or none of it. */
+  transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+    if (this.db.inTransaction) return fn(this);
+    return this.db.transaction((session) => fn(new Store(this.driver, session)));
+  }
+
+  /** True while the database answers; a write that failed while it does was refused for the row's own sake. */
+  async reachable(): Promise<boolean> {
+    try {
+      await this.db.get('SELECT 1 AS alive');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   get dialect(): SqlDriver['dialect'] {
-    return this.db.dialect;
+    return this.driver.dialect;
   }
 
   get displayName(): string {
-    return this.db.displayName;
+    return this.driver.displayName;
   }
 
   close(): Promise<void> {
-    return this.db.close();
+    return this.driver.close();
   }
 }

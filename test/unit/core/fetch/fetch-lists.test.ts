@@ -241,6 +241,6 @@ describe.each(ALL_DIALECTS)('fetchLists on $dialect', ({ dialect, skip }) => {
   });
 
   it.skipIf(skip)('refuses a --list name that is not registered', async () => {
-    await expect(fetchLists(store, systems, options({}, { lists: ['nope'] }), silentProgress)).rejects.toThrow('No list named "nope" is registered.');
+    await expect(fetchLists(store, systems, options({}, { lists: ['nope'] }), silentProgress)).rejects.toThrow('No list "nope" is registered.');
   });
 });
