@@ -1,4 +1,3 @@
-import type { Classification } from '../classify/envelope.js';
 import { mapRow } from './row-mapping.js';
 import { chunkRows, inPlaceholders, type SqlSession } from './sql-driver.js';
 import type { StagedStatus } from './staging-records.js';
@@ -12,9 +11,16 @@ export interface MessageToClassify {
   msgClass: string | null;
 }
 
+/** A message's label as the store keeps it: its class, the rule that gave it, and the rule's captures. */
+export interface StoredLabel {
+  msgClass: string;
+  source: string;
+  captures: Record<string, string>;
+}
+
 /** What classify decided for one message: labelled, or shunted with the reason. */
 export type ClassifyOutcome =
-  | { id: number; status: StagedStatus; envelopeJson: string; classification: Classification }
+  | { id: number; status: StagedStatus; envelopeJson: string; classification: StoredLabel }
   | { id: number; status: StagedStatus; error: string };
 
 /** Which stored messages a run works on. */
@@ -64,7 +70,7 @@ export class ClassifyRecords {
     if (outcomes.length === 0) return new Set();
     const now = new Date().toISOString();
     const shunts = outcomes.filter((o) => 'error' in o);
-    const labels = outcomes.filter((o): o is Extract<ClassifyOutcome, { classification: Classification }> => !('error' in o));
+    const labels = outcomes.filter((o): o is Extract<ClassifyOutcome, { classification: StoredLabel }> => !('error' in o));
     const json = this.db.capabilities.jsonParameter;
     return this.db.transaction(async (tx) => {
       const written = new Set<number>();
