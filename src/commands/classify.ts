@@ -32,6 +32,7 @@ export default class Classify extends BaseCommand<typeof Classify> {
       .map(([name, count]) => `${name} ${count}`)
       .join(', ');
     this.show(`classified ${result.classified}, shunted ${result.shunted}${flags.reclassify ? `, changed class ${result.changed}` : ''}${classes ? ` (${classes})` : ''}`);
+    for (const change of result.changes) this.show(`  ${change.from} → ${change.to}: ${change.count}`);
     return result;
   }
 }

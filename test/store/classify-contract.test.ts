@@ -41,8 +41,8 @@ describe.each(ALL_DIALECTS)('classify stage on $dialect', ({ dialect, skip }) =>
     const result = await classifyStaged(store, systems, {}, silentProgress);
     expect(result).toMatchObject({ classified: 3, shunted: 1, changed: 0, classes: { issue_event: 1, vote: 1, discuss: 1 } });
     const jira = await byKey('jira@x');
-    expect(jira).toMatchObject({ status: 'classified', msg_class: 'issue_event', class_source: 'jira-event:subject' });
-    expect(parseJson(jira.captures)).toEqual({ action: 'Work logged', external_key: 'KAFKA-20167' });
+    expect(jira).toMatchObject({ status: 'classified', msg_class: 'issue_event', class_source: 'jira-work-logged:subject' });
+    expect(parseJson(jira.captures)).toEqual({ action: 'work_logged', external_key: 'KAFKA-20167' });
     const envelope = parseJson(jira.envelope) as Record<string, unknown>;
     expect(envelope).toMatchObject({ messageId: 'jira@x', subject: '[jira] [Work logged] (KAFKA-20167) Flaky test', fromAddress: 'jira@apache.org', body: 'text\n', dateOffsetMinutes: 60 });
     expect((await byKey('talk@x')).class_source).toBe('dev-list:list_address');

@@ -34,10 +34,19 @@ export interface ListClassifyResult {
   changed: number;
 }
 
+/** How many messages went from one class to another: a rule change never re-labels stored mail silently. */
+export interface ClassChange {
+  from: string;
+  to: string;
+  count: number;
+}
+
 export interface ClassifyResult {
   classified: number;
   shunted: number;
   changed: number;
+  /** Under --reclassify: the changes of class, most frequent first. */
+  changes: ClassChange[];
   /** Messages per class among those labelled in this run. */
   classes: Record<string, number>;
   lists: ListClassifyResult[];
@@ -57,11 +66,12 @@ export async function classifyStaged(store: Store, systems: Systems, options: Cl
   const lists = await selectLists(store, { names: options.lists, system: options.system });
   const statuses: StagedStatus[] = options.reclassify ? [...RECLASSIFY_STATUSES] : ['staged'];
   if (options.retryShunted) statuses.push('shunted');
-  const result: ClassifyResult = { classified: 0, shunted: 0, changed: 0, classes: {}, lists: [] };
+  const result: ClassifyResult = { classified: 0, shunted: 0, changed: 0, changes: [], classes: {}, lists: [] };
+  const changes = new Map<string, ClassChange>();
   const pool = ClassifyPool.start(options.workers ?? 1, systems.file);
   try {
     for (const list of lists) {
-      const outcome = await classifyList({ store, systems, book, pool, list, statuses, batchSize: options.batchSize ?? 64, classes: result.classes, progress });
+      const outcome = await classifyList({ store, systems, book, pool, list, statuses, batchSize: options.batchSize ?? 64, classes: result.classes, changes, progress });
       result.lists.push(outcome);
       result.classified += outcome.classified;
       result.shunted += outcome.shunted;
@@ -70,6 +80,7 @@ export async function classifyStaged(store: Store, systems: Systems, options: Cl
   } finally {
     await pool?.close();
   }
+  result.changes = [...changes.values()].sort((a, b) => b.count - a.count || a.from.localeCompare(b.from) || a.to.localeCompare(b.to));
   return result;
 }
 
@@ -87,6 +98,7 @@ interface ListRun {
   statuses: readonly StagedStatus[];
   batchSize: number;
   classes: Record<string, number>;
+  changes: Map<string, ClassChange>;
   progress: ProgressListener;
 }
 
@@ -127,7 +139,7 @@ async function classifyList(run: ListRun): Promise<ListClassifyResult> {
     }
     if (inFlight.length >= depth || (exhausted && inFlight.length > 0)) {
       const next = inFlight.shift()!;
-      await saveBatch(store, next.batch, await next.verdicts, outcome, run.classes);
+      await saveBatch(store, next.batch, await next.verdicts, outcome, run);
       done += next.batch.length;
       progress({ type: 'update', task, done, total, detail: `${outcome.classified} classified, ${outcome.shunted} shunted` });
     }
@@ -136,7 +148,13 @@ async function classifyList(run: ListRun): Promise<ListClassifyResult> {
   return outcome;
 }
 
-async function saveBatch(store: Store, batch: MessageToClassify[], verdicts: StoredVerdict[], outcome: ListClassifyResult, classes: Record<string, number>): Promise<void> {
+async function saveBatch(
+  store: Store,
+  batch: MessageToClassify[],
+  verdicts: StoredVerdict[],
+  outcome: ListClassifyResult,
+  { classes, changes }: Pick<ListRun, 'classes' | 'changes'>,
+): Promise<void> {
   const outcomes: ClassifyOutcome[] = [];
   batch.forEach((message, index) => {
     const verdict = verdicts[index]!;
@@ -160,6 +178,12 @@ async function saveBatch(store: Store, batch: MessageToClassify[], verdicts: Sto
     const cls = saved.classification.msgClass;
     classes[cls] = (classes[cls] ?? 0) + 1;
     const previous = before.get(saved.id);
-    if (previous && previous !== cls) outcome.changed++;
+    if (previous && previous !== cls) {
+      outcome.changed++;
+      const key = `${previous}\u0000${cls}`;
+      const change = changes.get(key) ?? { from: previous, to: cls, count: 0 };
+      change.count++;
+      changes.set(key, change);
+    }
   }
 }

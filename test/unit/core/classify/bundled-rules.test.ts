@@ -85,7 +85,8 @@ const ROWS: Row[] = [
   [APACHE, 'Re: How do I search the Apache-wide announce mailing list?', 'Rich Bowen <rbowen@rcbowen.com>', 'users@ponymail.incubator.apache.org', 'support'],
   [APACHE, 'Hi Team,', '<wangjh@emrubik.com>', 'users@kafka.apache.org', 'support'],
   [APACHE, 'RE: LDAP Configuration Problems', 'Varsha NRao (HCL Financial Services) <varsha.nrao@hcl.in>', 'jetspeed-user@portals.apache.org', 'support'],
-  [APACHE, 'Podling Ponymail Report Reminder - October 2020', '<jmclean@apache.org>', 'dev@ponymail.apache.org', 'discuss'],
+  // The Incubator's automated monthly reminder is a notice, not discussion.
+  [APACHE, 'Podling Ponymail Report Reminder - October 2020', '<jmclean@apache.org>', 'dev@ponymail.apache.org', 'announce'],
   [APACHE, 'Re: Deploying production instances of James', 'Someone <x@linagora.com>', 'server-user@james.apache.org', 'support'],
   [APACHE, 'Fwd: Re: Deploying production instances of James', 'Someone <x@linagora.com>', 'server-dev@james.apache.org', 'discuss'],
   // Kernel: patches, series, pulls
@@ -107,8 +108,8 @@ const ROWS: Row[] = [
   [KERNEL, 'Re: [PATCH v2 0/2] Simple cover', 'Followup Reviewer1 <followup-reviewer1@example.com>', '', 'review'],
   [KERNEL, '[PATCH] widget: fix data corruption under load', 'Test Author <author@example.org>', '', 'patch_submission'],
   [KERNEL, '[PATCH] widget: do the thing', 'Test Author <author@example.org>', '', 'patch_submission'],
-  [KERNEL, 'widget subsystem corrupts data under load', 'Bug Reporter <reporter@example.com>', '', 'unclassified'],
-  [KERNEL, 'do a thing to the widget subsystem', 'Test Author <author@example.org>', '', 'unclassified'],
+  [KERNEL, 'widget subsystem corrupts data under load', 'Bug Reporter <reporter@example.com>', '', 'discuss'],
+  [KERNEL, 'do a thing to the widget subsystem', 'Test Author <author@example.org>', '', 'discuss'],
   [KERNEL, '[git pull] Please pull powerpc.git next branch', 'Benjamin Herrenschmidt <benh@kernel.crashing.org>', 'linuxppc-dev@lists.ozlabs.org', 'patch_submission'],
   [KERNEL, '[GIT PULL] soc: updates for v5.5', 'Arnd Bergmann <arnd@arndb.de>', 'soc@kernel.org', 'patch_submission'],
   [KERNEL, '[GIT PULL] DaVinci SoC updates for v5.6', 'Sekhar Nori <nsekhar@ti.com>', 'soc@kernel.org', 'patch_submission'],
@@ -150,34 +151,35 @@ const ROWS: Row[] = [
   [KERNEL, '[ANNOUNCE] public-inbox 1.9.0', 'Eric Wong <e@80x24.org>', 'meta@public-inbox.org', 'announce'],
   [KERNEL, '[ANNOUNCE] public-inbox 1.1.0-pre1', 'Eric Wong <e@80x24.org>', 'meta@public-inbox.org', 'announce'],
   [KERNEL, '[SECURITY] [DSA 3278-1] libapache-mod-jk security update', 'Someone <s@debian.org>', 'debian-security-announce@lists.debian.org', 'announce'],
-  // patchwork-bot's "applied" lives in the body; by subject and sender alone it is a reply to a patch.
-  [KERNEL, 'Re: [PATCH net] net: fix leak', 'patchwork-bot+netdevbpf@kernel.org', 'netdev@vger.kernel.org', 'review'],
+  // patchwork-bot's "applied" lives in the body; without it the bot's mail is a patch-tracker notice, never review.
+  [KERNEL, 'Re: [PATCH net] net: fix leak', 'patchwork-bot+netdevbpf@kernel.org', 'netdev@vger.kernel.org', 'issue_event'],
   [KERNEL, '[tip: x86/urgent] x86/fpu: Fix the thing', 'tip-bot2 for Thomas Gleixner <tip-bot2@linutronix.de>', 'linux-tip-commits@vger.kernel.org', 'commit_notify'],
   [KERNEL, 'Patch "usb: fix" has been added to the 5.10-stable tree', 'gregkh@linuxfoundation.org', 'stable-commits@vger.kernel.org', 'commit_notify'],
   [KERNEL, 'FAILED: patch "[PATCH] mm: fix" failed to apply to 5.4-stable tree', 'gregkh@linuxfoundation.org', 'stable@vger.kernel.org', 'commit_notify'],
-  [KERNEL, 'MAINTAINERS: Update entry for BCM5301X ARM', 'Someone <s@example.org>', '', 'unclassified'],
-  [KERNEL, 'This is an orphaned patch!', 'Someone <s@example.org>', '', 'unclassified'],
-  // Generic Mailman lists (Perceval, HyperKitty, James fixtures)
-  [GENERIC, '[Metrics-grimoire] [GrimoireLab] Presenting GrimoireLab', 'Jesus M. Gonzalez-Barahona <jgb@example.com>', 'metrics-grimoire@lists.libresoft.es', 'unclassified'],
-  [GENERIC, '[Metrics-grimoire] Docker and MetricsGrimoire', 'Andy Grunwald <andy@example.com>', 'metrics-grimoire@lists.libresoft.es', 'unclassified'],
-  [GENERIC, 'Re: Revisiting the Gnome Bindings', 'Eugenia Loli-Queru <eloli@hotmail.com>', 'desktop-devel-list@gnome.org', 'unclassified'],
-  [GENERIC, 'Re: Low memory hacks', 'Danilo Šegan <danilo@gnome.org>', 'desktop-devel-list@gnome.org', 'unclassified'],
+  [KERNEL, 'MAINTAINERS: Update entry for BCM5301X ARM', 'Someone <s@example.org>', '', 'discuss'],
+  [KERNEL, 'This is an orphaned patch!', 'Someone <s@example.org>', '', 'discuss'],
+  // Generic Mailman lists (Perceval, HyperKitty, James fixtures). Human mail no rule places is discussion on
+  // every list (support on users lists); unclassified is left for automated mail nothing identifies.
+  [GENERIC, '[Metrics-grimoire] [GrimoireLab] Presenting GrimoireLab', 'Jesus M. Gonzalez-Barahona <jgb@example.com>', 'metrics-grimoire@lists.libresoft.es', 'discuss'],
+  [GENERIC, '[Metrics-grimoire] Docker and MetricsGrimoire', 'Andy Grunwald <andy@example.com>', 'metrics-grimoire@lists.libresoft.es', 'discuss'],
+  [GENERIC, 'Re: Revisiting the Gnome Bindings', 'Eugenia Loli-Queru <eloli@hotmail.com>', 'desktop-devel-list@gnome.org', 'discuss'],
+  [GENERIC, 'Re: Low memory hacks', 'Danilo Šegan <danilo@gnome.org>', 'desktop-devel-list@gnome.org', 'discuss'],
   [GENERIC, '[esl-dev] Committer vote for Chuwei Huang has concluded successfully', 'yves (yingmin) yang <yves.yang@example.com>', 'esl-dev@eclipse.org', 'result'],
   [GENERIC, '[platform-dev] Removing standard menus and toolbar icons', 'Nehren, Daniel <daniel.nehren@example.com>', 'platform-dev@eclipse.org', 'discuss'],
   [GENERIC, '[platform-swt-dev] How to refresh a control in another thread?', 'Someone <yuancong@example.com>', 'platform-swt-dev@eclipse.org', 'discuss'],
-  [GENERIC, 'Github wiki vs Mozilla wiki', 'Fernando Jiménez Moreno <fmoreno@example.com>', 'dev-project-link@example.com', 'unclassified'],
+  [GENERIC, 'Github wiki vs Mozilla wiki', 'Fernando Jiménez Moreno <fmoreno@example.com>', 'dev-project-link@example.com', 'discuss'],
   [GENERIC, '[ovs-dev] Remittance Advice', 'Lucía Charlie <luciacharlie@wellsfargo.com>', 'ovs-dev@openvswitch.org', 'discuss'],
   [GENERIC, 'gradle 1.0', 'gil <puntogil@libero.it>', 'devel@lists.fedoraproject.org', 'discuss'],
   [GENERIC, 'request: remove "gd.tuwien.ac.at" from mirror-lists', 'Reindl Harald <h.reindl@thelounge.net>', 'devel@lists.fedoraproject.org', 'discuss'],
-  [GENERIC, '[Ecologeeks] Fwd: Tu peux m\'aider à changer le visage d\'Ixelles', 'Js Herpin <js.herpin@gmail.com>', 'ecologeeks@listes.eelv.fr', 'unclassified'],
-  [GENERIC, '[List1] another try', 'Aurelien Bompard <test@example.com>', 'list1@mm3test.fedoraproject.org', 'unclassified'],
-  [GENERIC, '[Fedora-packaging] RPM macros', 'Vít Ondruch <vondruch@redhat.com>', 'packaging@lists.fedoraproject.org', 'unclassified'],
-  [GENERIC, 'Re: [Fedora-fr-list] Compte-rendu de la réunion du 1 novembre 2009', 'Marcela Mašláňová <mmaslano@redhat.com>', 'fedora-fr-list@redhat.com', 'unclassified'],
-  [GENERIC, '[arch-general] Inkscape fails to open svg files', 'Murari <murari.ksr@gmail.com>', 'arch-general@archlinux.org', 'unclassified'],
-  [GENERIC, '[FRnOG] [BIZ] Collecte de liens C2E/CELAN en DOM', 'Guillaume Genty <ggenty@waycom.net>', 'frnog@frnog.org', 'unclassified'],
-  [GENERIC, '[ART_HACK] libart patch', 'Raph Levien <raph@acm.org>', 'art_hack@gnome.org', 'unclassified'],
-  [GENERIC, 'Re: [ART_HACK] Still alive?', 'Tim Janik <timj@gtk.org>', 'art_hack@gnome.org', 'unclassified'],
-  [GENERIC, '[Analytics] DNT, standards, and expectations', 'Christian Aistleitner <christian@example.org>', 'analytics@lists.wikimedia.org', 'unclassified'],
+  [GENERIC, '[Ecologeeks] Fwd: Tu peux m\'aider à changer le visage d\'Ixelles', 'Js Herpin <js.herpin@gmail.com>', 'ecologeeks@listes.eelv.fr', 'discuss'],
+  [GENERIC, '[List1] another try', 'Aurelien Bompard <test@example.com>', 'list1@mm3test.fedoraproject.org', 'discuss'],
+  [GENERIC, '[Fedora-packaging] RPM macros', 'Vít Ondruch <vondruch@redhat.com>', 'packaging@lists.fedoraproject.org', 'discuss'],
+  [GENERIC, 'Re: [Fedora-fr-list] Compte-rendu de la réunion du 1 novembre 2009', 'Marcela Mašláňová <mmaslano@redhat.com>', 'fedora-fr-list@redhat.com', 'discuss'],
+  [GENERIC, '[arch-general] Inkscape fails to open svg files', 'Murari <murari.ksr@gmail.com>', 'arch-general@archlinux.org', 'discuss'],
+  [GENERIC, '[FRnOG] [BIZ] Collecte de liens C2E/CELAN en DOM', 'Guillaume Genty <ggenty@waycom.net>', 'frnog@frnog.org', 'discuss'],
+  [GENERIC, '[ART_HACK] libart patch', 'Raph Levien <raph@acm.org>', 'art_hack@gnome.org', 'discuss'],
+  [GENERIC, 'Re: [ART_HACK] Still alive?', 'Tim Janik <timj@gtk.org>', 'art_hack@gnome.org', 'discuss'],
+  [GENERIC, '[Analytics] DNT, standards, and expectations', 'Christian Aistleitner <christian@example.org>', 'analytics@lists.wikimedia.org', 'discuss'],
   [GENERIC, 'Re: [dpdk-dev] [PATCH] kni: fix compilation error when debug enabled', 'Someone <s@example.org>', 'dev@dpdk.org', 'review'],
   [GENERIC, 'Aw: Re: [PATCH] fix typo', 'Someone <s@example.de>', 'devel@example.org', 'review'],
   [GENERIC, 'SV: [PATCH 1/2] fix', 'Someone <s@example.se>', 'devel@example.org', 'review'],
@@ -188,8 +190,8 @@ const ROWS: Row[] = [
   [GENERIC, '[mailman/hyperkitty] Crash on empty thread (Issue #300)', 'Someone <notifications@github.com>', '', 'github_mirror'],
   [GENERIC, '[users] How do I install this?', 'Someone <s@example.org>', 'users@lists.example.org', 'support'],
   [GENERIC, 'Re: Can not log in', 'Someone <s@example.org>', 'mailman-users@python.org', 'support'],
-  [GENERIC, 'Dummy subject', 'Dummy Person <test@example.com>', '', 'unclassified'],
-  [GENERIC, 'Fwd: Invitation: (Aucun objet) - ven. 20 janv. 2017 14:00 - 15:00', 'Someone <s@linagora.com>', '', 'unclassified'],
+  [GENERIC, 'Dummy subject', 'Dummy Person <test@example.com>', '', 'discuss'],
+  [GENERIC, 'Fwd: Invitation: (Aucun objet) - ven. 20 janv. 2017 14:00 - 15:00', 'Someone <s@linagora.com>', '', 'discuss'],
   [GENERIC, 'Re: Fwd: [VOTE] Adopt the new charter', 'Someone <s@example.org>', 'members@example.org', 'vote'],
   [GENERIC, 'Re: [RESULT] [VOTE] Adopt the new charter', 'Someone <s@example.org>', 'members@example.org', 'result'],
   [GENERIC, 'Re: [Fedora-packaging] [DISCUSS] Drop i686', 'Someone <s@example.org>', 'packaging@lists.fedoraproject.org', 'discuss'],
@@ -221,10 +223,12 @@ describe('the bundled rules and patches in the body', () => {
   const classify = (system: string, subject: string, list: string, hasPatch: boolean) =>
     classifyEnvelope(book.rulesOf(system), { subject, fromName: null, fromAddress: 'dev@example.org', body: '', listId: null, listAddress: list || null, hasPatch }).msgClass;
 
-  it('calls a diff without a patch tag a patch submission, unless it is a reply', () => {
+  it('calls a diff without a patch tag a patch submission, in a reply too', () => {
     expect(classify(KERNEL, 'MAINTAINERS: Update entry for BCM5301X ARM', '', true)).toBe('patch_submission');
     expect(classify(KERNEL, 'This is an orphaned patch!', '', true)).toBe('patch_submission');
-    expect(classify(GENERIC, 'Re: how about this?', 'devel@lists.fedoraproject.org', true)).toBe('discuss');
+    // A revised patch sent in a discussion thread is a patch; replies to a patch thread stay review.
+    expect(classify(GENERIC, 'Re: how about this?', 'devel@lists.fedoraproject.org', true)).toBe('patch_submission');
+    expect(classify(GENERIC, 'Re: [PATCH] fix typo', 'devel@lists.fedoraproject.org', true)).toBe('review');
   });
 
   it('keeps commit mail that carries its diff a commit notification', () => {
