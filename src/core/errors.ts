@@ -1,7 +1,7 @@
 /**
- * Errors a user can act on. Each carries the exit code DESIGN §7 assigns and
- * a hint; the command layer prints them as one sentence and the hint. Any
- * other thrown error is a bug and is reported as one.
+ * Errors a user can act on. Each carries its exit code (the README lists
+ * them) and a hint; the command layer prints them as one sentence and the
+ * hint. Any other thrown error is a bug and is reported as one.
  */
 export const ExitCode = {
   ok: 0,
@@ -36,5 +36,21 @@ export class InputError extends ListminerError {
 export class OperationError extends ListminerError {
   constructor(message: string, hint?: string) {
     super(message, ExitCode.failed, hint);
+  }
+}
+
+/**
+ * Why a request to an archive failed. `transient` (5xx, transport error, a
+ * body cut short) counts toward the breaker and marks the scan incomplete;
+ * `rate_limited` slows the pacer; `permanent` fails the list at once.
+ */
+export class ArchiveError extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'transient' | 'rate_limited' | 'permanent',
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+    this.name = 'ArchiveError';
   }
 }

@@ -34,7 +34,7 @@ export function sourceContext(backend: BackendName, name: string, options: { bas
   };
   return {
     list,
-    system: { name: backend, backend, projectionPolicy: 'none', rulesFrom: backend, rules: [] },
+    system: { name: backend },
     baseUrl: options.baseUrl,
     cacheDir: mkdtempSync(join(tmpdir(), 'listminer-cache-')),
     signal: options.signal,

@@ -1,5 +1,5 @@
-import type { ListRecord } from '../store/list-records.js';
-import type { SystemDefinition } from '../systems/load-systems.js';
+import { ArchiveError } from '../errors.js';
+
 
 /** A month as the archives file mail: `2024-03`. */
 export type Month = string;
@@ -33,10 +33,24 @@ export interface DiscoveredList {
   repoUrl?: string;
 }
 
+/** The list a source reads: its name in the archive (address, inbox name or path). */
+export interface SourceList {
+  id: number;
+  name: string;
+  listAddress: string | null;
+  baseUrl: string | null;
+}
+
+/** What a source needs of the list's archive system. */
+export interface SourceSystem {
+  name: string;
+  baseUrl?: string;
+}
+
 /** What a source needs to know about the list it reads. */
 export interface SourceContext {
-  list: ListRecord;
-  system: SystemDefinition;
+  list: SourceList;
+  system: SourceSystem;
   /** The list's base URL override, else the system's. */
   baseUrl?: string;
   /** User-Agent contact, from the config file. */
@@ -64,22 +78,7 @@ export interface ArchiveSource {
   close?(): Promise<void>;
 }
 
-/**
- * Why a request to an archive failed. `transient` (5xx, transport error, a
- * body cut short) counts toward the breaker and marks the scan incomplete;
- * `rate_limited` slows the pacer; `permanent` fails the list at once.
- */
-export class ArchiveError extends Error {
-  constructor(
-    message: string,
-    readonly kind: 'transient' | 'rate_limited' | 'permanent',
-    readonly retryAfterMs?: number,
-  ) {
-    super(message);
-    this.name = 'ArchiveError';
-  }
-}
-
+/** A failure that feeds the host's breaker and leaves the scan incomplete. */
 export function isTransient(error: unknown): boolean {
   return error instanceof ArchiveError && error.kind !== 'permanent';
 }

@@ -1,5 +1,6 @@
+import { ArchiveError } from '../errors.js';
 import type { HttpClient } from '../net/http-client.js';
-import { ArchiveError, type RawMessage, type SourceContext } from './archive-source.js';
+import { type RawMessage, type SourceContext } from './archive-source.js';
 import { readMboxEntries } from './mbox-reader.js';
 
 /**

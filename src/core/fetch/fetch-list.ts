@@ -1,4 +1,5 @@
-import { ArchiveError, isDeletion, type ArchiveSource, type Month, type SourceContext } from '../archive/archive-source.js';
+import { ArchiveError } from '../errors.js';
+import { isDeletion, type ArchiveSource, type Month, type SourceContext } from '../archive/archive-source.js';
 import { identifyMessage } from '../archive/message-key.js';
 import { monthOf } from '../archive/month.js';
 import type { ProgressListener } from '../progress.js';

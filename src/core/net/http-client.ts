@@ -1,6 +1,6 @@
+import { ArchiveError } from '../errors.js';
 import { readFileSync } from 'node:fs';
 import { Agent, interceptors, request, type Dispatcher } from 'undici';
-import { ArchiveError } from '../archive/archive-source.js';
 import { sharedPacer, type Pacer } from './pacer.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;

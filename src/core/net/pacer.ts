@@ -15,7 +15,7 @@ export const systemClock: Clock = {
 };
 
 export interface PacerOptions {
-  /** Least time between two requests to one host. Default 1 s (DESIGN §3). */
+  /** Least time between two requests to one host. Default 1 s: archives are other people's servers. */
   minIntervalMs?: number;
   /** The most the interval grows to under strain. Default 60 s. */
   maxIntervalMs?: number;

@@ -1,8 +1,8 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ArchiveError, type ArchiveSource, type DiscoveredList } from '../archive/archive-source.js';
+import { type ArchiveSource, type DiscoveredList } from '../archive/archive-source.js';
 import { openArchiveSource } from '../archive/open-source.js';
-import { InputError, OperationError } from '../errors.js';
+import { InputError, OperationError, ArchiveError } from '../errors.js';
 import { silentProgress, type ProgressListener } from '../progress.js';
 import type { Store } from '../store/store.js';
 import { requireSystem, type SystemDefinition, type Systems } from '../systems/load-systems.js';

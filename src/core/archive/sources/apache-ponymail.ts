@@ -1,5 +1,6 @@
+import { ArchiveError } from '../../errors.js';
 import { createHttpClient, type HttpClient } from '../../net/http-client.js';
-import { ArchiveError, type ArchiveSource, type DiscoveredList, type Month, type SourceContext } from '../archive-source.js';
+import { type ArchiveSource, type DiscoveredList, type Month, type SourceContext } from '../archive-source.js';
 import { fetchMboxUrl, requireBaseUrl, splitListAddress } from '../fetch-mbox-url.js';
 import { isMonth, monthOf } from '../month.js';
 

@@ -1,6 +1,7 @@
+import { ArchiveError } from '../../errors.js';
 import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ArchiveError, type ArchiveSource, type Month, type SourceContext } from '../archive-source.js';
+import { type ArchiveSource, type Month, type SourceContext } from '../archive-source.js';
 import { readMonthIndex, writeMonthIndex } from '../month-index-cache.js';
 import { messageMonth } from '../message-month.js';
 import { monthOf } from '../month.js';

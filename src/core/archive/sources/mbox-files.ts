@@ -1,7 +1,8 @@
+import { ArchiveError } from '../../errors.js';
 import { createReadStream, type Stats } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ArchiveError, type ArchiveSource, type Month, type RawMessage, type SourceContext } from '../archive-source.js';
+import { type ArchiveSource, type Month, type RawMessage, type SourceContext } from '../archive-source.js';
 import { fileIsGzip, readMboxEntries, type MboxEntry } from '../mbox-reader.js';
 import { readMonthIndex, writeMonthIndex } from '../month-index-cache.js';
 import { messageMonth } from '../message-month.js';

@@ -1,9 +1,10 @@
+import { ArchiveError } from '../../errors.js';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFileSync, createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { ArchiveError, type ArchiveItem, type ArchiveSource, type Month, type SourceContext } from '../archive-source.js';
+import { type ArchiveItem, type ArchiveSource, type Month, type SourceContext } from '../archive-source.js';
 import { monthOf } from '../month.js';
 import { GitBlobReader } from './git-blob-reader.js';
 

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ArchiveError, type ArchiveItem, type ArchiveSource, type Month } from '../../../../src/core/archive/archive-source.js';
+import { ArchiveError } from '../../../../src/core/errors.js';
+import { type ArchiveItem, type ArchiveSource, type Month } from '../../../../src/core/archive/archive-source.js';
 import { addMonths, monthOf } from '../../../../src/core/archive/month.js';
 import { fetchLists, type FetchOptions } from '../../../../src/core/fetch/fetch-lists.js';
 import { silentProgress } from '../../../../src/core/progress.js';

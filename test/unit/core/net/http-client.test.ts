@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ArchiveError } from '../../../../src/core/archive/archive-source.js';
+import { ArchiveError } from '../../../../src/core/errors.js';
 import { HttpClient, parseRetryAfter, userAgent } from '../../../../src/core/net/http-client.js';
 import { Pacer } from '../../../../src/core/net/pacer.js';
 import { fakeClock, send, sendCutOff, sendShort, startArchiveServer, type ArchiveServer } from '../../../helpers/archive-server.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ArchiveError } from '../../../../../src/core/archive/archive-source.js';
+import { ArchiveError } from '../../../../../src/core/errors.js';
 import { readMbox } from '../../../../../src/core/archive/mbox-reader.js';
 import { openArchiveSource } from '../../../../../src/core/archive/open-source.js';
 import { createPonyMailSource } from '../../../../../src/core/archive/sources/apache-ponymail.js';

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ArchiveError, isDeletion, type ArchiveItem, type SourceContext } from '../../../../../src/core/archive/archive-source.js';
+import { ArchiveError } from '../../../../../src/core/errors.js';
+import { isDeletion, type ArchiveItem, type SourceContext } from '../../../../../src/core/archive/archive-source.js';
 import { identifyMessage } from '../../../../../src/core/archive/message-key.js';
 import { monthOf } from '../../../../../src/core/archive/month.js';
 import { createSource } from '../../../../../src/core/archive/sources/public-inbox.js';
@@ -14,7 +15,7 @@ const at = (iso: string) => new Date(iso);
 
 function contextFor(archive: PublicInboxArchive, cacheDir: string): SourceContext {
   const list = { id: 1, system: 'public_inbox', name: archive.inbox, baseUrl: archive.baseUrl } as ListRecord;
-  return { list, system: { name: 'public_inbox', backend: 'public_inbox', projectionPolicy: 'none', rulesFrom: 'public_inbox', rules: [] }, baseUrl: archive.baseUrl, cacheDir };
+  return { list, system: { name: 'public_inbox' }, baseUrl: archive.baseUrl, cacheDir };
 }
 
 async function collect(items: AsyncIterable<ArchiveItem>): Promise<ArchiveItem[]> {
