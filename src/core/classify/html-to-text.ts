@@ -1,34 +1,17 @@
+import { decodeHTML } from 'entities';
+
 /**
  * Readable text from an HTML-only message body. Deliberately small: classify
  * needs words for the rules and a body researchers can read, not layout, and
  * mailparser's own converter costs as much as the rest of the parse.
+ * Entities are decoded as a browser does in text (the `entities` package):
+ * all of HTML's named ones, and the legacy few that need no semicolon.
  */
 const BLOCKS = new Set(['p', 'div', 'li', 'tr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'pre', 'table', 'ul', 'ol', 'br', 'hr']);
 const DROPPED = ['script', 'style', 'head', 'title'];
 
-const NAMED: Record<string, string> = {
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  apos: "'",
-  nbsp: ' ',
-  copy: '©',
-  reg: '®',
-  hellip: '…',
-  mdash: '—',
-  ndash: '–',
-  lsquo: '‘',
-  rsquo: '’',
-  ldquo: '“',
-  rdquo: '”',
-  bull: '•',
-  middot: '·',
-  euro: '€',
-};
-
 export function htmlToText(html: string): string {
-  return decodeEntities(stripTags(dropNonText(html)))
+  return decodeHTML(stripTags(dropNonText(html)))
     .split('\n')
     .map((line) => line.replace(/[ \t\u00a0]+/g, ' ').trim())
     .join('\n')
@@ -105,14 +88,4 @@ function dropNonText(html: string): string {
   }
   out.push(html.slice(at));
   return out.join('');
-}
-
-export function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, entity: string) => {
-    if (entity[0] === '#') {
-      const code = entity[1] === 'x' || entity[1] === 'X' ? parseInt(entity.slice(2), 16) : parseInt(entity.slice(1), 10);
-      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-    }
-    return NAMED[entity.toLowerCase()] ?? whole;
-  });
 }
