@@ -52,23 +52,25 @@ function stripTags(html: string): string {
  * `<title>` repeated through a hostile message would make those quadratic.
  */
 function dropNonText(html: string): string {
-  const lower = html.toLowerCase();
+  // ASCII only: toLowerCase() turns U+0130 into two code units, and indices into `lower` must hold in `html`.
+  const lower = html.replace(/[A-Z]+/g, (upper) => upper.toLowerCase());
   const out: string[] = [];
   const closedAfter = new Map<string, number>();
-  let at = 0;
+  // `kept` is where the text not yet copied starts; `from` where the next tag is searched for.
+  let kept = 0;
+  let from = 0;
   for (;;) {
-    const open = lower.indexOf('<', at);
+    const open = lower.indexOf('<', from);
     if (open === -1) break;
     if (lower.startsWith('<!--', open)) {
       const end = lower.indexOf('-->', open + 4);
-      out.push(html.slice(at, open));
-      at = end === -1 ? html.length : end + 3;
+      out.push(html.slice(kept, open));
+      kept = from = end === -1 ? html.length : end + 3;
       continue;
     }
     const name = DROPPED.find((tag) => lower.startsWith(tag, open + 1) && !/[a-z0-9]/.test(lower[open + 1 + tag.length] ?? ''));
     if (!name) {
-      out.push(html.slice(at, open + 1));
-      at = open + 1;
+      from = open + 1;
       continue;
     }
     // Where the element closes; remembered as "nowhere" once a search failed, so each tag name is searched for at most once per closing.
@@ -77,15 +79,10 @@ function dropNonText(html: string): string {
       close = lower.indexOf(`</${name}`, open);
       closedAfter.set(name, close);
     }
-    out.push(html.slice(at, open));
-    if (close === -1) {
-      const tagEnd = lower.indexOf('>', open);
-      at = tagEnd === -1 ? html.length : tagEnd + 1;
-    } else {
-      const tagEnd = lower.indexOf('>', close);
-      at = tagEnd === -1 ? html.length : tagEnd + 1;
-    }
+    out.push(html.slice(kept, open));
+    const tagEnd = lower.indexOf('>', close === -1 ? open : close);
+    kept = from = tagEnd === -1 ? html.length : tagEnd + 1;
   }
-  out.push(html.slice(at));
+  out.push(html.slice(kept));
   return out.join('');
 }

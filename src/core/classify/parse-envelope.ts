@@ -133,5 +133,7 @@ function readListAddress(block: HeaderBlock, listId: string | null): string | nu
   if (post) return post[1]!.toLowerCase();
   if (!listId) return null;
   const spelled = listId.replace('.', '@');
-  return readRecipients([...(block.fields.get('to') ?? []), ...(block.fields.get('cc') ?? [])]).includes(spelled) ? spelled : null;
+  // Only fields that spell the address anywhere are parsed: most mail has none, and the parse is the costly part.
+  const fields = [...(block.fields.get('to') ?? []), ...(block.fields.get('cc') ?? [])].filter((value) => value.toLowerCase().includes(spelled));
+  return fields.length > 0 && readRecipients(fields).includes(spelled) ? spelled : null;
 }
