@@ -1,5 +1,7 @@
+import type { PartInfo } from './detect-patch.js';
+
 /**
- * What classify reads out of a raw message (DESIGN §4), stored as JSON on the
+ * What classify reads out of a raw message (docs/classify.md), stored as JSON on the
  * staged row and consumed by drain. Every field is plain data.
  */
 export const MSG_CLASSES = [
@@ -48,10 +50,12 @@ export interface Envelope {
   fromName: string | null;
   /** Lower-cased. */
   fromAddress: string | null;
-  /** UTC, ISO-8601; null when missing or unreadable. */
+  /** UTC, ISO-8601; null when missing, unreadable or outside 1970 through next year (see isPlausibleSentAt). */
   date: string | null;
-  /** The sender's UTC offset in minutes (+0100 → 60). */
+  /** The sender's UTC offset in minutes (+0100 → 60); null whenever date is. */
   dateOffsetMinutes: number | null;
+  /** The Date header as found (8-bit bytes decoded, at most 256 characters), also when it gave no date; null without one. */
+  dateHeader: string | null;
   /** List-Id value without brackets or description: dev.kafka.apache.org. */
   listId: string | null;
   /** The list's posting address (List-Post, else a To/Cc that matches the list). */
@@ -63,6 +67,30 @@ export interface Envelope {
   series: PatchSeries | null;
   /** Raw size in bytes. */
   size: number;
+}
+
+/**
+ * Whether a send time is one a message can have: from 1970 through the end
+ * of next year (UTC). Outside that, `Date` still reads years like 99999,
+ * which SQLite would store as `+099999-…` and PostgreSQL refuses, so such a
+ * message is given no date at all, on every engine. Drain applies the same
+ * test to envelopes stored before this rule.
+ */
+export function isPlausibleSentAt(time: number, now = Date.now()): boolean {
+  return Number.isFinite(time) && time >= 0 && time < Date.UTC(new Date(now).getUTCFullYear() + 2, 0, 1);
+}
+
+/**
+ * What one of parse-envelope's two readers (our own for simple text mail,
+ * mailparser for MIME) reads out of the message: the parts that need
+ * decoding. Everything else comes from the raw header block, the same way
+ * for both.
+ */
+export interface ReadMessage {
+  subject: string;
+  from: { name: string | null; address: string | null };
+  body: string;
+  parts: PartInfo[];
 }
 
 /** What the rules decided: the class, which matcher decided, and named captures. */

@@ -1,34 +1,17 @@
+import { decodeHTML } from 'entities';
+
 /**
  * Readable text from an HTML-only message body. Deliberately small: classify
  * needs words for the rules and a body researchers can read, not layout, and
  * mailparser's own converter costs as much as the rest of the parse.
+ * Entities are decoded as a browser does in text (the `entities` package):
+ * all of HTML's named ones, and the legacy few that need no semicolon.
  */
 const BLOCKS = new Set(['p', 'div', 'li', 'tr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'pre', 'table', 'ul', 'ol', 'br', 'hr']);
 const DROPPED = ['script', 'style', 'head', 'title'];
 
-const NAMED: Record<string, string> = {
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  apos: "'",
-  nbsp: ' ',
-  copy: '©',
-  reg: '®',
-  hellip: '…',
-  mdash: '—',
-  ndash: '–',
-  lsquo: '‘',
-  rsquo: '’',
-  ldquo: '“',
-  rdquo: '”',
-  bull: '•',
-  middot: '·',
-  euro: '€',
-};
-
 export function htmlToText(html: string): string {
-  return decodeEntities(stripTags(dropNonText(html)))
+  return decodeHTML(stripTags(dropNonText(html)))
     .split('\n')
     .map((line) => line.replace(/[ \t\u00a0]+/g, ' ').trim())
     .join('\n')
@@ -69,23 +52,25 @@ function stripTags(html: string): string {
  * `<title>` repeated through a hostile message would make those quadratic.
  */
 function dropNonText(html: string): string {
-  const lower = html.toLowerCase();
+  // ASCII only: toLowerCase() turns U+0130 into two code units, and indices into `lower` must hold in `html`.
+  const lower = html.replace(/[A-Z]+/g, (upper) => upper.toLowerCase());
   const out: string[] = [];
   const closedAfter = new Map<string, number>();
-  let at = 0;
+  // `kept` is where the text not yet copied starts; `from` where the next tag is searched for.
+  let kept = 0;
+  let from = 0;
   for (;;) {
-    const open = lower.indexOf('<', at);
+    const open = lower.indexOf('<', from);
     if (open === -1) break;
     if (lower.startsWith('<!--', open)) {
       const end = lower.indexOf('-->', open + 4);
-      out.push(html.slice(at, open));
-      at = end === -1 ? html.length : end + 3;
+      out.push(html.slice(kept, open));
+      kept = from = end === -1 ? html.length : end + 3;
       continue;
     }
     const name = DROPPED.find((tag) => lower.startsWith(tag, open + 1) && !/[a-z0-9]/.test(lower[open + 1 + tag.length] ?? ''));
     if (!name) {
-      out.push(html.slice(at, open + 1));
-      at = open + 1;
+      from = open + 1;
       continue;
     }
     // Where the element closes; remembered as "nowhere" once a search failed, so each tag name is searched for at most once per closing.
@@ -94,25 +79,10 @@ function dropNonText(html: string): string {
       close = lower.indexOf(`</${name}`, open);
       closedAfter.set(name, close);
     }
-    out.push(html.slice(at, open));
-    if (close === -1) {
-      const tagEnd = lower.indexOf('>', open);
-      at = tagEnd === -1 ? html.length : tagEnd + 1;
-    } else {
-      const tagEnd = lower.indexOf('>', close);
-      at = tagEnd === -1 ? html.length : tagEnd + 1;
-    }
+    out.push(html.slice(kept, open));
+    const tagEnd = lower.indexOf('>', close === -1 ? open : close);
+    kept = from = tagEnd === -1 ? html.length : tagEnd + 1;
   }
-  out.push(html.slice(at));
+  out.push(html.slice(kept));
   return out.join('');
-}
-
-export function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, entity: string) => {
-    if (entity[0] === '#') {
-      const code = entity[1] === 'x' || entity[1] === 'X' ? parseInt(entity.slice(2), 16) : parseInt(entity.slice(1), 10);
-      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-    }
-    return NAMED[entity.toLowerCase()] ?? whole;
-  });
 }

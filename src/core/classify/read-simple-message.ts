@@ -1,6 +1,7 @@
 import { firstField, type HeaderBlock } from '../archive/raw-headers.js';
 import { decodeText, isKnownCharset } from './decode-text.js';
-import { decodeHeaderBytes, readSender, tidySubject, type ReadMessage } from './parse-envelope.js';
+import type { ReadMessage } from './envelope.js';
+import { decodeHeaderBytes, readSender, tidySubject } from './header-values.js';
 
 const SIMPLE_ENCODINGS = new Set(['', '7bit', '8bit', 'binary', 'quoted-printable', 'base64']);
 
@@ -23,8 +24,6 @@ export function readSimpleMessage(raw: Buffer, block: HeaderBlock): ReadMessage 
 
   const bytes = decodeTransfer(raw.subarray(block.bodyOffset), encoding);
   const body = decodeText(bytes, charset).replace(/\r\n?/g, '\n');
-  const dateText = (firstField(block, 'date') ?? '').replace(/\([^)]*\)/g, ' ').trim();
-  const time = dateText ? Date.parse(dateText) : Number.NaN;
   const rawFrom = firstField(block, 'from');
   const subject = tidySubject(decodeHeaderBytes(firstField(block, 'subject') ?? ''));
   // An encoded word left undecoded names a charset only mailparser knows (UTF-7, say).
@@ -32,12 +31,8 @@ export function readSimpleMessage(raw: Buffer, block: HeaderBlock): ReadMessage 
   return {
     subject,
     from: rawFrom ? readSender(rawFrom) : { name: null, address: null },
-    date: Number.isNaN(time) ? null : new Date(time).toISOString(),
     body,
     parts: [],
-    recipients: [...(block.fields.get('to') ?? []), ...(block.fields.get('cc') ?? [])]
-      .flatMap((value) => value.match(/[^\s<>,;:"()]+@[^\s<>,;:"()]+/g) ?? [])
-      .map((address) => address.toLowerCase()),
   };
 }
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Envelope } from '../classify/envelope.js';
+import { isPlausibleSentAt, type Envelope } from '../classify/envelope.js';
 import type { MirrorHandling } from '../config/load-config.js';
 import type { ProgressListener } from '../progress.js';
 import type { DrainCandidate, NewEmailMessage } from '../store/drain-records.js';
@@ -257,5 +257,5 @@ function clean(text: string | null | undefined): string | null {
 function validDate(date: string | null | undefined): string | null {
   if (typeof date !== 'string') return null;
   const time = new Date(date).getTime();
-  return Number.isNaN(time) ? null : new Date(time).toISOString();
+  return isPlausibleSentAt(time) ? new Date(time).toISOString() : null;
 }

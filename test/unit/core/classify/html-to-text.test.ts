@@ -17,4 +17,18 @@ describe('HTML to text', () => {
     // An element that never closes loses its tag, not the rest of the message.
     expect(htmlToText('<title>x'.repeat(100_000))).toBe('x'.repeat(100_000));
   });
+
+  it('decodes every HTML named entity, and the legacy ones without a semicolon, as a browser does', () => {
+    expect(htmlToText('<p>&hellip;&ThinSpace;&frac12;&eacute;&copy 2024 &lt;tag&gt; &bogus; AT&amp;T</p>')).toBe('…\u2009½é© 2024 <tag> &bogus; AT&T');
+  });
+
+  it('drops a script after text whose lower case is longer (Turkish İ) without eating the text around it', () => {
+    expect(htmlToText('<p>İİİ before</p><script>x()</script><p>after</p>')).toBe('İİİ before\n\nafter');
+  });
+
+  it('gets through a megabyte of <a<a<a, of unclosed nesting and of entities', () => {
+    expect(htmlToText('<a'.repeat(500_000))).toBe('<a'.repeat(500_000));
+    expect(htmlToText('<div><b>x'.repeat(120_000))).toBe(Array.from({ length: 120_000 }, () => 'x').join('\n'));
+    expect(htmlToText('&amp;'.repeat(200_000))).toBe('&'.repeat(200_000));
+  });
 });

@@ -175,9 +175,26 @@ describe('envelope details', () => {
   });
 });
 
+describe('the fast reader agrees with mailparser on dates', () => {
+  it.each([
+    ['a plausible date', 'Mon, 1 Jan 2024 10:00:00 +0100 (CET)'],
+    ['year 99999', 'Mon, 01 Jan 99999 00:00:00 +0000'],
+    ['year 1969', 'Tue, 31 Dec 1969 12:00:00 -0500'],
+    ['an unreadable date', 'Whenever'],
+    ['an unknown offset', 'Mon, 1 Jan 2024 10:00:00 -0000'],
+  ])('gives the same date, offset and Date header for %s', async (_, date) => {
+    const raw = Buffer.from(`From: a@example.org\nSubject: x\nMessage-ID: <d@example.org>\nDate: ${date}\n\nbody\n`);
+    expect(readSimpleMessage(raw, readHeaderBlock(raw))).toBeDefined();
+    const ours = await parseEnvelope(raw);
+    expect(ours.dateHeader).toBe(date);
+    expect(await parseEnvelopeWithMailparser(raw)).toEqual(ours);
+  });
+});
+
 describe.skipIf(corpusMissing)('the fast reader agrees with mailparser', () => {
   it('gives the same envelope for every simple corpus message mailparser decodes cleanly', async () => {
     let compared = 0;
+    let withDateHeader = 0;
     for (const file of corpusMailFiles()) {
       if (file.includes('/fuzz/')) continue; // deliberately broken headers, where the two readers guess differently
       for (const raw of corpusMessages(file)) {
@@ -189,8 +206,10 @@ describe.skipIf(corpusMissing)('the fast reader agrees with mailparser', () => {
         if (file.endsWith('rfc2822-A5.eml')) continue; // comments inside the address, which mailparser misreads
         expect({ file, ...ours }).toEqual({ file, ...theirs });
         compared++;
+        if (ours.dateHeader !== null) withDateHeader++;
       }
     }
     expect(compared).toBeGreaterThan(300);
+    expect(withDateHeader).toBeGreaterThan(300);
   });
 });

@@ -1,0 +1,196 @@
+import addressparser from 'addressparser';
+import { normalizeMessageId } from '../archive/message-key.js';
+import { decodeUnlabelled } from './decode-text.js';
+import { decodeWords } from './decode-words.js';
+import { isPlausibleSentAt } from './envelope.js';
+
+/**
+ * Values of single header fields, read the same way by both readers of
+ * parse-envelope (our own for simple text mail, mailparser for MIME), so the
+ * two cannot drift apart. Every reader here is linear in the header's size:
+ * hostile mail carries megabyte-long fields.
+ */
+
+export interface Person {
+  name: string | null;
+  /** Lower-cased. */
+  address: string | null;
+}
+
+/** Raw 8-bit header bytes (held as latin1 text): UTF-8 when valid, else windows-1252. */
+export function decodeHeaderBytes(value: string): string {
+  // eslint-disable-next-line no-control-regex
+  return /[^\x00-\x7f]/.test(value) ? decodeUnlabelled(Buffer.from(value, 'latin1')) : value;
+}
+
+export function tidySubject(subject: string): string {
+  return decodeWords(subject).replace(/\s+/g, ' ').trim();
+}
+
+/** Pipermail hides addresses as `jane at example.org (Jane)`; the domain is checked for a dot apart, which keeps the pattern linear. */
+const OBFUSCATED = /^\s*([^\s@()<>]+) at ([^\s@()<>]+)\s*(?:\((.*)\))?\s*$/;
+
+function readObfuscated(text: string): Person | undefined {
+  const match = OBFUSCATED.exec(text);
+  // As `name at host.tld`: a dot with something on both sides.
+  if (!match || !match[2]!.slice(1, -1).includes('.')) return undefined;
+  const name = match[3] ? decodeWords(match[3]).trim() : '';
+  return { name: name || null, address: `${match[1]}@${match[2]}`.toLowerCase() };
+}
+
+/** Whether a From value is pipermail's `jane at example.org (Jane)`, which mailparser cannot read. */
+export function isObfuscatedSender(value: string): boolean {
+  return readObfuscated(value) !== undefined;
+}
+
+/** A From header as found: `Jane <jane@x>`, `jane@x (Jane)`, `jane at x (Jane)`, 8-bit bytes and encoded words decoded. */
+export function readSender(value: string): Person {
+  const text = decodeHeaderBytes(value);
+  const obfuscated = readObfuscated(text);
+  if (obfuscated) return obfuscated;
+  const person = readPerson(text);
+  return { name: tidyName(person.name, person.address), address: person.address };
+}
+
+/** A display name as readers see it: encoded words decoded, outer quotes gone, null when it only repeats the address. */
+export function tidyName(name: string | null | undefined, address: string | null): string | null {
+  const tidy = name ? decodeWords(name).replace(/^"(.*)"$/, '$1').trim() : null;
+  return tidy && tidy.toLowerCase() !== address ? tidy : null;
+}
+
+/** `Jane Doe <Jane@Example.org>`, `jane@example.org (Jane)`, or a bare name (a From field, a trailer line). */
+export function readPerson(text: string): Person {
+  // Blanks folded first: every pattern below then meets runs of at most one blank, which keeps them linear.
+  const value = text.replace(/\s+/g, ' ').trim();
+  // RFC 5322 comments may sit even inside the address: `Pete <pete(his account)@silly.test(his host)>`.
+  const bracketed = /^(.*?)\s*<((?:[^<>()\s]|\((?:\\.|[^()\\])*\))+)>/.exec(value);
+  if (bracketed) return { name: cleanName(bracketed[1]!), address: bracketed[2]!.replace(/\((?:\\.|[^()\\])*\)/g, '').toLowerCase() || null };
+  const bare = /^([^\s<>()]+@[^\s<>()]+)\s*(?:\((.*)\))?/.exec(value);
+  if (bare) return { name: cleanName(bare[2] ?? ''), address: bare[1]!.toLowerCase() };
+  return { name: cleanName(value), address: null };
+}
+
+function cleanName(name: string): string | null {
+  const trimmed = trimQuotes(name.replace(/\s+/g, ' ')).replace(/\\(.)/g, '$1');
+  return trimmed.length > 0 ? trimmed : null;
+}
+
+/** Quotes and blanks off both ends, by index: a `["\s]+$` pattern is quadratic over a long inner run of them. */
+function trimQuotes(text: string): string {
+  const loose = (i: number) => text[i] === '"' || text[i] === ' ';
+  let start = 0;
+  let end = text.length;
+  while (start < end && loose(start)) start++;
+  while (end > start && loose(end - 1)) end--;
+  return text.slice(start, end);
+}
+
+/**
+ * Lower-cased addresses of To and Cc fields, group members included. Only
+ * the first 64 KiB of each field is read: addressparser grows its result by
+ * copying, which costs seconds on a field of tens of thousands of addresses,
+ * and a list's own address sits among the first few anyway.
+ */
+export const RECIPIENT_FIELD_LIMIT = 64 * 1024;
+
+export function readRecipients(values: readonly string[]): string[] {
+  const addresses: string[] = [];
+  const collect = (entries: addressparser.Address[]) => {
+    for (const entry of entries) {
+      if (entry.group) collect(entry.group);
+      else if (entry.address) addresses.push(entry.address.toLowerCase());
+    }
+  };
+  for (const value of values) collect(addressparser(value.slice(0, RECIPIENT_FIELD_LIMIT)));
+  return addresses;
+}
+
+/** Every `<id>` in a header, each once, in first-seen order. */
+export function readIds(value: string): string[] {
+  const ids = new Set<string>();
+  for (const match of value.matchAll(/<([^<>]+)>/g)) {
+    const id = normalizeMessageId(`<${match[1]}>`);
+    if (id) ids.add(id);
+  }
+  return [...ids];
+}
+
+/**
+ * The parent's Message-ID. Beside `<id>`, old mailers wrote
+ * `Your message of "Mon, 1 Jan 2001 …" <id>`; the id is the bracketed part
+ * that looks like an address. A bare `id@host` without brackets counts too.
+ */
+export function readInReplyTo(value: string | undefined): string | null {
+  if (!value) return null;
+  const ids = readIds(value);
+  const likely = ids.find((id) => id.includes('@')) ?? ids[0];
+  if (likely) return likely;
+  const bare = /^\s*([^\s<>"]+@[^\s<>"]+)\s*$/.exec(value);
+  return bare ? bare[1]! : null;
+}
+
+/**
+ * `List-Id: Kafka dev <dev.kafka.apache.org>` → `dev.kafka.apache.org`.
+ * mailparser files a bare `List-Id: <x>` under the name, so the raw header
+ * is read here instead.
+ */
+export function readListIdValue(value: string | undefined): string | null {
+  if (!value) return null;
+  const bracketed = /<([^<>]+)>/.exec(value);
+  const id = (bracketed ? bracketed[1]! : (value.trim().split(/\s+/).pop() ?? '')).trim().toLowerCase();
+  return id.length > 0 ? id : null;
+}
+
+/** The Date header as kept in the envelope: decoded, at most this many characters. */
+export const DATE_HEADER_LIMIT = 256;
+
+export interface SentDate {
+  /** UTC, ISO-8601; null when missing, unreadable or implausible. */
+  date: string | null;
+  dateOffsetMinutes: number | null;
+  /** The header text as found (bounded), whether or not it could be read. */
+  dateHeader: string | null;
+}
+
+/**
+ * The Date header, read the same way for both readers. mailparser gives an
+ * unreadable date the time of parsing, and `new Date()` happily reads years
+ * like 99999 that the store engines then disagree about, so the date is read
+ * here, and one outside 1970 through next year counts as no date.
+ */
+export function readSentDate(value: string | undefined, now = Date.now()): SentDate {
+  if (value === undefined) return { date: null, dateOffsetMinutes: null, dateHeader: null };
+  const dateHeader = boundText(decodeHeaderBytes(value), DATE_HEADER_LIMIT);
+  // A real Date header is some 40 characters; a longer one is not read, which also keeps Date.parse off hostile input.
+  const text = value.length > DATE_HEADER_LIMIT ? '' : withoutComments(value).trim();
+  const time = text ? Date.parse(text) : Number.NaN;
+  if (!isPlausibleSentAt(time, now)) return { date: null, dateOffsetMinutes: null, dateHeader };
+  return { date: new Date(time).toISOString(), dateOffsetMinutes: readDateOffset(text), dateHeader };
+}
+
+const ZONES: Record<string, number> = { UT: 0, UTC: 0, GMT: 0, Z: 0, EST: -300, EDT: -240, CST: -360, CDT: -300, MST: -420, MDT: -360, PST: -480, PDT: -420 };
+
+/** The sender's UTC offset in minutes, from `+0100`, `-07:00` or a US zone name (comments already removed). */
+export function readDateOffset(text: string): number | null {
+  const numeric = /([+-])(\d{2}):?(\d{2})$/.exec(text);
+  if (numeric) {
+    const minutes = Number(numeric[2]) * 60 + Number(numeric[3]);
+    // RFC 5322: "-0000" says the sender's local offset is unknown.
+    if (minutes === 0) return numeric[1] === '-' ? null : 0;
+    return numeric[1] === '-' ? -minutes : minutes;
+  }
+  const zone = /\b([A-Z]{1,3}T?|UTC)$/i.exec(text)?.[1]?.toUpperCase();
+  return zone !== undefined && zone in ZONES ? ZONES[zone]! : null;
+}
+
+function withoutComments(text: string): string {
+  return text.replace(/\([^)]*\)/g, ' ');
+}
+
+/** At most `limit` characters, never cutting a surrogate pair in two (PostgreSQL's JSONB refuses a lone half). */
+export function boundText(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  const cut = text.slice(0, limit);
+  const last = cut.charCodeAt(limit - 1);
+  return last >= 0xd800 && last <= 0xdbff ? cut.slice(0, -1) : cut;
+}
