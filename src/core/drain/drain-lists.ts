@@ -193,6 +193,7 @@ class DrainRun {
     const fromName = clean(envelope.fromName);
     const signaledRepoUrl = handling === 'skip' ? null : findSignaledRepoUrl(captures, bodyText, template);
     const series = envelope.series;
+    const sentAt = validDate(envelope.date);
     return {
       stagedId: candidate.id,
       messageKey: candidate.messageKey,
@@ -203,8 +204,9 @@ class DrainRun {
       fromAddress,
       isBot: isBotSender(fromName, fromAddress),
       subject: clean(envelope.subject),
-      sentAt: validDate(envelope.date),
-      sentAtOffset: Number.isInteger(envelope.dateOffsetMinutes) ? envelope.dateOffsetMinutes : null,
+      sentAt,
+      // An envelope stored before implausible dates were dropped may still carry one; its offset goes with it.
+      sentAtOffset: sentAt !== null && Number.isInteger(envelope.dateOffsetMinutes) ? envelope.dateOffsetMinutes : null,
       inReplyTo: clean(envelope.inReplyTo),
       references: Array.isArray(envelope.references) ? envelope.references.filter((r) => typeof r === 'string').map((r) => clean(r)!) : [],
       // A NULL class is refused by the table; that is how such a row gets shunted.
