@@ -4,10 +4,14 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * The shared real-mail corpus lives beside the project (../shared/corpus) and
- * is never copied into it. LISTMINER_CORPUS points elsewhere. Suites that
+ * is never copied into it. LISTMINER_CORPUS points elsewhere; `npm run corpus`
+ * fetches it from its public sources into ./.corpus. Suites that
  * need it skip, saying why, when it is not there.
  */
-export const CORPUS_DIR = process.env.LISTMINER_CORPUS ?? fileURLToPath(new URL('../../../shared/corpus', import.meta.url));
+const SHARED = fileURLToPath(new URL('../../../shared/corpus', import.meta.url));
+const FETCHED = fileURLToPath(new URL('../../.corpus', import.meta.url));
+/** LISTMINER_CORPUS, else the corpus beside the project, else the copy `npm run corpus` fetched. */
+export const CORPUS_DIR = process.env.LISTMINER_CORPUS ?? (existsSync(SHARED) || !existsSync(FETCHED) ? SHARED : FETCHED);
 
 export const corpusMissing: string | undefined = existsSync(CORPUS_DIR) ? undefined : `the mail corpus is not at ${CORPUS_DIR}`;
 if (corpusMissing) console.warn(`skipping corpus tests: ${corpusMissing}`);
