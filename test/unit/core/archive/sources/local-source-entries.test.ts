@@ -106,7 +106,7 @@ describe('mbox source: a gzip file cut short', () => {
     const cutAt = plain.indexOf('From m3@');
     for (let length = whole.length - 1; length > 0; length--) {
       writeFileSync(file, whole.subarray(0, length));
-      let out = Buffer.alloc(0);
+      let out: Buffer = Buffer.alloc(0);
       try {
         execFileSync('gzip', ['-dc', file], { stdio: ['ignore', 'pipe', 'ignore'] });
       } catch (error) {
