@@ -99,6 +99,18 @@ export class ArchiveError extends Error {
   }
 }
 
+/**
+ * A month a source could read only in part (a local gzip file cut short):
+ * the messages it handed over before this error are whole and are staged,
+ * the month is not checkpointed, and the next fetch reads it again.
+ */
+export class PartialMonthError extends ArchiveError {
+  constructor(message: string) {
+    super(message, 'transient');
+    this.name = 'PartialMonthError';
+  }
+}
+
 export function isTransient(error: unknown): boolean {
   return error instanceof ArchiveError && error.kind !== 'permanent';
 }

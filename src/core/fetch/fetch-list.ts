@@ -1,4 +1,4 @@
-import { ArchiveError, isDeletion, type ArchiveSource, type Month, type SkippedEntry, type SourceContext } from '../archive/archive-source.js';
+import { ArchiveError, PartialMonthError, isDeletion, type ArchiveSource, type Month, type SkippedEntry, type SourceContext } from '../archive/archive-source.js';
 import { identifyMessage, syntheticKey } from '../archive/message-key.js';
 import { monthOf } from '../archive/month.js';
 import type { ProgressListener } from '../progress.js';
@@ -213,8 +213,8 @@ async function fetchOneMonth(
       }
     }
   } catch (error) {
-    // What a source handed over before it failed is whole mail (a cut file's intact part): it is kept, the month is not checkpointed.
-    if (error instanceof ArchiveError) await write(false);
+    // The intact part of a month read in part (a cut file) is kept; the month is not checkpointed.
+    if (error instanceof PartialMonthError) await write(false);
     throw error;
   }
   await write(true);

@@ -2,7 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { createReadStream, type Stats } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { ArchiveError, type ArchiveSource, type Month, type RawMessage, type SourceContext } from '../archive-source.js';
+import { ArchiveError, PartialMonthError, type ArchiveSource, type Month, type RawMessage, type SourceContext } from '../archive-source.js';
 import { checkEntry, readProblem } from '../entry-problem.js';
 import { fileIsGzip, readMboxEntries, type MboxEntry } from '../mbox-reader.js';
 import { readMonthIndex, writeMonthIndex } from '../month-index-cache.js';
@@ -101,7 +101,7 @@ export function createSource(): ArchiveSource {
         } catch (error) {
           if (index.cut && isZlibError(error)) {
             // Every message of an earlier month came before the cut; the cut month may have lost some.
-            if (index.cut.month === month) throw new ArchiveError(cutSentence(file, index.cut), 'transient');
+            if (index.cut.month === month) throw new PartialMonthError(cutSentence(file, index.cut));
             continue;
           }
           const problem = readProblem(error);
