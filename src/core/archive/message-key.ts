@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { firstField, readHeaderBlock, type HeaderBlock } from './raw-headers.js';
 
 /**
- * Identity of a message within a list (docs/fetch.md). The key is the
+ * Identity of a message within a list (docs/store.md). The key is the
  * normalized Message-ID; a message without one gets a key derived from its
  * content, and a different message reusing a Message-ID already stored gets
  * the ID plus a digest of its content. The content hash reads only the

@@ -1,5 +1,5 @@
 /**
- * The cheap header work fetch needs (DESIGN §9): find the header block, unfold
+ * The cheap header work fetch needs (docs/fetch.md): find the header block, unfold
  * it, and read a few fields, without decoding MIME. Bytes are read as latin1
  * so nothing is lost; callers decode further only where they must.
  */
