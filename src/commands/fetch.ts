@@ -19,7 +19,7 @@ export default class Fetch extends BaseCommand<typeof Fetch> {
     ...listFlags,
     now: Flags.boolean({ description: 'fetch even lists not due yet (ignore cadence and retry waits)' }),
     months: Flags.integer({ description: 'for lists never fetched: how many recent months to read [default: backfill_months, else 12]', min: 1 }),
-    full: Flags.boolean({ description: "for lists never fetched: read the archive's whole history" }),
+    full: Flags.boolean({ description: "read the archive's whole history, months fetched before included (nothing is stored twice)" }),
     workers: Flags.integer({ description: 'lists fetched at once [default: workers setting, else 2]', min: 1, max: 64 }),
     systems: systemsFlag,
   };

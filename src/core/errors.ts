@@ -54,3 +54,15 @@ export class ArchiveError extends Error {
     this.name = 'ArchiveError';
   }
 }
+
+/**
+ * A month a source could read only in part (a local gzip file cut short):
+ * the messages it handed over before this error are whole and are staged,
+ * the month is not checkpointed, and the next fetch reads it again.
+ */
+export class PartialMonthError extends ArchiveError {
+  constructor(message: string) {
+    super(message, 'transient');
+    this.name = 'PartialMonthError';
+  }
+}

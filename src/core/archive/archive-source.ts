@@ -47,6 +47,12 @@ export interface SourceSystem {
   baseUrl?: string;
 }
 
+/** An entry of a local source that could not be read (a dangling symlink, a FIFO, a file without permission), and why. */
+export interface SkippedEntry {
+  path: string;
+  reason: string;
+}
+
 /** What a source needs to know about the list it reads. */
 export interface SourceContext {
   list: SourceList;
@@ -58,6 +64,12 @@ export interface SourceContext {
   /** Folder where sources may keep clones and caches between runs. */
   cacheDir: string;
   signal?: AbortSignal;
+  /**
+   * Where a local source reports an entry it skips while it reads the rest.
+   * `month` is given when the skip left that month's read incomplete, so the
+   * month is read again next time.
+   */
+  onSkippedEntry?(entry: SkippedEntry, month?: Month): void;
 }
 
 /**
@@ -72,6 +84,13 @@ export interface ArchiveSource {
   lastMonth?(context: SourceContext): Promise<Month>;
   /** Every message filed under the month, streamed: never the whole month in memory. */
   fetchMonth(context: SourceContext, month: Month): AsyncIterable<ArchiveItem>;
+  /**
+   * For sources whose months change after they were read (local files and
+   * Maildirs): a fingerprint of what each month holds now, for every month
+   * that holds mail. A month whose fingerprint differs from the one stored
+   * at its checkpoint is read again (docs/fetch.md).
+   */
+  monthFingerprints?(context: SourceContext): Promise<Map<Month, string>>;
   /** The archive's catalogue of lists, where it has one. */
   enumerateLists?(context: Omit<SourceContext, 'list'> & { domain?: string }): Promise<DiscoveredList[]>;
   /** Called once when the fetch of this list ends, however it ends. */

@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
-import { firstField, readHeaderBlock } from './raw-headers.js';
+import { firstField, readHeaderBlock, type HeaderBlock } from './raw-headers.js';
 
 /**
- * Identity of a message within a list (DESIGN §2). The key is the normalized
- * Message-ID; a message without one gets a key derived from its content, and
- * a different message reusing a Message-ID already stored gets the ID plus a
- * digest of its content. The content hash leaves transport headers out, so
- * the same mail delivered twice (other Received, Delivered-To, Archived-At)
- * hashes the same and is stored once.
+ * Identity of a message within a list (docs/store.md). The key is the
+ * normalized Message-ID; a message without one gets a key derived from its
+ * content, and a different message reusing a Message-ID already stored gets
+ * the ID plus a digest of its content. The content hash reads only the
+ * identity fields and the body, so the same mail delivered twice (other
+ * Received, Delivered-To, Archived-At, X- fields of archives) hashes the same
+ * and is stored once.
  */
 export interface MessageIdentity {
   /** Normalized Message-ID, or null when the message has none. */
@@ -36,13 +37,20 @@ export function normalizeMessageId(value: string | undefined): string | null {
 
 export function identifyMessage(raw: Buffer): MessageIdentity {
   const block = readHeaderBlock(raw);
+  const messageId = normalizeMessageId(firstField(block, 'message-id'));
   const hash = createHash('sha256');
+  let identityFields = 0;
   for (const name of IDENTITY_FIELDS) {
-    for (const value of block.fields.get(name) ?? []) hash.update(`${name}:${value.replace(/\s+/g, ' ')}\n`);
+    for (const value of block.fields.get(name) ?? []) {
+      hash.update(`${name}:${value.replace(/\s+/g, ' ')}\n`);
+      identityFields++;
+    }
   }
   hash.update('\n');
-  hash.update(normalizeBody(raw.subarray(block.bodyOffset)));
-  const messageId = normalizeMessageId(firstField(block, 'message-id'));
+  const body = normalizeBody(raw.subarray(block.bodyOffset));
+  hash.update(body);
+  const unread = unreadContent(raw, block, messageId, identityFields > 0 || body.length > 0);
+  if (unread !== undefined) hash.update(`\n\u0000unread\n${unread}`);
   const contentHash = hash.digest('hex');
   return {
     messageId,
@@ -50,6 +58,23 @@ export function identifyMessage(raw: Buffer): MessageIdentity {
     key: messageId ?? syntheticKey(contentHash),
     variantKey: messageId === null ? null : variantKey(messageId, contentHash),
   };
+}
+
+/**
+ * What the hash above does not read, in the two shapes where that made
+ * distinct messages one: a message that is not mail (no identity field, no
+ * body: text with no header, a lone transport field) is told apart by all of
+ * its bytes, and a message without Message-ID whose text runs straight into
+ * its header (no blank line) by those text lines. Every other message gets
+ * undefined, so the hash of ordinary mail, which stored rows carry, never
+ * changes.
+ */
+function unreadContent(raw: Buffer, block: HeaderBlock, messageId: string | null, isMail: boolean): string | undefined {
+  if (!isMail) return normalizeBody(raw);
+  if (messageId === null && block.bodyOffset === raw.length && block.strayLines.length > 0) {
+    return normalizeBody(Buffer.from(block.strayLines.join('\n'), 'latin1'));
+  }
+  return undefined;
 }
 
 /** Line endings, trailing blanks and mbox `>From ` quoting differ between archives' copies of one mail. */

@@ -1,5 +1,5 @@
 /**
- * The cheap header work fetch needs (DESIGN §9): find the header block, unfold
+ * The cheap header work fetch needs (docs/fetch.md): find the header block, unfold
  * it, and read a few fields, without decoding MIME. Bytes are read as latin1
  * so nothing is lost; callers decode further only where they must.
  */
@@ -8,12 +8,15 @@ export interface HeaderBlock {
   fields: Map<string, string[]>;
   /** Offset of the first body byte in the raw message. */
   bodyOffset: number;
+  /** Lines of the block that are neither a field nor its continuation: text of a message without a header. */
+  strayLines: string[];
 }
 
 export function readHeaderBlock(raw: Buffer): HeaderBlock {
   const end = headerEnd(raw);
   const text = raw.toString('latin1', 0, end.headerEnd);
   const fields = new Map<string, string[]>();
+  const strayLines: string[] = [];
   let name: string | undefined;
   let value = '';
   const flush = () => {
@@ -29,13 +32,16 @@ export function readHeaderBlock(raw: Buffer): HeaderBlock {
       continue;
     }
     const colon = line.indexOf(':');
-    if (colon <= 0) continue; // a stray line (an mbox From_ line, garbage): not a field
+    if (colon <= 0) {
+      strayLines.push(line); // an mbox From_ line, garbage, text with no header above it: not a field
+      continue;
+    }
     flush();
     name = line.slice(0, colon).trim().toLowerCase();
     value = line.slice(colon + 1);
   }
   flush();
-  return { fields, bodyOffset: end.bodyOffset };
+  return { fields, bodyOffset: end.bodyOffset, strayLines };
 }
 
 function headerEnd(raw: Buffer): { headerEnd: number; bodyOffset: number } {

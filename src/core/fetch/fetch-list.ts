@@ -1,5 +1,5 @@
-import { ArchiveError } from '../errors.js';
-import { isDeletion, type ArchiveSource, type Month, type SourceContext } from '../archive/archive-source.js';
+import { ArchiveError, PartialMonthError } from '../errors.js';
+import { isDeletion, type ArchiveSource, type Month, type SkippedEntry, type SourceContext } from '../archive/archive-source.js';
 import { identifyMessage } from '../archive/message-key.js';
 import { monthOf } from '../archive/month.js';
 import type { ProgressListener } from '../progress.js';
@@ -28,6 +28,8 @@ export interface ListFetchResult {
   staged: number;
   duplicates: number;
   deletions: number;
+  /** Entries of a local source that could not be read and were skipped (also shown by `lists ls`). */
+  skippedEntries?: SkippedEntry[];
   /** Why a list named with --list was not claimed. */
   reason?: string;
   /** The failure that stopped the list, if one did. */
@@ -73,20 +75,34 @@ export async function fetchList(
     cacheDir: settings.cacheDir,
     signal: settings.signal,
   };
+  // Skipped entries, and the months whose read one left unfinished (their fingerprint is not kept, so they are read again).
+  const skipped = new Map<string, string>();
+  const unfinished = new Set<Month>();
+  context.onSkippedEntry = (entry, month) => {
+    skipped.set(entry.path, entry.reason);
+    if (month) unfinished.add(month);
+  };
+  const recordSkipped = async (complete: boolean) => {
+    await store.fetchState.recordSkippedEntries(list.id, skipped, settings.clock(), complete);
+    if (skipped.size) result.skippedEntries = [...skipped].map(([path, reason]) => ({ path, reason }));
+  };
   progress({ type: 'start', task, title: `${list.system} ${list.name}` });
   try {
-    const months = await monthsToFetch(store, list, source, context, settings);
+    const { months, fingerprints } = await monthsToFetch(store, list, source, context, settings);
+    const fingerprintOf = (month: Month) => (fingerprints && !unfinished.has(month) ? (fingerprints.get(month) ?? '') : null);
     result.monthsPlanned = months.length;
     progress({ type: 'update', task, done: 0, total: months.length, detail: months.length ? `from ${months[0]}` : 'up to date' });
     for (const month of months) {
-      await fetchOneMonth(store, list.id, month, source, context, settings, result, (detail) =>
+      await fetchOneMonth(store, list.id, month, source, context, settings, result, fingerprintOf, (detail) =>
         progress({ type: 'update', task, done: result.monthsFetched, detail }),
       );
       result.monthsFetched++;
       progress({ type: 'update', task, done: result.monthsFetched, detail: `${month}  ${result.staged} staged` });
     }
+    await recordSkipped(true);
     await store.fetchState.recordScan(list.id, true, settings.clock());
-    progress({ type: 'end', task, status: 'done', detail: `${result.monthsFetched} months, ${result.staged} staged, ${result.duplicates} already stored` });
+    const skips = skipped.size ? `, ${skipped.size} unreadable entries skipped (lists ls --json names them)` : '';
+    progress({ type: 'end', task, status: 'done', detail: `${result.monthsFetched} months, ${result.staged} staged, ${result.duplicates} already stored${skips}` });
   } catch (error) {
     if (error instanceof Interrupted || settings.signal?.aborted) {
       result.status = 'interrupted';
@@ -97,6 +113,7 @@ export async function fetchList(
     const kind = error instanceof ArchiveError ? error.kind : 'error';
     const message = error instanceof Error ? error.message : String(error);
     const asked = error instanceof ArchiveError ? error.retryAfterMs : undefined;
+    await recordSkipped(false);
     const failure = await store.fetchState.recordFailure(list.id, message, settings.clock(), asked);
     result.error = { kind, message, retryAfter: failure.retryAfter, sidelined: failure.sidelined };
     progress({ type: 'end', task, status: 'failed', detail: message });
@@ -104,26 +121,43 @@ export async function fetchList(
   return result;
 }
 
-async function monthsToFetch(store: Store, list: ListRecord, source: ArchiveSource, context: SourceContext, settings: ListFetchSettings): Promise<Month[]> {
+async function monthsToFetch(
+  store: Store,
+  list: ListRecord,
+  source: ArchiveSource,
+  context: SourceContext,
+  settings: ListFetchSettings,
+): Promise<{ months: Month[]; fingerprints?: Map<Month, string> }> {
+  // A local source's months change under it: its first month and each month's content are looked at every time.
+  const fingerprints = source.monthFingerprints ? await source.monthFingerprints(context) : undefined;
   let firstMonth = list.firstMonth ?? undefined;
-  if (!list.lastMonth || settings.full || !firstMonth) {
+  if (!list.lastMonth || settings.full || !firstMonth || fingerprints) {
     firstMonth = await source.firstMonth(context);
     if (firstMonth !== (list.firstMonth ?? undefined)) await store.fetchState.setFirstMonth(list.id, firstMonth ?? null);
   }
   const lastArchiveMonth = source.lastMonth ? await source.lastMonth(context) : monthOf(settings.clock());
   const lastCheckpointAt = list.lastMonth ? await store.fetchState.checkpointedAt(list.id, list.lastMonth) : undefined;
-  const earliestFetched = settings.full && list.lastMonth ? await store.fetchState.earliestFetched(list.id) : undefined;
-  return planMonths({
+  const earliestFetched = list.lastMonth && fingerprints ? await store.fetchState.earliestFetched(list.id) : undefined;
+  const changedMonths = list.lastMonth && fingerprints ? monthsChanged(await store.fetchState.monthFingerprints(list.id), fingerprints) : undefined;
+  const months = planMonths({
     lastMonth: list.lastMonth,
     lastCheckpointAt,
     firstMonth,
     earliestFetched,
+    changedMonths,
+    coversHistory: Boolean(earliestFetched && list.firstMonth && earliestFetched <= list.firstMonth),
     lastArchiveMonth,
     now: settings.clock(),
     full: settings.full,
     months: settings.months,
     backfillMonths: settings.backfillMonths,
   });
+  return { months, fingerprints };
+}
+
+/** Months checkpointed before whose content is not what it was then (no fingerprint stored counts as changed). */
+function monthsChanged(stored: ReadonlyMap<Month, string | null>, current: ReadonlyMap<Month, string>): Month[] {
+  return [...stored].filter(([month, fingerprint]) => fingerprint !== (current.get(month) ?? '')).map(([month]) => month);
 }
 
 async function fetchOneMonth(
@@ -134,6 +168,7 @@ async function fetchOneMonth(
   context: SourceContext,
   settings: ListFetchSettings,
   result: ListFetchResult,
+  fingerprintOf: (month: Month) => string | null,
   report: (detail: string) => void,
 ): Promise<void> {
   let messages: MessageToStage[] = [];
@@ -151,7 +186,7 @@ async function fetchOneMonth(
     const written = await store.transaction(async (tx) => {
       const outcome = await tx.staging.stage(listId, month, batch);
       const recorded = await tx.fetchState.recordDeletions(listId, withdrawn);
-      if (last) await tx.staging.checkpoint(listId, { month, seen, staged: staged + outcome.staged });
+      if (last) await tx.staging.checkpoint(listId, { month, seen, staged: staged + outcome.staged, fingerprint: fingerprintOf(month) });
       await tx.locks.touch(listId, 'fetch', settings.owner);
       return { ...outcome, recorded };
     });
@@ -160,25 +195,31 @@ async function fetchOneMonth(
     result.duplicates += written.duplicates;
     result.deletions += written.recorded;
   };
-  for await (const item of source.fetchMonth(context, month)) {
-    const identity = identifyMessage(item.raw);
-    if (isDeletion(item)) {
-      deletions.push({ messageKey: identity.key, sourceRef: item.sourceRef, deletedAt: item.deletedAt });
-    } else {
-      messages.push({ raw: item.raw, ...identity });
-      bytes += item.raw.length;
-      seen++;
-      result.seen++;
+  try {
+    for await (const item of source.fetchMonth(context, month)) {
+      const identity = identifyMessage(item.raw);
+      if (isDeletion(item)) {
+        deletions.push({ messageKey: identity.key, sourceRef: item.sourceRef, deletedAt: item.deletedAt });
+      } else {
+        messages.push({ raw: item.raw, ...identity });
+        bytes += item.raw.length;
+        seen++;
+        result.seen++;
+      }
+      if (messages.length >= BATCH_MESSAGES || bytes >= BATCH_BYTES || deletions.length >= BATCH_MESSAGES) {
+        await write(false);
+        report(`${month}  ${result.staged} staged`);
+      }
+      if (settings.signal?.aborted) {
+        // What was read is written (without the checkpoint); the month is read again next time.
+        await write(false);
+        throw new Interrupted();
+      }
     }
-    if (messages.length >= BATCH_MESSAGES || bytes >= BATCH_BYTES || deletions.length >= BATCH_MESSAGES) {
-      await write(false);
-      report(`${month}  ${result.staged} staged`);
-    }
-    if (settings.signal?.aborted) {
-      // What was read is written (without the checkpoint); the month is read again next time.
-      await write(false);
-      throw new Interrupted();
-    }
+  } catch (error) {
+    // The intact part of a month read in part (a cut file) is kept; the month is not checkpointed.
+    if (error instanceof PartialMonthError) await write(false);
+    throw error;
   }
   await write(true);
 }

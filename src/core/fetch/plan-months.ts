@@ -12,8 +12,12 @@ export interface MonthPlanInput {
   lastCheckpointAt?: string;
   /** Oldest month the archive holds; undefined when it holds nothing. */
   firstMonth?: Month;
-  /** Oldest month already fetched, for --full on a list fetched with a window. */
+  /** Oldest month already fetched. */
   earliestFetched?: Month;
+  /** Months already fetched whose content changed since (a local file or Maildir that was rewritten or grew). */
+  changedMonths?: readonly Month[];
+  /** The list was read from the archive's first month on (not a window), so months the archive gains before it are read too. */
+  coversHistory?: boolean;
   /** Newest month that can hold mail: the current one. */
   lastArchiveMonth: Month;
   now: Date;
@@ -23,22 +27,27 @@ export interface MonthPlanInput {
 }
 
 /**
- * The months a fetch reads, oldest first. A scanned list resumes after its
- * checkpoint, except that a month checkpointed before it was over (plus a
- * settling time) is read again: mail kept arriving after the checkpoint.
- * A list never scanned starts at a recent window, or at its first month
- * under --full; --full on a list fetched with a window also fills the
- * months before it.
+ * The months a fetch reads, oldest first. --full reads the whole history,
+ * months fetched before included: staging stores nothing twice, and it is
+ * the one way to make sure nothing an archive holds was missed. Otherwise a
+ * scanned list resumes after its checkpoint, except that a month
+ * checkpointed before it was over (plus a settling time) is read again:
+ * mail kept arriving after the checkpoint. Months a local source reports as
+ * changed are read again too, and a list read from its first month follows
+ * a history that grew backwards. A list never scanned starts at a recent
+ * window, or at its first month under --full.
  */
 export function planMonths(input: MonthPlanInput): Month[] {
   const end = input.lastArchiveMonth;
+  if (input.full && input.firstMonth) return input.firstMonth <= end ? monthsBetween(input.firstMonth, end) : [];
   if (input.lastMonth) {
     const resume = monthWasOver(input.lastMonth, input.lastCheckpointAt) ? addMonths(input.lastMonth, 1) : input.lastMonth;
     const gap =
-      input.full && input.firstMonth && input.earliestFetched && input.firstMonth < input.earliestFetched
+      input.coversHistory && input.firstMonth && input.earliestFetched && input.firstMonth < input.earliestFetched
         ? monthsBetween(input.firstMonth, addMonths(input.earliestFetched, -1))
         : [];
-    return [...gap, ...(resume <= end ? monthsBetween(resume, end) : [])];
+    const months = new Set([...gap, ...(input.changedMonths ?? []), ...(resume <= end ? monthsBetween(resume, end) : [])]);
+    return [...months].filter((month) => month <= end).sort();
   }
   if (!input.firstMonth) return [];
   const window = input.months ?? input.backfillMonths ?? DEFAULT_BACKFILL_MONTHS;

@@ -100,6 +100,34 @@ export class FetchStateRecords {
     return row?.month ?? undefined;
   }
 
+  /** The source fingerprint each fetched month was checkpointed with (null where none was recorded). */
+  async monthFingerprints(listId: number): Promise<Map<string, string | null>> {
+    const rows = await this.db.all<{ month: string; source_fingerprint: string | null }>(
+      'SELECT month, source_fingerprint FROM fetched_months WHERE list_id = ?',
+      [listId],
+    );
+    return new Map(rows.map((row) => [row.month, row.source_fingerprint]));
+  }
+
+  /**
+   * Records the entries a local source skipped in this fetch. After a
+   * complete fetch they are the list's whole set: entries not met again
+   * were fixed or removed, and are forgotten.
+   */
+  async recordSkippedEntries(listId: number, entries: ReadonlyMap<string, string>, at: Date, complete: boolean): Promise<void> {
+    const seenAt = at.toISOString();
+    await this.db.transaction(async (tx) => {
+      for (const [path, reason] of entries) {
+        await tx.run(
+          `INSERT INTO skipped_source_entries (list_id, path, reason, first_seen_at, last_seen_at) VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT (list_id, path) DO UPDATE SET reason = excluded.reason, last_seen_at = excluded.last_seen_at`,
+          [listId, path, reason.slice(0, 2000), seenAt, seenAt],
+        );
+      }
+      if (complete) await tx.run('DELETE FROM skipped_source_entries WHERE list_id = ? AND last_seen_at < ?', [listId, seenAt]);
+    });
+  }
+
   /** The scan reached the present: failures are forgotten. `complete` is false when any month hit a transient error. */
   async recordScan(listId: number, complete: boolean, at: Date = new Date()): Promise<void> {
     await this.db.run(

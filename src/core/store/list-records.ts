@@ -60,6 +60,14 @@ export interface ListCounts {
   shunted: number;
 }
 
+/** An entry of a local source that fetch could not read, and skipped. */
+export interface SkippedSourceEntry {
+  path: string;
+  reason: string;
+  firstSeenAt: string;
+  lastSeenAt: string;
+}
+
 export class ListRecords {
   constructor(private readonly db: SqlSession) {}
 
@@ -126,6 +134,17 @@ export class ListRecords {
       counts.set(row.list_id, entry);
     }
     return counts;
+  }
+
+  /** Each list's skipped source entries, by path. */
+  async skippedEntries(): Promise<Map<number, SkippedSourceEntry[]>> {
+    const rows = await this.db.all('SELECT * FROM skipped_source_entries ORDER BY list_id, path');
+    const entries = new Map<number, SkippedSourceEntry[]>();
+    for (const row of rows) {
+      const { listId, ...entry } = mapRow<SkippedSourceEntry & { listId: number }>(row);
+      entries.set(Number(listId), [...(entries.get(Number(listId)) ?? []), entry]);
+    }
+    return entries;
   }
 
   /** Removes the list and, through the foreign keys, everything stored for it. */

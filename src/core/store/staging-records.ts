@@ -30,6 +30,8 @@ export interface MonthCheckpoint {
   seen: number;
   /** Messages of the month written, over all its batches. */
   staged: number;
+  /** What a local source held for the month when it was read (null or absent: nothing to compare later). */
+  fingerprint?: string | null;
 }
 
 const STAGE_COLUMNS = ['list_id', 'message_key', 'message_id', 'content_hash', 'raw', 'size', 'archive_month', 'status', 'fetched_at', 'updated_at'];
@@ -86,10 +88,11 @@ export class StagingRecords {
   async checkpoint(listId: number, checkpoint: MonthCheckpoint): Promise<void> {
     const now = new Date().toISOString();
     await this.db.run(
-      `INSERT INTO fetched_months (list_id, month, messages_seen, messages_staged, fetched_at) VALUES (?, ?, ?, ?, ?)
+      `INSERT INTO fetched_months (list_id, month, messages_seen, messages_staged, fetched_at, source_fingerprint) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (list_id, month) DO UPDATE SET messages_seen = excluded.messages_seen,
-         messages_staged = fetched_months.messages_staged + excluded.messages_staged, fetched_at = excluded.fetched_at`,
-      [listId, checkpoint.month, checkpoint.seen, checkpoint.staged, now],
+         messages_staged = fetched_months.messages_staged + excluded.messages_staged, fetched_at = excluded.fetched_at,
+         source_fingerprint = excluded.source_fingerprint`,
+      [listId, checkpoint.month, checkpoint.seen, checkpoint.staged, now, checkpoint.fingerprint ?? null],
     );
     await this.db.run('UPDATE lists SET last_month = ? WHERE id = ? AND (last_month IS NULL OR last_month < ?)', [checkpoint.month, listId, checkpoint.month]);
   }

@@ -1,22 +1,28 @@
-import { ArchiveError } from '../../errors.js';
+import { createHash, type Hash } from 'node:crypto';
 import { createReadStream, type Stats } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
-import { type ArchiveSource, type Month, type RawMessage, type SourceContext } from '../archive-source.js';
+import { join, relative } from 'node:path';
+import { ArchiveError, PartialMonthError } from '../../errors.js';
+import type { ArchiveSource, Month, RawMessage, SourceContext } from '../archive-source.js';
+import { checkEntry, readProblem } from '../entry-problem.js';
 import { fileIsGzip, readMboxEntries, type MboxEntry } from '../mbox-reader.js';
 import { readMonthIndex, writeMonthIndex } from '../month-index-cache.js';
 import { messageMonth } from '../message-month.js';
 import { monthOf } from '../month.js';
 
-/** Which months one mbox file holds: a count, and for plain files the byte runs holding that month's messages. */
+/** Which months one mbox file holds: a count and a digest of that month's messages, and for plain files their byte runs. */
 interface FileMonths {
   gzip: boolean;
   /** Month a message without a usable date is filed under: the file's modification month. */
   fallback: Month;
-  months: Record<Month, { count: number; runs: Array<[number, number]> }>;
+  months: Record<Month, { count: number; runs: Array<[number, number]>; digest: string }>;
+  /** A gzip file whose data ends early: the messages before the cut were indexed; `month` is the one left unfinished. */
+  cut?: { month: Month; why: string };
 }
 
 const INDEX_KIND = 'mbox-months';
+/** Bumped when FileMonths changes shape, so indexes of an older listminer are rebuilt. */
+const INDEX_VERSION = 'v2';
 /** The first line of a mail file: a From_ line or a header field. */
 const MAIL_START = /^(From |[!-9;-~]+:)/;
 
@@ -25,17 +31,32 @@ const MAIL_START = /^(From |[!-9;-~]+:)/;
  * Months come from the messages' own dates. Each file is scanned once to
  * learn its months, and that index is cached by path, size and modification
  * time; a month's fetch then reads only the files, and in a plain file only
- * the byte runs, that hold it.
+ * the byte runs, that hold it. An entry that cannot be read is skipped and
+ * reported; the rest of the list is read.
  */
 export function createSource(): ArchiveSource {
   // Month indexes already read in this run, so a month's fetch need not re-read each file's cache entry.
   const known = new Map<string, { stamp: string; index: FileMonths }>();
-  const fileMonths = async (file: string, context: SourceContext): Promise<FileMonths> => {
-    const info = await stat(file);
-    const stamp = `${info.size}:${info.mtimeMs}`;
+  /** The file's month index, or undefined when the file cannot be read (reported as skipped). */
+  const fileMonths = async (file: string, context: SourceContext): Promise<FileMonths | undefined> => {
+    const check = await checkEntry(file);
+    if ('gone' in check) return undefined;
+    if ('problem' in check) {
+      context.onSkippedEntry?.({ path: file, reason: check.problem });
+      return undefined;
+    }
+    const stamp = `${INDEX_VERSION}:${check.file.size}:${check.file.mtimeMs}`;
     const seen = known.get(file);
     if (seen?.stamp === stamp) return seen.index;
-    const index = (await readMonthIndex<FileMonths>(context.cacheDir, INDEX_KIND, file, stamp)) ?? (await indexFile(file, info, stamp, context));
+    let index: FileMonths;
+    try {
+      index = (await readMonthIndex<FileMonths>(context.cacheDir, INDEX_KIND, file, stamp)) ?? (await indexFile(file, check.file, stamp, context));
+    } catch (error) {
+      const problem = readProblem(error);
+      if (problem === undefined) throw error;
+      context.onSkippedEntry?.({ path: file, reason: problem });
+      return undefined;
+    }
     known.set(file, { stamp, index });
     return index;
   };
@@ -44,24 +65,49 @@ export function createSource(): ArchiveSource {
 
     async firstMonth(context) {
       let first: Month | undefined;
-      for (const file of await mboxFiles(context.list.name)) {
-        for (const month of Object.keys((await fileMonths(file, context)).months)) if (!first || month < first) first = month;
+      for (const file of await mboxFiles(context.list.name, context)) {
+        for (const month of Object.keys((await fileMonths(file, context))?.months ?? {})) if (!first || month < first) first = month;
       }
       return first;
     },
 
-    async *fetchMonth(context, month) {
-      for (const file of await mboxFiles(context.list.name)) {
+    async monthFingerprints(context) {
+      const root = context.list.name;
+      const hashes = new Map<Month, Hash>();
+      for (const file of await mboxFiles(root, context)) {
         const index = await fileMonths(file, context);
-        const holding = index.months[month];
-        if (!holding) continue;
-        if (index.gzip) {
-          yield* messagesOfMonth(readMboxEntries(file, { signal: context.signal }), file, 0, index.fallback, month);
-          continue;
+        for (const [month, holding] of Object.entries(index?.months ?? {})) {
+          let hash = hashes.get(month);
+          if (!hash) hashes.set(month, (hash = createHash('sha256')));
+          hash.update(`${relative(root, file)}\0${holding.digest}\0${index!.cut?.month === month ? 'cut' : ''}\n`);
         }
-        for (const [start, end] of holding.runs) {
-          const run = createReadStream(file, { start, end: end - 1, highWaterMark: 256 * 1024 });
-          yield* messagesOfMonth(readMboxEntries(run, { signal: context.signal }), file, start, index.fallback, month);
+      }
+      return new Map([...hashes].map(([month, hash]) => [month, hash.digest('hex')]));
+    },
+
+    async *fetchMonth(context, month) {
+      for (const file of await mboxFiles(context.list.name, context)) {
+        const index = await fileMonths(file, context);
+        const holding = index?.months[month];
+        if (!index || !holding) continue;
+        try {
+          if (index.gzip) {
+            yield* messagesOfMonth(readMboxEntries(file, { signal: context.signal }), file, 0, index.fallback, month);
+          } else {
+            for (const [start, end] of holding.runs) {
+              const run = createReadStream(file, { start, end: end - 1, highWaterMark: 256 * 1024 });
+              yield* messagesOfMonth(readMboxEntries(run, { signal: context.signal }), file, start, index.fallback, month);
+            }
+          }
+        } catch (error) {
+          if (index.cut && isZlibError(error)) {
+            // Every message of an earlier month came before the cut; the cut month may have lost some.
+            if (index.cut.month === month) throw new PartialMonthError(cutSentence(file, index.cut));
+            continue;
+          }
+          const problem = readProblem(error);
+          if (problem === undefined) throw error;
+          context.onSkippedEntry?.({ path: file, reason: problem }, month);
         }
       }
     },
@@ -74,8 +120,13 @@ async function* messagesOfMonth(entries: AsyncIterable<MboxEntry>, file: string,
   }
 }
 
-/** The mbox files a list names: the file itself, or every non-hidden file under the folder, in name order. */
-export async function mboxFiles(path: string): Promise<string[]> {
+/**
+ * The mbox files a list names: the file itself, or every non-hidden file
+ * under the folder, in name order. A symbolic link to a file is read; an
+ * entry that is no file (a FIFO, a dangling link, a link to a folder, a
+ * folder that cannot be listed) is reported as skipped.
+ */
+export async function mboxFiles(path: string, context?: Pick<SourceContext, 'onSkippedEntry'>): Promise<string[]> {
   let info;
   try {
     info = await stat(path);
@@ -84,36 +135,89 @@ export async function mboxFiles(path: string): Promise<string[]> {
   }
   if (!info.isDirectory()) return [path];
   const files: string[] = [];
-  for (const entry of await readdir(path, { withFileTypes: true, recursive: true })) {
-    const parent = entry.parentPath ?? path;
-    if (entry.isFile() && !entry.name.startsWith('.') && !parent.slice(path.length).split('/').some((part) => part.startsWith('.'))) {
-      files.push(join(parent, entry.name));
+  const skip = (entry: string, reason: string) => context?.onSkippedEntry?.({ path: entry, reason });
+  const walk = async (folder: string): Promise<void> => {
+    let entries;
+    try {
+      entries = await readdir(folder, { withFileTypes: true });
+    } catch (error) {
+      const problem = readProblem(error);
+      if (problem === undefined || folder === path) throw error;
+      return skip(folder, problem);
     }
-  }
+    for (const entry of entries) {
+      if (entry.name.startsWith('.')) continue;
+      const full = join(folder, entry.name);
+      if (entry.isDirectory()) await walk(full);
+      else if (entry.isFile()) files.push(full);
+      else if (entry.isSymbolicLink()) {
+        const target = await stat(full).catch(() => undefined);
+        if (target?.isFile()) files.push(full);
+        else if (target?.isDirectory()) skip(full, 'is a symbolic link to a folder, which listminer does not follow');
+        else {
+          const check = await checkEntry(full);
+          if ('problem' in check) skip(full, check.problem);
+        }
+      } else {
+        const check = await checkEntry(full);
+        if ('problem' in check) skip(full, check.problem);
+      }
+    }
+  };
+  await walk(path);
   return files.sort();
 }
 
-/** Scans a file once for the months it holds, and caches what it found. */
+/**
+ * Scans a file once for the months it holds, and caches what it found. A
+ * gzip file cut short keeps the months of the messages before the cut; the
+ * month of the last of them is marked unfinished (`cut`).
+ */
 async function indexFile(file: string, info: Stats, stamp: string, context: SourceContext): Promise<FileMonths> {
   const index: FileMonths = { gzip: await fileIsGzip(file), fallback: monthOf(info.mtime), months: {} };
+  const digests = new Map<Month, Hash>();
   let run: { month: Month; start: number } | undefined;
+  let lastMonth: Month | undefined;
   const close = (end: number) => {
     if (run) index.months[run.month]!.runs.push([run.start, end]);
   };
   let first = true;
-  for await (const entry of readMboxEntries(file, { signal: context.signal })) {
-    if (first && entry.fromLine === undefined && !MAIL_START.test(entry.raw.toString('latin1', 0, 200))) break; // not mail: a README, an HTML page
-    first = false;
-    const month = messageMonth(entry.raw, index.fallback, entry.fromLine);
-    const holding = (index.months[month] ??= { count: 0, runs: [] });
-    holding.count++;
-    if (run?.month !== month) {
-      close(entry.offset);
-      run = { month, start: entry.offset };
+  try {
+    for await (const entry of readMboxEntries(file, { signal: context.signal })) {
+      if (first && entry.fromLine === undefined && !MAIL_START.test(entry.raw.toString('latin1', 0, 200))) break; // not mail: a README, an HTML page
+      first = false;
+      const month = messageMonth(entry.raw, index.fallback, entry.fromLine);
+      const holding = (index.months[month] ??= { count: 0, runs: [], digest: '' });
+      holding.count++;
+      let digest = digests.get(month);
+      if (!digest) digests.set(month, (digest = createHash('sha256')));
+      digest.update(`${entry.raw.length}\n`).update(entry.raw);
+      lastMonth = month;
+      if (run?.month !== month) {
+        close(entry.offset);
+        run = { month, start: entry.offset };
+      }
     }
+  } catch (error) {
+    if (!index.gzip || !isZlibError(error)) throw error;
+    const month = lastMonth ?? index.fallback;
+    index.cut = { month, why: (error as Error).message };
+    index.months[month] ??= { count: 0, runs: [], digest: '' };
   }
   close(info.size);
+  for (const [month, digest] of digests) index.months[month]!.digest = digest.digest('hex');
   if (index.gzip) for (const holding of Object.values(index.months)) holding.runs = [];
   await writeMonthIndex(context.cacheDir, INDEX_KIND, file, stamp, index);
   return index;
+}
+
+/** Errors of the gzip decoder: data cut short (Z_BUF_ERROR) or damaged (Z_DATA_ERROR). */
+function isZlibError(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' && code.startsWith('Z_');
+}
+
+function cutSentence(file: string, cut: NonNullable<FileMonths['cut']>): string {
+  const what = /unexpected end/i.test(cut.why) ? 'ends early (its gzip data is cut short)' : `is damaged (gzip: ${cut.why})`;
+  return `${file} ${what}: the messages before the damage were staged, the rest cannot be read, so ${cut.month} stays unfinished and is read again on the next fetch.`;
 }

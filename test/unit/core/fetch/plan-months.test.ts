@@ -29,9 +29,33 @@ describe('planMonths', () => {
     expect(planMonths({ ...base, lastMonth: '2024-05', lastCheckpointAt: '2024-06-01T05:00:00Z' })).toEqual(['2024-05', '2024-06']);
   });
 
-  it('fills the months before a window already fetched under --full', () => {
+  it('reads the whole history of a list already fetched under --full, checkpointed months included', () => {
     const plan = planMonths({ ...base, full: true, firstMonth: '2024-01', earliestFetched: '2024-04', lastMonth: '2024-05', lastCheckpointAt: '2024-06-10T00:00:00Z' });
-    expect(plan).toEqual(['2024-01', '2024-02', '2024-03', '2024-06']);
+    expect(plan).toEqual(['2024-01', '2024-02', '2024-03', '2024-04', '2024-05', '2024-06']);
+    expect(planMonths({ ...base, full: true, firstMonth: '2024-03', earliestFetched: '2024-03', lastMonth: '2024-06', lastCheckpointAt: '2024-06-10T00:00:00Z' })).toEqual([
+      '2024-03',
+      '2024-04',
+      '2024-05',
+      '2024-06',
+    ]);
+  });
+
+  it('reads again the checkpointed months whose content changed, oldest first, each once', () => {
+    const plan = planMonths({
+      ...base,
+      firstMonth: '2024-01',
+      earliestFetched: '2024-01',
+      lastMonth: '2024-05',
+      lastCheckpointAt: '2024-06-10T00:00:00Z',
+      changedMonths: ['2024-03', '2024-01', '2024-06'],
+    });
+    expect(plan).toEqual(['2024-01', '2024-03', '2024-06']);
+  });
+
+  it('follows a history that grew backwards when the list was read from its first month, and not a window', () => {
+    const fetched = { ...base, earliestFetched: '2024-02', lastMonth: '2024-06', lastCheckpointAt: '2024-06-10T00:00:00Z' };
+    expect(planMonths({ ...fetched, firstMonth: '2023-11', coversHistory: true })).toEqual(['2023-11', '2023-12', '2024-01', '2024-06']);
+    expect(planMonths({ ...fetched, firstMonth: '2023-11', coversHistory: false })).toEqual(['2024-06']);
   });
 });
 
