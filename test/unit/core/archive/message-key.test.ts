@@ -35,6 +35,12 @@ function identityBefore(raw: Buffer): Pick<MessageIdentity, 'messageId' | 'conte
   return { messageId: normalizeMessageId(firstField(block, 'message-id')), contentHash: hash.digest('hex') };
 }
 
+/** The Message-ID and content hash, which the stored keys derive from. */
+function hashedIdentity(raw: Buffer): Pick<MessageIdentity, 'messageId' | 'contentHash'> {
+  const { messageId, contentHash } = identifyMessage(raw);
+  return { messageId, contentHash };
+}
+
 describe('message identity', () => {
   it('gives different header-less messages (text lines, no blank line) different keys', () => {
     const texts = ['hello there\nhow are you', 'second note\nwith two lines', 'third', 'fourth\n', 'a fifth one\nat: colon inside'];
@@ -62,7 +68,7 @@ describe('message identity', () => {
 
   it('keeps the key of mail whose body follows its header without a blank line when it has a Message-ID', () => {
     const raw = Buffer.from('From: a@example.org\nMessage-ID: <m@x>\nSubject: s\nsome text\n');
-    expect(identifyMessage(raw)).toEqual(identityBefore(raw));
+    expect(hashedIdentity(raw)).toEqual(identityBefore(raw));
   });
 
   it.skipIf(Boolean(corpusMissing))('keys every corpus message as before, except the ones whose old key ignored their text', () => {
@@ -72,7 +78,7 @@ describe('message identity', () => {
       corpusMessages(file).forEach((raw, i) => {
         messages++;
         const before = identityBefore(raw);
-        if (JSON.stringify(identifyMessage(raw)) === JSON.stringify(before)) return;
+        if (JSON.stringify(hashedIdentity(raw)) === JSON.stringify(before)) return;
         // Each changed key must have been a collision: the empty identity, or From/To/Subject alone.
         changed[`${file} #${i}`] = before.contentHash === EMPTY_IDENTITY ? 'no identity field, no body' : 'no Message-ID, text with no blank line';
       });
