@@ -38,7 +38,7 @@ const SQLITE_TYPES: Record<string, ColumnType> = { INTEGER: 'integer', REAL: 're
 const AS_SQLITE_STORES: Partial<Record<ColumnType, ColumnType>> = { boolean: 'integer', json: 'text', timestamp: 'text' };
 
 interface Schema {
-  /** table → column → type, folded to what SQLite stores. */
+  /** table → column → type in the vocabulary above (or the declared type when outside it). */
   columns: Record<string, Record<string, string>>;
   /** table → names of the indexes a migration created by name (not those behind PRIMARY KEY or UNIQUE). */
   indexes: Record<string, string[]>;
@@ -82,13 +82,26 @@ async function readPostgresSchema(store: TestStore): Promise<Schema> {
 
 function collect(columns: Array<{ table_name: string; name: string; type: string }>, indexes: Array<{ table_name: string; name: string }>): Schema {
   const schema: Schema = { columns: {}, indexes: {} };
-  for (const column of columns) {
-    const type = AS_SQLITE_STORES[column.type as ColumnType] ?? column.type;
-    (schema.columns[column.table_name] ??= {})[column.name] = type;
-  }
+  for (const column of columns) (schema.columns[column.table_name] ??= {})[column.name] = column.type;
   for (const index of indexes) (schema.indexes[index.table_name] ??= []).push(index.name);
   for (const names of Object.values(schema.indexes)) names.sort();
   return schema;
+}
+
+/** Flat views, keyed by what a difference names: "table", "table.column" (→ type), "table index name". */
+const tablesOf = (schema: Schema) => new Map(Object.keys(schema.columns).map((table) => [table, 'present']));
+const columnsOf = (schema: Schema) =>
+  new Map(Object.entries(schema.columns).flatMap(([table, columns]) => Object.entries(columns).map(([column, type]) => [`${table}.${column}`, type] as const)));
+const indexesOf = (schema: Schema) => new Map(Object.entries(schema.indexes).flatMap(([table, names]) => names.map((name) => [`${table} index ${name}`, 'present'] as const)));
+
+const storedAs = (type: string | undefined) => (type && AS_SQLITE_STORES[type as ColumnType]) ?? type;
+
+/** One line per key whose value differs, e.g. "email_messages.language: text on sqlite, missing on postgres". */
+function differences(sqlite: Map<string, string>, postgres: Map<string, string>): string[] {
+  const keys = [...new Set([...sqlite.keys(), ...postgres.keys()])].sort();
+  return keys
+    .filter((key) => storedAs(sqlite.get(key)) !== storedAs(postgres.get(key)))
+    .map((key) => `${key}: ${sqlite.get(key) ?? 'missing'} on sqlite, ${postgres.get(key) ?? 'missing'} on postgres`);
 }
 
 const read: Record<Dialect, (store: TestStore) => Promise<Schema>> = { sqlite: readSqliteSchema, postgres: readPostgresSchema };
@@ -110,19 +123,16 @@ describe.skipIf(Boolean(postgresSkipReason))('schema parity between migrations/s
   });
 
   it('has the same tables on both engines', () => {
-    expect(Object.keys(schemas.postgres.columns).sort()).toEqual(Object.keys(schemas.sqlite.columns).sort());
+    expect(differences(tablesOf(schemas.sqlite), tablesOf(schemas.postgres))).toEqual([]);
     expect(Object.keys(schemas.sqlite.columns)).toContain('email_messages');
   });
 
   it('has the same columns in every table, with types that store the same values', () => {
-    // Columns sorted by name: their order in the table is not part of the contract.
-    const byName = (columns: Schema['columns']) =>
-      Object.fromEntries(Object.entries(columns).map(([table, cols]) => [table, Object.fromEntries(Object.entries(cols).sort(([a], [b]) => a.localeCompare(b)))]));
-    expect(byName(schemas.postgres.columns)).toEqual(byName(schemas.sqlite.columns));
+    expect(differences(columnsOf(schemas.sqlite), columnsOf(schemas.postgres))).toEqual([]);
   });
 
   it('has the same named indexes on every table that has them', () => {
-    expect(schemas.postgres.indexes).toEqual(schemas.sqlite.indexes);
+    expect(differences(indexesOf(schemas.sqlite), indexesOf(schemas.postgres))).toEqual([]);
     expect(schemas.sqlite.indexes.staged_messages).toEqual(['staged_messages_drain', 'staged_messages_status']);
   });
 });
