@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { identifyMessage } from '../../src/core/archive/message-key.js';
 import { splitMboxBuffer } from '../../src/core/archive/mbox-reader.js';
 import { openStore } from '../../src/core/store/open-store.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
-import { ALL_DIALECTS, createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import type { TestDatabase } from '../helpers/databases.js';
+import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 
 interface ReclassifyJson {
   classified: number;
@@ -23,11 +24,10 @@ const OLD_RULES = fixture('systems-before-eras.yaml');
  * report says how many messages moved from which class to which, so no rule
  * change re-labels stored mail silently.
  */
-describe.each(ALL_DIALECTS)('classify --reclassify after a rules upgrade on $dialect', ({ dialect, skip }) => {
+describeOnDialectDatabases('classify --reclassify after a rules upgrade on $dialect', (databases) => {
   let db: TestDatabase;
   beforeAll(async () => {
-    if (skip) return;
-    db = await createTestDatabase(dialect);
+    db = await databases.create();
     const store = await openStore(db.url);
     try {
       // Ten GitHub mirror mails of every era on an Apache dev@ list, fifteen kernel mails in a local mbox.
@@ -42,11 +42,7 @@ describe.each(ALL_DIALECTS)('classify --reclassify after a rules upgrade on $dia
     expect(old.code, old.stderr).toBe(0);
     expect(old.json.classes).toEqual({ github_mirror: 1, discuss: 9, unclassified: 15 });
   });
-  afterAll(async () => {
-    if (!skip) await db.drop();
-  });
-
-  it.skipIf(skip)('reports in --json how many messages changed class, per old and new class', async () => {
+  it('reports in --json how many messages changed class, per old and new class', async () => {
     const run = await runCliJson<ReclassifyJson>(['classify', '--db', db.url, '--reclassify']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.changes).toEqual([
@@ -61,7 +57,7 @@ describe.each(ALL_DIALECTS)('classify --reclassify after a rules upgrade on $dia
     expect(run.json.classified).toBe(25);
   });
 
-  it.skipIf(skip)('prints each change of class for humans', async () => {
+  it('prints each change of class for humans', async () => {
     const back = await runCli(['classify', '--db', db.url, '--reclassify', '--systems', OLD_RULES]);
     expect(back.code, back.stderr).toBe(0);
     expect(back.stdout).toContain('changed class 24');
@@ -73,7 +69,7 @@ describe.each(ALL_DIALECTS)('classify --reclassify after a rules upgrade on $dia
     expect(again.stdout).toContain('  unclassified → review: 3\n');
   });
 
-  it.skipIf(skip)('reports no change when the rules are the same', async () => {
+  it('reports no change when the rules are the same', async () => {
     const run = await runCliJson<ReclassifyJson>(['classify', '--db', db.url, '--reclassify']);
     expect(run.json).toMatchObject({ changed: 0, changes: [] });
   });

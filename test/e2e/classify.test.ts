@@ -8,7 +8,8 @@ import { BUNDLED_SYSTEMS } from '../../src/core/systems/load-systems.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
 import { corpusMailFiles, corpusMessages } from '../helpers/corpus-mail.js';
 import { corpusMissing } from '../helpers/corpus.js';
-import { ALL_DIALECTS, createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import type { TestDatabase } from '../helpers/databases.js';
+import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 
 interface ClassifyJson {
   classified: number;
@@ -42,12 +43,11 @@ describe('classify refuses a broken systems file', () => {
   });
 });
 
-describe.skipIf(corpusMissing).each(ALL_DIALECTS)('classify on $dialect', ({ dialect, skip }) => {
+describeOnDialectDatabases('classify on $dialect', (databases) => {
   let db: TestDatabase;
   let staged = 0;
   beforeAll(async () => {
-    if (skip) return;
-    db = await createTestDatabase(dialect);
+    db = await databases.create();
     const store = await openStore(db.url);
     try {
       const apache = (await store.lists.register({ system: 'apache_ponymail', name: 'dev@kafka.apache.org', listAddress: 'dev@kafka.apache.org' })).list.id;
@@ -66,11 +66,8 @@ describe.skipIf(corpusMissing).each(ALL_DIALECTS)('classify on $dialect', ({ dia
       await store.close();
     }
   });
-  afterAll(async () => {
-    if (!skip) await db.drop();
-  });
 
-  it.skipIf(skip)('classifies every staged message and reports the counts', async () => {
+  it('classifies every staged message and reports the counts', async () => {
     const run = await runCliJson<ClassifyJson>(['classify', '--db', db.url]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.classified + run.json.shunted).toBe(staged);
@@ -80,15 +77,15 @@ describe.skipIf(corpusMissing).each(ALL_DIALECTS)('classify on $dialect', ({ dia
     expect(run.json.lists.map((l) => l.rules).sort()).toEqual(['apache_ponymail', 'public_inbox']);
   });
 
-  it.skipIf(skip)('finds nothing new the second time', async () => {
+  it('finds nothing new the second time', async () => {
     const run = await runCliJson<ClassifyJson>(['classify', '--db', db.url]);
     expect(run.json).toMatchObject({ classified: 0, shunted: 0 });
   });
 
-  it.skipIf(skip)('re-labels stored mail with changed rules and reports how many changed class', async () => {
+  it('re-labels stored mail with changed rules and reports how many changed class', async () => {
     const reviews = (await runCliJson<ClassifyJson>(['classify', '--db', db.url, '--reclassify'])).json;
     expect(reviews.changed).toBe(0);
-    const copy = join(dir, `changed-${dialect}.yaml`);
+    const copy = join(dir, `changed-${databases.dialect}.yaml`);
     // Every rule that gives review (patch-reply and patch-reply-unprefixed) now gives discuss.
     writeFileSync(copy, readFileSync(BUNDLED_SYSTEMS, 'utf8').replaceAll('        class: review\n', '        class: discuss\n'));
     const run = await runCliJson<ClassifyJson>(['classify', '--db', db.url, '--reclassify', '--systems', copy]);
@@ -97,7 +94,7 @@ describe.skipIf(corpusMissing).each(ALL_DIALECTS)('classify on $dialect', ({ dia
     expect(run.json.classes.review ?? 0).toBe(0);
   });
 
-  it.skipIf(skip)('gives the same labels when worker threads parse', async () => {
+  it('gives the same labels when worker threads parse', async () => {
     const single = (await runCliJson<ClassifyJson>(['classify', '--db', db.url, '--reclassify'])).json;
     const pooled = await runCliJson<ClassifyJson>(['classify', '--db', db.url, '--reclassify', '--workers', '2']);
     expect(pooled.code, pooled.stderr).toBe(0);
@@ -105,9 +102,9 @@ describe.skipIf(corpusMissing).each(ALL_DIALECTS)('classify on $dialect', ({ dia
     expect(pooled.json.changed).toBe(0);
   });
 
-  it.skipIf(skip)('prints a summary for humans without --json', async () => {
+  it('prints a summary for humans without --json', async () => {
     const run = await runCli(['classify', '--db', db.url]);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^classified 0, shunted 0/);
   });
-});
+}, { skip: corpusMissing });

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { openStore } from '../../src/core/store/open-store.js';
 import type { Store } from '../../src/core/store/store.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
-import { ALL_DIALECTS, createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import type { TestDatabase } from '../helpers/databases.js';
+import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 import { mail, stageClassified } from '../helpers/stage-classified.js';
 
 const KAFKA = 'https://github.com/apache/kafka';
@@ -23,11 +24,10 @@ async function withTestStore<T>(url: string, fn: (store: Store) => Promise<T>): 
   }
 }
 
-describe.each(ALL_DIALECTS)('drain command on $dialect', ({ dialect, skip }) => {
+describeOnDialectDatabases('drain command on $dialect', (databases) => {
   let db: TestDatabase;
   beforeAll(async () => {
-    if (skip) return;
-    db = await createTestDatabase(dialect);
+    db = await databases.create();
     // A list whose repo URL is known but not registered yet, with mail already fetched and classified.
     await withTestStore(db.url, async (store) => {
       await store.db.run("INSERT INTO lists (system, name, list_address, repo_url, created_at) VALUES ('apache_ponymail', 'dev@kafka.apache.org', 'dev@kafka.apache.org', ?, ?)", [
@@ -41,11 +41,8 @@ describe.each(ALL_DIALECTS)('drain command on $dialect', ({ dialect, skip }) => 
       await stageClassified(store, listId, mail(headers('ci@x', { From: 'Apache Jenkins Server <jenkins@builds.apache.org>' })));
     });
   });
-  afterAll(async () => {
-    if (!skip) await db.drop();
-  });
 
-  it.skipIf(skip)('defers the mail of a list with no repo, then drains it after repos add without fetching again', async () => {
+  it('defers the mail of a list with no repo, then drains it after repos add without fetching again', async () => {
     const first = await runCliJson<DrainJson>(['drain', '--db', db.url]);
     expect(first.code, first.stderr).toBe(0);
     expect(first.json).toMatchObject({ drained: 0, deferred: 3, lists: [{ name: 'dev@kafka.apache.org', status: 'deferred', deferred: 3 }] });
@@ -77,38 +74,34 @@ describe.each(ALL_DIALECTS)('drain command on $dialect', ({ dialect, skip }) => 
     expect(again.json).toMatchObject({ drained: 0, lists: [] });
   });
 
-  it.skipIf(skip)('refuses an unknown --list with exit code 2', async () => {
+  it('refuses an unknown --list with exit code 2', async () => {
     const result = await runCli(['drain', '--db', db.url, '--list', 'nope@example.org']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('No list "nope@example.org" is registered');
   });
 
-  it.skipIf(skip)('two drain processes at once share the lists out and write each message once', async () => {
-    const other = await createTestDatabase(dialect);
-    try {
-      await withTestStore(other.url, async (store) => {
-        for (const name of ['a', 'b', 'c', 'd']) {
-          const repoId = (await store.repos.ensure({ url: KAFKA, host: 'github.com', owner: 'apache', name: 'kafka' })).repo.id;
-          const listId = (await store.lists.register({ system: 'apache_ponymail', name: `${name}@kafka.apache.org`, repoUrl: KAFKA, repoId })).list.id;
-          for (let i = 0; i < 40; i++) {
-            await stageClassified(store, listId, mail({ From: `P${i} <p${i}@example.org>`, 'Message-ID': `<${name}-${i}@x>`, Subject: 's', Date: 'Mon, 1 Jan 2024 10:00:00 +0000' }));
-          }
+  it('two drain processes at once share the lists out and write each message once', async () => {
+    const other = await databases.create();
+    await withTestStore(other.url, async (store) => {
+      for (const name of ['a', 'b', 'c', 'd']) {
+        const repoId = (await store.repos.ensure({ url: KAFKA, host: 'github.com', owner: 'apache', name: 'kafka' })).repo.id;
+        const listId = (await store.lists.register({ system: 'apache_ponymail', name: `${name}@kafka.apache.org`, repoUrl: KAFKA, repoId })).list.id;
+        for (let i = 0; i < 40; i++) {
+          await stageClassified(store, listId, mail({ From: `P${i} <p${i}@example.org>`, 'Message-ID': `<${name}-${i}@x>`, Subject: 's', Date: 'Mon, 1 Jan 2024 10:00:00 +0000' }));
         }
-      });
-      const [one, two] = await Promise.all([runCliJson<DrainJson>(['drain', '--db', other.url]), runCliJson<DrainJson>(['drain', '--db', other.url])]);
-      expect(one.code, one.stderr).toBe(0);
-      expect(two.code, two.stderr).toBe(0);
-      expect(one.json.drained + two.json.drained).toBe(160);
-      const drainedBy = [...one.json.lists, ...two.json.lists].filter((l) => l.drained > 0).map((l) => l.name);
-      expect(drainedBy.sort()).toEqual(['a', 'b', 'c', 'd'].map((n) => `${n}@kafka.apache.org`));
-      const counts = await withTestStore(other.url, async (store) => ({
-        messages: Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM email_messages'))!.n),
-        people: Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM contributors'))!.n),
-        drained: Number((await store.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM staged_messages WHERE status = 'drained'"))!.n),
-      }));
-      expect(counts).toEqual({ messages: 160, people: 40, drained: 160 });
-    } finally {
-      await other.drop();
-    }
+      }
+    });
+    const [one, two] = await Promise.all([runCliJson<DrainJson>(['drain', '--db', other.url]), runCliJson<DrainJson>(['drain', '--db', other.url])]);
+    expect(one.code, one.stderr).toBe(0);
+    expect(two.code, two.stderr).toBe(0);
+    expect(one.json.drained + two.json.drained).toBe(160);
+    const drainedBy = [...one.json.lists, ...two.json.lists].filter((l) => l.drained > 0).map((l) => l.name);
+    expect(drainedBy.sort()).toEqual(['a', 'b', 'c', 'd'].map((n) => `${n}@kafka.apache.org`));
+    const counts = await withTestStore(other.url, async (store) => ({
+      messages: Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM email_messages'))!.n),
+      people: Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM contributors'))!.n),
+      drained: Number((await store.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM staged_messages WHERE status = 'drained'"))!.n),
+    }));
+    expect(counts).toEqual({ messages: 160, people: 40, drained: 160 });
   });
 });

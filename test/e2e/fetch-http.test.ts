@@ -3,12 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { addMonths, monthOf } from '../../src/core/archive/month.js';
 import { openStore } from '../../src/core/store/open-store.js';
 import { send, sendCutOff, startArchiveServer, type ArchiveServer } from '../helpers/archive-server.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
-import { ALL_DIALECTS, createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import type { TestDatabase } from '../helpers/databases.js';
+import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 
 interface FetchJson {
   lists: Array<{
@@ -101,7 +102,7 @@ async function listState(url: string): Promise<{ last_month: string | null; scan
   }
 }
 
-describe.each(ALL_DIALECTS)('fetch from a misbehaving Pony Mail archive on $dialect', ({ dialect, skip }) => {
+describeOnDialectDatabases('fetch from a misbehaving Pony Mail archive on $dialect', (databases) => {
   let dir: string;
   let server: ArchiveServer;
   const behaviour = new Map<string, Behaviour>();
@@ -116,11 +117,10 @@ describe.each(ALL_DIALECTS)('fetch from a misbehaving Pony Mail archive on $dial
   };
 
   beforeAll(async () => {
-    if (skip) return;
     dir = mkdtempSync(join(tmpdir(), 'listminer-fetch-http-'));
     env = { LISTMINER_CACHE: join(dir, 'cache') };
     server = await startArchiveServer(ponyMail(behaviour));
-    cleanDb = await createTestDatabase(dialect);
+    cleanDb = await databases.create();
     await addList(cleanDb.url);
     const run = await runCliJson<FetchJson>(['fetch', '--months', '4', '--db', cleanDb.url], { env });
     expect(run.code, run.stderr).toBe(0);
@@ -128,17 +128,13 @@ describe.each(ALL_DIALECTS)('fetch from a misbehaving Pony Mail archive on $dial
     expect(clean.size).toBe(MONTHS.length * PER_MONTH);
   });
   afterAll(async () => {
-    if (skip) return;
     await server.close();
-    await cleanDb.drop();
     rmSync(dir, { recursive: true, force: true });
   });
   beforeEach(async () => {
-    if (skip) return;
     behaviour.clear();
-    db = await createTestDatabase(dialect);
+    db = await databases.create();
     await addList(db.url);
-    return () => db.drop();
   });
 
   it.each([
@@ -147,7 +143,6 @@ describe.each(ALL_DIALECTS)('fetch from a misbehaving Pony Mail archive on $dial
     ['a 429 whose Retry-After is too long to wait out', 'long-429', 'rate_limited'],
     ['an HTML page sent with 200 in place of the month', 'html', 'transient'],
   ] as const)('after %s: exit 4, no checkpoint past it, and the next --now run ends with exactly the clean run’s messages', async (_name, fault, kind) => {
-    if (skip) return;
     behaviour.set(BROKEN, fault);
     const failed = await runCliJson<FetchJson>(['fetch', '--months', '4', '--db', db.url], { env });
     expect(failed.code, failed.stderr).toBe(4);
@@ -168,14 +163,14 @@ describe.each(ALL_DIALECTS)('fetch from a misbehaving Pony Mail archive on $dial
     expect((await listState(db.url)).last_month).toBe(NOW_MONTH);
   });
 
-  it.skipIf(skip)('waits out a short Retry-After inside the request and finishes the month', async () => {
+  it('waits out a short Retry-After inside the request and finishes the month', async () => {
     behaviour.set(BROKEN, 'short-429');
     const run = await runCliJson<FetchJson>(['fetch', '--months', '4', '--db', db.url], { env });
     expect(run.code, run.stderr).toBe(0);
     expect(await stagedDigests(db.url)).toEqual(clean);
   });
 
-  it.skipIf(skip)('does not claim a list again before the Retry-After of its 429 has passed', async () => {
+  it('does not claim a list again before the Retry-After of its 429 has passed', async () => {
     behaviour.set(BROKEN, 'long-429');
     const failed = await runCliJson<FetchJson>(['fetch', '--months', '4', '--db', db.url], { env });
     expect(failed.code, failed.stderr).toBe(4);
@@ -185,7 +180,7 @@ describe.each(ALL_DIALECTS)('fetch from a misbehaving Pony Mail archive on $dial
   });
 });
 
-describe.each(ALL_DIALECTS)('fetch while a host breaker is open on $dialect', ({ dialect, skip }) => {
+describeOnDialectDatabases('fetch while a host breaker is open on $dialect', (databases) => {
   let dir: string;
   let server: ArchiveServer;
   let db: TestDatabase;
@@ -193,12 +188,11 @@ describe.each(ALL_DIALECTS)('fetch while a host breaker is open on $dialect', ({
   let blockedHost: string;
 
   beforeAll(async () => {
-    if (skip) return;
     dir = mkdtempSync(join(tmpdir(), 'listminer-fetch-breaker-'));
     env = { LISTMINER_CACHE: join(dir, 'cache') };
     server = await startArchiveServer(ponyMail(new Map()));
     blockedHost = new URL(server.url).host;
-    db = await createTestDatabase(dialect);
+    db = await databases.create();
     // One server, two host names: the breaker is per host name.
     for (const [address, base] of [
       ['dev@x.apache.org', server.url],
@@ -215,13 +209,11 @@ describe.each(ALL_DIALECTS)('fetch while a host breaker is open on $dialect', ({
     }
   });
   afterAll(async () => {
-    if (skip) return;
     await server.close();
-    await db.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it.skipIf(skip)('claims nothing of the host while its breaker is open, fetches the other host, and says which lists wait', async () => {
+  it('claims nothing of the host while its breaker is open, fetches the other host, and says which lists wait', async () => {
     const run = await runCliJson<FetchJson & { breakers: Array<{ host: string; openUntil: string; lists: string[] }> }>(
       ['fetch', '--now', '--months', '2', '--db', db.url],
       { env },
@@ -236,7 +228,7 @@ describe.each(ALL_DIALECTS)('fetch while a host breaker is open on $dialect', ({
     expect(human.stderr).toMatch(new RegExp(`1 list of ${blockedHost} was not fetched: .*breaker is open until`));
   });
 
-  it.skipIf(skip)('reports a named list behind an open breaker as skipped for that reason, not as not due', async () => {
+  it('reports a named list behind an open breaker as skipped for that reason, not as not due', async () => {
     const run = await runCliJson<FetchJson & { lists: Array<{ reason?: string }> }>(['fetch', '--now', '--list', 'dev@x.apache.org', '--db', db.url], { env });
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.lists).toMatchObject([{ list: 'dev@x.apache.org', status: 'skipped', reason: expect.stringContaining(`${blockedHost} failed 10 times in a row`) }]);
@@ -247,14 +239,13 @@ describe.each(ALL_DIALECTS)('fetch while a host breaker is open on $dialect', ({
   });
 });
 
-describe.each(ALL_DIALECTS)('fetch after a host asked for a long wait on $dialect', ({ dialect, skip }) => {
+describeOnDialectDatabases('fetch after a host asked for a long wait on $dialect', (databases) => {
   let dir: string;
   let server: ArchiveServer;
   let db: TestDatabase;
   let env: NodeJS.ProcessEnv;
 
   beforeAll(async () => {
-    if (skip) return;
     dir = mkdtempSync(join(tmpdir(), 'listminer-fetch-429-'));
     env = { LISTMINER_CACHE: join(dir, 'cache') };
     const months = ponyMail(new Map());
@@ -263,20 +254,18 @@ describe.each(ALL_DIALECTS)('fetch after a host asked for a long wait on $dialec
         ? send(response, 429, 'slow down', { 'retry-after': '7200' })
         : months(url, response),
     );
-    db = await createTestDatabase(dialect);
+    db = await databases.create();
     for (const address of ['dev@x.apache.org', 'users@x.apache.org']) {
       const add = await runCli(['lists', 'add', '--system', 'apache_ponymail', address, '--base-url', server.url, '--db', db.url], { env });
       expect(add.code, add.stderr).toBe(0);
     }
   });
   afterAll(async () => {
-    if (skip) return;
     await server.close();
-    await db.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it.skipIf(skip)('claims no other list of that host in the run instead of waiting hours for it, and says so', async () => {
+  it('claims no other list of that host in the run instead of waiting hours for it, and says so', async () => {
     const run = await runCliJson<FetchJson & { breakers: Array<{ host: string; why: string; lists: string[] }> }>(
       ['fetch', '--months', '2', '--workers', '1', '--db', db.url],
       { env, timeoutMs: 60_000 },

@@ -3,11 +3,12 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, rmdirSync, symlinkSync, unl
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { addMonths, monthOf } from '../../src/core/archive/month.js';
 import { openStore } from '../../src/core/store/open-store.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
-import { ALL_DIALECTS, createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import type { TestDatabase } from '../helpers/databases.js';
+import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 
 interface ListJson {
   list: string;
@@ -68,7 +69,7 @@ function replaceFile(path: string, content: string | Buffer): void {
   renameSync(`${path}.new`, path);
 }
 
-describe.each(ALL_DIALECTS)('fetch of local sources on $dialect', ({ dialect, skip }) => {
+describeOnDialectDatabases('fetch of local sources on $dialect', (databases) => {
   let dir: string;
   let db: TestDatabase;
   let env: NodeJS.ProcessEnv;
@@ -82,18 +83,15 @@ describe.each(ALL_DIALECTS)('fetch of local sources on $dialect', ({ dialect, sk
   };
 
   beforeAll(async () => {
-    if (skip) return;
     dir = mkdtempSync(join(tmpdir(), 'listminer-local-'));
-    db = await createTestDatabase(dialect);
+    db = await databases.create();
     env = { LISTMINER_CACHE: join(dir, 'cache') };
   });
   afterAll(async () => {
-    if (skip) return;
-    await db.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it.skipIf(skip)('stores each of several header-less messages and lone transport headers once, and nothing more on a re-run', async () => {
+  it('stores each of several header-less messages and lone transport headers once, and nothing more on a re-run', async () => {
     const path = join(dir, 'headerless.mbox');
     const at = (day: number) => fromLine(inMonth(1, day));
     const texts = ['hello there\nhow are you', 'a second note\non two lines', 'third', 'fourth one', 'the fifth:\nwith a colon'];
@@ -113,7 +111,7 @@ describe.each(ALL_DIALECTS)('fetch of local sources on $dialect', ({ dialect, sk
     expect(await stagedKeys(db.url, path)).toHaveLength(7);
   });
 
-  it.skipIf(skip)('reads again the checkpointed months of an mbox file that was replaced by a larger one, and follows its history back', async () => {
+  it('reads again the checkpointed months of an mbox file that was replaced by a larger one, and follows its history back', async () => {
     const path = join(dir, 'growing.mbox');
     writeFileSync(path, mbox([['a1', inMonth(3)], ['b1', inMonth(1)]]));
     await add('mbox', path);
@@ -144,7 +142,7 @@ describe.each(ALL_DIALECTS)('fetch of local sources on $dialect', ({ dialect, sk
     expect(await stagedKeys(db.url, path)).toHaveLength(6);
   });
 
-  it.skipIf(skip)('--full reads months already checkpointed, on a folder that gained a file', async () => {
+  it('--full reads months already checkpointed, on a folder that gained a file', async () => {
     const folder = join(dir, 'folder');
     mkdirSync(folder);
     writeFileSync(join(folder, 'a.mbox'), mbox([['f1', inMonth(2)]]));
@@ -156,7 +154,7 @@ describe.each(ALL_DIALECTS)('fetch of local sources on $dialect', ({ dialect, sk
     expect(await stagedKeys(db.url, folder)).toEqual(['f1@example.org', 'f2@example.org', 'f3@example.org']);
   });
 
-  it.skipIf(skip)('reads the new files of a Maildir in months already checkpointed', async () => {
+  it('reads the new files of a Maildir in months already checkpointed', async () => {
     const root = join(dir, 'Maildir');
     for (const folder of ['cur', 'new', 'tmp']) mkdirSync(join(root, folder), { recursive: true });
     writeFileSync(join(root, 'cur', '1000000001.1.host:2,S'), mail('m1', inMonth(2)));
@@ -170,7 +168,7 @@ describe.each(ALL_DIALECTS)('fetch of local sources on $dialect', ({ dialect, sk
     expect((await fetch(root, '--now')).list).toMatchObject({ staged: 0, monthsPlanned: 1 });
   });
 
-  it.skipIf(skip)('skips a dangling symlink, a folder and a FIFO in a Maildir cur/, stages the rest, and lists ls shows them', async () => {
+  it('skips a dangling symlink, a folder and a FIFO in a Maildir cur/, stages the rest, and lists ls shows them', async () => {
     const root = join(dir, 'BadMaildir');
     for (const folder of ['cur', 'new', 'tmp']) mkdirSync(join(root, folder), { recursive: true });
     writeFileSync(join(root, 'cur', '1000000001.1.host:2,S'), mail('g1', inMonth(2)));
@@ -211,7 +209,7 @@ describe.each(ALL_DIALECTS)('fetch of local sources on $dialect', ({ dialect, sk
     expect((await runCliJson<LsJson>(['lists', 'ls', '--db', db.url], { env })).json.lists.find((l) => l.name === root)!.skippedEntries).toEqual([]);
   });
 
-  it.skipIf(skip)('skips a dangling symlink and a FIFO in an mbox folder and stages the rest', async () => {
+  it('skips a dangling symlink and a FIFO in an mbox folder and stages the rest', async () => {
     const folder = join(dir, 'bad-folder');
     mkdirSync(folder);
     writeFileSync(join(folder, 'a.mbox'), mbox([['h1', inMonth(1)]]));
@@ -224,7 +222,7 @@ describe.each(ALL_DIALECTS)('fetch of local sources on $dialect', ({ dialect, sk
     expect(first.list.skippedEntries?.map((e) => e.path).sort()).toEqual([join(folder, 'b.mbox'), join(folder, 'c.mbox')]);
   });
 
-  it.skipIf(skip)('stages the intact part of a cut .mbox.gz, leaves its last month unfinished with one sentence, and reads it whole once mended', async () => {
+  it('stages the intact part of a cut .mbox.gz, leaves its last month unfinished with one sentence, and reads it whole once mended', async () => {
     const path = join(dir, 'cut.mbox.gz');
     const ids: Array<[string, Date]> = [
       ['x1', inMonth(3)],

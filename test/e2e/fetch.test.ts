@@ -3,12 +3,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { addMonths, monthOf } from '../../src/core/archive/month.js';
 import { openStore } from '../../src/core/store/open-store.js';
 import { RUN_JS, runCli, runCliJson } from '../helpers/cli.js';
 import { corpusMissing } from '../helpers/corpus.js';
-import { ALL_DIALECTS, createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import type { TestDatabase } from '../helpers/databases.js';
+import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 import { kernelMail, PublicInboxArchive, withMessageId } from '../helpers/public-inbox-archive.js';
 
 interface FetchJson {
@@ -42,8 +43,7 @@ async function query<T>(url: string, sql: string, params: string[] = []): Promis
   }
 }
 
-describe.each(ALL_DIALECTS)('fetch of a public-inbox archive on $dialect', ({ dialect, skip }) => {
-  const off = skip || Boolean(corpusMissing);
+describeOnDialectDatabases('fetch of a public-inbox archive on $dialect', (databases) => {
   let dir: string;
   let db: TestDatabase;
   let archive: PublicInboxArchive;
@@ -51,9 +51,8 @@ describe.each(ALL_DIALECTS)('fetch of a public-inbox archive on $dialect', ({ di
   const mail = corpusMissing ? [] : kernelMail();
 
   beforeAll(async () => {
-    if (off) return;
     dir = mkdtempSync(join(tmpdir(), 'listminer-fetch-'));
-    db = await createTestDatabase(dialect);
+    db = await databases.create();
     env = { LISTMINER_CACHE: join(dir, 'cache') };
     archive = new PublicInboxArchive(join(dir, 'archive'), 'linux-kselftest');
     const half = Math.floor(mail.length / 2);
@@ -65,12 +64,10 @@ describe.each(ALL_DIALECTS)('fetch of a public-inbox archive on $dialect', ({ di
     ]);
   });
   afterAll(async () => {
-    if (off) return;
-    await db.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it.skipIf(off)('clones every epoch through file:// and stages the whole history with its deletion', async () => {
+  it('clones every epoch through file:// and stages the whole history with its deletion', async () => {
     const add = await runCli(['lists', 'add', '--system', 'public_inbox', 'linux-kselftest', '--base-url', archive.baseUrl, '--db', db.url], { env });
     expect(add.code, add.stderr).toBe(0);
     const fetch = await runCliJson<FetchJson>(['fetch', '--full', '--db', db.url], { env });
@@ -84,7 +81,7 @@ describe.each(ALL_DIALECTS)('fetch of a public-inbox archive on $dialect', ({ di
     expect(deletions).toEqual([{ source_ref: `1.git/${archive.commits(1)[1]}` }]);
   });
 
-  it.skipIf(off)('stages nothing new when the same months are fetched again', async () => {
+  it('stages nothing new when the same months are fetched again', async () => {
     const before = await stagedKeys(db.url, 'linux-kselftest');
     const fetch = await runCliJson<FetchJson>(['fetch', '--now', '--db', db.url], { env });
     expect(fetch.code, fetch.stderr).toBe(0);
@@ -92,7 +89,7 @@ describe.each(ALL_DIALECTS)('fetch of a public-inbox archive on $dialect', ({ di
     expect(await stagedKeys(db.url, 'linux-kselftest')).toEqual(before);
   });
 
-  it.skipIf(off)('picks up new mail, and a new epoch, on the next fetch without duplicating any', async () => {
+  it('picks up new mail, and a new epoch, on the next fetch without duplicating any', async () => {
     const before = await stagedKeys(db.url, 'linux-kselftest');
     const fresh = [withMessageId(mail[2]!, 'new-1@kernel.example'), withMessageId(mail[3]!, 'new-2@kernel.example'), withMessageId(mail[4]!, 'new-3@kernel.example')];
     archive.addCommits(1, [{ raw: fresh[0]!, at: inMonth(0, 1, 1) }]);
@@ -108,14 +105,14 @@ describe.each(ALL_DIALECTS)('fetch of a public-inbox archive on $dialect', ({ di
     expect(after.filter((key) => !before.includes(key)).sort()).toEqual(['new-1@kernel.example', 'new-2@kernel.example', 'new-3@kernel.example']);
   });
 
-  it.skipIf(off)('prints one line per list with plain timestamps when stderr is not a terminal', async () => {
+  it('prints one line per list with plain timestamps when stderr is not a terminal', async () => {
     const fetch = await runCli(['fetch', '--now', '--db', db.url], { env });
     expect(fetch.code, fetch.stderr).toBe(0);
     expect(fetch.stderr).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ fetch: public_inbox linux-kselftest .*\(done\)$/m);
     expect(fetch.stdout).toContain('linux-kselftest');
   });
 
-  it.skipIf(off)('exits 4 when a list fails and still fetches the others', async () => {
+  it('exits 4 when a list fails and still fetches the others', async () => {
     const add = await runCli(['lists', 'add', '--system', 'public_inbox', 'no-such-inbox', '--base-url', archive.baseUrl, '--db', db.url], { env });
     expect(add.code, add.stderr).toBe(0);
     const fetch = await runCliJson<FetchJson>(['fetch', '--now', '--db', db.url], { env });
@@ -126,18 +123,15 @@ describe.each(ALL_DIALECTS)('fetch of a public-inbox archive on $dialect', ({ di
     ]);
     await runCli(['lists', 'rm', 'no-such-inbox', '--db', db.url], { env });
   });
-});
+}, { skip: corpusMissing });
 
-describe.each(ALL_DIALECTS)('a fetch stopped mid-month on $dialect', ({ dialect, skip }) => {
-  const off = skip || Boolean(corpusMissing);
+describeOnDialectDatabases('a fetch stopped mid-month on $dialect', (databases) => {
   const bigMonth = addMonths(NOW_MONTH, -1);
   let dir: string;
   let archive: PublicInboxArchive;
   let env: Record<string, string>;
   let clean: TestDatabase;
-  const dbs: TestDatabase[] = [];
   beforeAll(async () => {
-    if (off) return;
     dir = mkdtempSync(join(tmpdir(), 'listminer-kill-'));
     const mail = kernelMail();
     archive = new PublicInboxArchive(join(dir, 'archive'), 'lkml');
@@ -150,14 +144,11 @@ describe.each(ALL_DIALECTS)('a fetch stopped mid-month on $dialect', ({ dialect,
     expect(cleanRun.code, cleanRun.stderr).toBe(0);
   });
   afterAll(async () => {
-    if (off) return;
-    for (const db of dbs) await db.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 
   async function registered(): Promise<TestDatabase> {
-    const db = await createTestDatabase(dialect);
-    dbs.push(db);
+    const db = await databases.create();
     const add = await runCli(['lists', 'add', '--system', 'public_inbox', 'lkml', '--base-url', archive.baseUrl, '--db', db.url], { env });
     expect(add.code, add.stderr).toBe(0);
     return db;
@@ -188,7 +179,7 @@ describe.each(ALL_DIALECTS)('a fetch stopped mid-month on $dialect', ({ dialect,
     return { code: await exited, pid: child.pid! };
   }
 
-  it.skipIf(off)('killed, then re-run, stages exactly the messages a clean run stages', async () => {
+  it('killed, then re-run, stages exactly the messages a clean run stages', async () => {
     const db = await registered();
     const { pid } = await stopMidMonth(db, 'SIGKILL');
     expect(await query(db.url, 'SELECT month FROM fetched_months WHERE month = ?', [bigMonth])).toEqual([]);
@@ -204,7 +195,7 @@ describe.each(ALL_DIALECTS)('a fetch stopped mid-month on $dialect', ({ dialect,
     expect(await stagedKeys(db.url, 'lkml')).toEqual(await stagedKeys(clean.url, 'lkml'));
   });
 
-  it.skipIf(off)('on Ctrl-C exits 130, releases the list, and the next fetch resumes at the unfinished month', async () => {
+  it('on Ctrl-C exits 130, releases the list, and the next fetch resumes at the unfinished month', async () => {
     const db = await registered();
     const { code } = await stopMidMonth(db, 'SIGINT');
     expect(code).toBe(130);
@@ -216,23 +207,20 @@ describe.each(ALL_DIALECTS)('a fetch stopped mid-month on $dialect', ({ dialect,
     expect(rerun.json.lists[0]).toMatchObject({ monthsPlanned: 2 });
     expect(await stagedKeys(db.url, 'lkml')).toEqual(await stagedKeys(clean.url, 'lkml'));
   });
-});
+}, { skip: corpusMissing });
 
-describe.each(ALL_DIALECTS)('two fetch processes on one $dialect database', ({ dialect, skip }) => {
+describeOnDialectDatabases('two fetch processes on one $dialect database', (databases) => {
   let db: TestDatabase;
   let dir: string;
   beforeAll(async () => {
-    if (skip) return;
-    db = await createTestDatabase(dialect);
+    db = await databases.create();
     dir = mkdtempSync(join(tmpdir(), 'listminer-two-'));
   });
   afterAll(async () => {
-    if (skip) return;
-    await db.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it.skipIf(skip)('never work on the same list at once and stage each message once', async () => {
+  it('never work on the same list at once and stage each message once', async () => {
     const store = await openStore(db.url);
     for (let i = 0; i < 12; i++) await store.lists.register({ system: 'public_inbox', name: `list-${i}` });
     await store.close();

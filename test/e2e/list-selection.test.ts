@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { runCli, runCliJson } from '../helpers/cli.js';
-import { ALL_DIALECTS, createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import type { TestDatabase } from '../helpers/databases.js';
+import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 
 function mboxOf(count: number): string {
   let text = '';
@@ -13,23 +14,20 @@ function mboxOf(count: number): string {
   return text;
 }
 
-describe.each(ALL_DIALECTS)('--list on $dialect', ({ dialect, skip }) => {
+describeOnDialectDatabases('--list on $dialect', (databases) => {
   let db: TestDatabase;
   let dir: string;
   beforeEach(async () => {
-    if (skip) return;
-    db = await createTestDatabase(dialect);
+    db = await databases.create();
     dir = mkdtempSync(join(tmpdir(), 'listminer-select-'));
     writeFileSync(join(dir, 'relative.mbox'), mboxOf(3));
   });
   afterEach(async () => {
-    if (skip) return;
-    await db.drop();
     rmSync(dir, { recursive: true, force: true });
   });
   const cli = (args: string[]) => runCliJson<Record<string, unknown>>([...args, '--db', db.url], { cwd: dir });
 
-  it.skipIf(skip)('finds a local list by the relative path it was added with, in fetch, classify and drain', async () => {
+  it('finds a local list by the relative path it was added with, in fetch, classify and drain', async () => {
     const add = await cli(['lists', 'add', '--system', 'mbox', './relative.mbox', '--repo', 'https://github.com/example/relative']);
     expect(add.code, add.stderr).toBe(0);
 
@@ -46,7 +44,7 @@ describe.each(ALL_DIALECTS)('--list on $dialect', ({ dialect, skip }) => {
     expect(drain.json).toMatchObject({ drained: 3 });
   });
 
-  it.skipIf(skip)('refuses a name that fits two lists, naming both, and takes --system to choose', async () => {
+  it('refuses a name that fits two lists, naming both, and takes --system to choose', async () => {
     for (const system of ['mbox', 'generic']) {
       const add = await cli(['lists', 'add', '--system', system, './relative.mbox']);
       expect(add.code, add.stderr).toBe(0);
@@ -62,7 +60,7 @@ describe.each(ALL_DIALECTS)('--list on $dialect', ({ dialect, skip }) => {
     expect(chosen.json).toMatchObject({ totals: { staged: 3 } });
   });
 
-  it.skipIf(skip)('says the same thing in every stage when no list has the name', async () => {
+  it('says the same thing in every stage when no list has the name', async () => {
     for (const stage of ['fetch', 'classify', 'drain']) {
       const refused = await runCli([stage, '--list', 'nope@example.org', '--db', db.url], { cwd: dir });
       expect(refused.code, stage).toBe(2);

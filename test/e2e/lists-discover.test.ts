@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ArchiveServer } from '../helpers/archive-server.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
-import { ALL_DIALECTS, createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import type { TestDatabase } from '../helpers/databases.js';
+import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 import { corpusMissing } from '../helpers/corpus.js';
 import { startPonyMailServer } from '../helpers/ponymail-server.js';
 
@@ -13,19 +14,18 @@ interface Discovered {
   lists: Array<{ action: string; name: string; listId: string | null; repoUrl: string | null }>;
 }
 
-describe.skipIf(corpusMissing).each(ALL_DIALECTS)('lists discover on $dialect', ({ dialect, skip }) => {
+describeOnDialectDatabases('lists discover on $dialect', (databases) => {
   let db: TestDatabase;
   let server: ArchiveServer;
   beforeAll(async () => {
     server = await startPonyMailServer();
-    if (!skip) db = await createTestDatabase(dialect);
+    db = await databases.create();
   });
   afterAll(async () => {
     await server.close();
-    if (!skip) await db.drop();
   });
 
-  it.skipIf(skip)("registers one domain's lists from the Pony Mail catalogue with the project's repo", async () => {
+  it("registers one domain's lists from the Pony Mail catalogue with the project's repo", async () => {
     const result = await runCliJson<Discovered>(['lists', 'discover', '--system', 'apache_ponymail', '--domain', 'kafka.apache.org', '--base-url', server.url, '--db', db.url]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.json).toMatchObject({ found: 4, added: 4, updated: 0, unchanged: 0 });
@@ -34,7 +34,7 @@ describe.skipIf(corpusMissing).each(ALL_DIALECTS)('lists discover on $dialect', 
     expect(server.requests.at(-1)).toBe('/api/preferences.lua');
   });
 
-  it.skipIf(skip)('registers nothing twice when run again', async () => {
+  it('registers nothing twice when run again', async () => {
     const again = await runCliJson<Discovered>(['lists', 'discover', '--system', 'apache_ponymail', '--domain', 'kafka.apache.org', '--base-url', server.url, '--db', db.url]);
     expect(again.json).toMatchObject({ found: 4, added: 0, unchanged: 4 });
     const ls = await runCliJson<{ lists: Array<{ name: string; listId: string; repoUrl: string; baseUrl: string }> }>(['lists', 'ls', '--db', db.url]);
@@ -42,7 +42,7 @@ describe.skipIf(corpusMissing).each(ALL_DIALECTS)('lists discover on $dialect', 
     expect(ls.json.lists.find((l) => l.name === 'dev@kafka.apache.org')).toMatchObject({ listId: 'dev.kafka.apache.org', repoUrl: 'https://github.com/apache/kafka' });
   });
 
-  it.skipIf(skip)('keeps a repo a list already has, and gives a bare-domain list none', async () => {
+  it('keeps a repo a list already has, and gives a bare-domain list none', async () => {
     const add = await runCli(['lists', 'add', '--system', 'apache_ponymail', 'dev@ponymail.apache.org', '--repo', 'https://github.com/apache/incubator-ponymail-foal', '--db', db.url]);
     expect(add.code, add.stderr).toBe(0);
     const result = await runCli(['lists', 'discover', '--system', 'apache_ponymail', '--base-url', server.url, '--db', db.url]);
@@ -57,16 +57,16 @@ describe.skipIf(corpusMissing).each(ALL_DIALECTS)('lists discover on $dialect', 
     expect(repo('announce@apache.org')).toBeNull();
   });
 
-  it.skipIf(skip)('fails with exit 1 and a hint when the archive cannot be reached', async () => {
+  it('fails with exit 1 and a hint when the archive cannot be reached', async () => {
     const result = await runCli(['lists', 'discover', '--system', 'apache_ponymail', '--base-url', 'http://127.0.0.1:9', '--db', db.url]);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^Error: The apache_ponymail catalogue could not be read: GET http:\/\/127\.0\.0\.1:9\/api\/preferences\.lua failed/m);
     expect(result.stderr).toContain('Hint: Try again later.');
   });
 
-  it.skipIf(skip)('refuses a system without a catalogue with exit 2', async () => {
+  it('refuses a system without a catalogue with exit 2', async () => {
     const result = await runCli(['lists', 'discover', '--system', 'pipermail', '--db', db.url]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('Error: The pipermail system has no list catalogue to discover from.');
   });
-});
+}, { skip: corpusMissing });

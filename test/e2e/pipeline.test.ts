@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { openStore } from '../../src/core/store/open-store.js';
 import { corpusMissing, corpusPath } from '../helpers/corpus.js';
-import { ALL_DIALECTS, createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import type { TestDatabase } from '../helpers/databases.js';
+import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
 
 interface ListRow {
@@ -14,7 +15,7 @@ const APACHE = corpusPath('incubator-ponymail-foal/test/resources');
 const LKML = corpusPath('notmuch/test/corpora/lkml');
 
 // fetch → classify → drain on real archives, as a cron entry would chain them.
-describe.skipIf(Boolean(corpusMissing)).each(ALL_DIALECTS)('the pipeline on real mail, $dialect', ({ dialect, skip }) => {
+describeOnDialectDatabases('the pipeline on real mail, $dialect', (databases) => {
   let db: TestDatabase;
   const cli = (args: string[]) => runCliJson<Record<string, unknown>>([...args, '--db', db.url]);
   const lists = async () => (await runCliJson<{ lists: ListRow[] }>(['lists', 'ls', '--db', db.url])).json.lists;
@@ -34,16 +35,12 @@ describe.skipIf(Boolean(corpusMissing)).each(ALL_DIALECTS)('the pipeline on real
   };
 
   beforeAll(async () => {
-    if (skip) return;
-    db = await createTestDatabase(dialect);
+    db = await databases.create();
     expect((await runCli(['lists', 'add', '--system', 'mbox', '--rules', 'apache_ponymail', APACHE, '--repo', 'https://github.com/apache/incubator-ponymail-foal', '--db', db.url])).code).toBe(0);
     expect((await runCli(['lists', 'add', '--system', 'maildir', LKML, '--db', db.url])).code).toBe(0);
   });
-  afterAll(async () => {
-    if (!skip) await db.drop();
-  });
 
-  it.skipIf(skip)('accounts for every staged message as drained, deferred or shunted, per list', async () => {
+  it('accounts for every staged message as drained, deferred or shunted, per list', async () => {
     const fetch = await cli(['fetch', '--full']);
     expect(fetch.code, fetch.stderr).toBe(0);
     const classify = await cli(['classify']);
@@ -65,7 +62,7 @@ describe.skipIf(Boolean(corpusMissing)).each(ALL_DIALECTS)('the pipeline on real
     expect((await tableCounts()).email_messages).toBe(apache.counts.drained);
   });
 
-  it.skipIf(skip)('changes nothing when every stage runs again', async () => {
+  it('changes nothing when every stage runs again', async () => {
     // lastRunAt records that fetch ran; everything else must stay as it was.
     const snapshot = async () => ({ lists: (await lists()).map(({ lastRunAt: _, ...rest }: ListRow & { lastRunAt?: string }) => rest), tables: await tableCounts() });
     const before = await snapshot();
@@ -76,7 +73,7 @@ describe.skipIf(Boolean(corpusMissing)).each(ALL_DIALECTS)('the pipeline on real
     expect(await snapshot()).toEqual(before);
   });
 
-  it.skipIf(skip)('drains deferred mail once the list has a repo, without fetching again', async () => {
+  it('drains deferred mail once the list has a repo, without fetching again', async () => {
     const before = await tableCounts();
     expect((await runCli(['lists', 'add', '--system', 'maildir', LKML, '--repo', 'https://github.com/torvalds/linux', '--db', db.url])).code).toBe(0);
     const drain = await cli(['drain']);
@@ -88,4 +85,4 @@ describe.skipIf(Boolean(corpusMissing)).each(ALL_DIALECTS)('the pipeline on real
     expect(after.staged_messages).toBe(before.staged_messages);
     expect(after.email_messages).toBe(before.email_messages + lkml.counts.drained);
   });
-});
+}, { skip: corpusMissing });

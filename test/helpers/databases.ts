@@ -12,8 +12,8 @@ import type { Store } from '../../src/core/store/store.js';
  * parallel without touching each other's rows.
  *
  * Postgres is at LISTMINER_TEST_PG (default postgres://postgres@127.0.0.1:5432/postgres).
- * Without a server the Postgres variants skip with the reason printed, except
- * under CI=true, where a missing server fails the run.
+ * Without a server the Postgres variants skip with the reason printed (see
+ * describe-on-dialects.ts), except under CI=true, where a missing server fails the run.
  */
 export const PG_ADMIN_URL = process.env.LISTMINER_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -37,19 +37,11 @@ export function postgresUnavailable(): Promise<string | undefined> {
   return pgAvailable;
 }
 
-const reason = await postgresUnavailable();
-if (reason && process.env.CI === 'true') {
-  throw new Error(`${reason}; under CI=true the Postgres tests must run.`);
+/** Why the Postgres variants skip, or undefined when the server answers. */
+export const postgresSkipReason = await postgresUnavailable();
+if (postgresSkipReason && process.env.CI === 'true') {
+  throw new Error(`${postgresSkipReason}; under CI=true the Postgres tests must run.`);
 }
-if (reason) console.warn(`skipping the Postgres variants: ${reason}`);
-
-/** The dialects to run a suite against; Postgres only when reachable. */
-export const DIALECTS: readonly Dialect[] = reason ? ['sqlite'] : ['sqlite', 'postgres'];
-/** Both dialects, with a flag saying whether to skip; for describe.skipIf. */
-export const ALL_DIALECTS = [
-  { dialect: 'sqlite' as const, skip: false },
-  { dialect: 'postgres' as const, skip: Boolean(reason) },
-];
 
 export interface TestDatabase {
   dialect: Dialect;
@@ -80,8 +72,10 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
   };
 }
 
-/** A fresh store on a fresh database; close() closes and drops both. */
-export async function createTestStore(dialect: Dialect): Promise<Store & { dropDatabase(): Promise<void>; url: string }> {
+export type TestStore = Store & { dropDatabase(): Promise<void>; url: string };
+
+/** A fresh store on a fresh database; dropDatabase() closes the store and drops the database. */
+export async function createTestStore(dialect: Dialect): Promise<TestStore> {
   const database = await createTestDatabase(dialect);
   const store = await openStore(database.url);
   return Object.assign(store, {

@@ -1,30 +1,27 @@
 import { readFileSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, expect, it } from 'vitest';
 import { identifyMessage } from '../../src/core/archive/message-key.js';
 import { classifyStaged } from '../../src/core/classify/classify-staged.js';
 import { silentProgress } from '../../src/core/progress.js';
-import type { Store } from '../../src/core/store/store.js';
 import { parseJson } from '../../src/core/store/row-mapping.js';
 import { BUNDLED_SYSTEMS, loadSystems, validateSystems } from '../../src/core/systems/load-systems.js';
-import { ALL_DIALECTS, createTestStore } from '../helpers/databases.js';
+import { describeOnDialects } from '../helpers/describe-on-dialects.js';
 
 const mail = (id: string, subject: string, from = 'Jane <jane@example.org>', body = 'text') =>
   Buffer.from(`From: ${from}\nSubject: ${subject}\nDate: Mon, 1 Jan 2024 10:00:00 +0100\nMessage-ID: <${id}>\n\n${body}\n`);
 const stage = (raw: Buffer) => ({ raw, ...identifyMessage(raw) });
 
-describe.each(ALL_DIALECTS)('classify stage on $dialect', ({ dialect, skip }) => {
-  let store: Store & { dropDatabase(): Promise<void> };
+describeOnDialects('classify stage on $dialect', (getStore) => {
   let listId: number;
   const systems = loadSystems();
   const rows = () =>
-    store.db.all<{ message_key: string; status: string; msg_class: string | null; class_source: string | null; captures: string | null; envelope: string | null; error: string | null; raw: Buffer }>(
+    getStore().db.all<{ message_key: string; status: string; msg_class: string | null; class_source: string | null; captures: string | null; envelope: string | null; error: string | null; raw: Buffer }>(
       'SELECT message_key, status, msg_class, class_source, captures, envelope, error, raw FROM staged_messages ORDER BY message_key',
     );
   const byKey = async (key: string) => (await rows()).find((r) => r.message_key === key)!;
 
   beforeEach(async () => {
-    if (skip) return;
-    store = await createTestStore(dialect);
+    const store = getStore();
     listId = (await store.lists.register({ system: 'apache_ponymail', name: 'dev@kafka.apache.org', listAddress: 'dev@kafka.apache.org', listId: 'dev.kafka.apache.org' })).list.id;
     await store.staging.stageBatch(listId, '2024-01', [
       stage(mail('jira@x', '[jira] [Work logged] (KAFKA-20167) Flaky test', 'ASF GitHub Bot (Jira) <jira@apache.org>')),
@@ -33,11 +30,9 @@ describe.each(ALL_DIALECTS)('classify stage on $dialect', ({ dialect, skip }) =>
       stage(Buffer.from('\u0000\u0001 not mail at all')),
     ]);
   });
-  afterEach(async () => {
-    if (!skip) await store.dropDatabase();
-  });
 
-  it.skipIf(skip)('labels every staged message once, stores envelope and captures, and shunts what cannot be parsed', async () => {
+  it('labels every staged message once, stores envelope and captures, and shunts what cannot be parsed', async () => {
+    const store = getStore();
     const result = await classifyStaged(store, systems, {}, silentProgress);
     expect(result).toMatchObject({ classified: 3, shunted: 1, changed: 0, classes: { issue_event: 1, vote: 1, discuss: 1 } });
     const jira = await byKey('jira@x');
@@ -54,7 +49,8 @@ describe.each(ALL_DIALECTS)('classify stage on $dialect', ({ dialect, skip }) =>
     expect(again).toMatchObject({ classified: 0, shunted: 0 });
   });
 
-  it.skipIf(skip)('re-labels stored mail after the rules change, drained mail included, and counts what changed', async () => {
+  it('re-labels stored mail after the rules change, drained mail included, and counts what changed', async () => {
+    const store = getStore();
     await classifyStaged(store, systems, {}, silentProgress);
     await store.db.run(`UPDATE staged_messages SET status = 'drained' WHERE message_key = 'vote@x'`);
     await store.db.run(
@@ -74,7 +70,8 @@ describe.each(ALL_DIALECTS)('classify stage on $dialect', ({ dialect, skip }) =>
     expect(same.changed).toBe(0);
   });
 
-  it.skipIf(skip)('stores the envelope of a message whose body holds NUL bytes', async () => {
+  it('stores the envelope of a message whose body holds NUL bytes', async () => {
+    const store = getStore();
     await store.staging.stageBatch(listId, null, [stage(mail('nul@x', 'binary junk', undefined, 'a\u0000b'))]);
     await classifyStaged(store, systems, {}, silentProgress);
     const row = await byKey('nul@x');
@@ -82,13 +79,15 @@ describe.each(ALL_DIALECTS)('classify stage on $dialect', ({ dialect, skip }) =>
     expect(JSON.parse(typeof row.envelope === 'string' ? row.envelope : JSON.stringify(row.envelope)).body).toBe('ab\n');
   });
 
-  it.skipIf(skip)('counts only what it wrote when another run labelled the rows first', async () => {
+  it('counts only what it wrote when another run labelled the rows first', async () => {
+    const store = getStore();
     const [first, second] = await Promise.all([classifyStaged(store, systems, {}, silentProgress), classifyStaged(store, systems, {}, silentProgress)]);
     expect(first.classified + second.classified).toBe(3);
     expect(first.shunted + second.shunted).toBe(1);
   });
 
-  it.skipIf(skip)('tries shunted messages again on request', async () => {
+  it('tries shunted messages again on request', async () => {
+    const store = getStore();
     await classifyStaged(store, systems, {}, silentProgress);
     await store.db.run(`UPDATE staged_messages SET status = 'shunted', error = 'a parser bug' WHERE message_key = 'talk@x'`);
     const result = await classifyStaged(store, systems, { retryShunted: true }, silentProgress);
@@ -96,7 +95,8 @@ describe.each(ALL_DIALECTS)('classify stage on $dialect', ({ dialect, skip }) =>
     expect(await byKey('talk@x')).toMatchObject({ status: 'classified', msg_class: 'discuss', error: null });
   });
 
-  it.skipIf(skip)('uses the rules the list names, and only the list asked for', async () => {
+  it('uses the rules the list names, and only the list asked for', async () => {
+    const store = getStore();
     const other = (await store.lists.register({ system: 'mbox', name: '/tmp/kernel.mbox', rulesSystem: 'public_inbox' })).list.id;
     await store.staging.stageBatch(other, null, [stage(mail('p@x', 'Re: [PATCH v2 1/3] mm: fix'))]);
     const result = await classifyStaged(store, systems, { lists: ['/tmp/kernel.mbox'] }, silentProgress);

@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { addRepo } from '../../src/core/registry/register-repo.js';
-import type { Store } from '../../src/core/store/store.js';
 import { corpusFiles, corpusMissing, corpusPath } from '../helpers/corpus.js';
-import { ALL_DIALECTS, createTestStore } from '../helpers/databases.js';
+import { describeOnDialects } from '../helpers/describe-on-dialects.js';
 import { addTestList, drain, snapshotTables, statusCounts } from '../helpers/drain-fixtures.js';
 import { mail, stageClassified } from '../helpers/stage-classified.js';
 
@@ -13,16 +12,9 @@ function from(sender: string, id: string, body = 'hello\n'): Buffer {
   return mail({ From: sender, Subject: 'a subject', Date: 'Mon, 1 Jan 2024 10:00:00 +0000', 'Message-ID': `<${id}>` }, body);
 }
 
-describe.each(ALL_DIALECTS)('drain on $dialect', ({ dialect, skip }) => {
-  let store: Store & { dropDatabase(): Promise<void> };
-  beforeEach(async () => {
-    if (!skip) store = await createTestStore(dialect);
-  });
-  afterEach(async () => {
-    if (!skip) await store.dropDatabase();
-  });
-
-  it.skipIf(skip || Boolean(corpusMissing))('accounts for every staged message per list, and a second drain changes nothing', async () => {
+describeOnDialects('drain on $dialect', (getStore) => {
+  it.skipIf(Boolean(corpusMissing))('accounts for every staged message per list, and a second drain changes nothing', async () => {
+    const store = getStore();
     const withRepo = await addTestList(store, 'dev@kafka.apache.org', KAFKA);
     const lkml = await addTestList(store, 'lkml@example.org', 'https://github.com/torvalds/linux');
     const noRepo = await addTestList(store, 'users@kafka.apache.org');
@@ -61,7 +53,8 @@ describe.each(ALL_DIALECTS)('drain on $dialect', ({ dialect, skip }) => {
     expect(await snapshotTables(store)).toEqual(before);
   });
 
-  it.skipIf(skip)('drains deferred mail once the list has a repo, resolving signaled repos then', async () => {
+  it('drains deferred mail once the list has a repo, resolving signaled repos then', async () => {
+    const store = getStore();
     await store.db.run("INSERT INTO lists (system, name, repo_url, created_at) VALUES ('apache_ponymail', 'dev@kafka.apache.org', ?, ?)", [KAFKA, new Date().toISOString()]);
     const listId = (await store.lists.byName('apache_ponymail', 'dev@kafka.apache.org'))!.id;
     await stageClassified(store, listId, from('a@example.org', 'one@x'), { captures: { repo: 'kafka' } });
@@ -87,7 +80,8 @@ describe.each(ALL_DIALECTS)('drain on $dialect', ({ dialect, skip }) => {
     expect(Number(resolved!.signaled_repo_id)).toBe(site.repo.id);
   });
 
-  it.skipIf(skip)('never makes bots and relays contributors, and makes one contributor per human address across lists', async () => {
+  it('never makes bots and relays contributors, and makes one contributor per human address across lists', async () => {
+    const store = getStore();
     const a = await addTestList(store, 'dev@kafka.apache.org', KAFKA);
     const b = await addTestList(store, 'dev@spark.apache.org', 'https://github.com/apache/spark');
     const bots = [
@@ -120,7 +114,8 @@ describe.each(ALL_DIALECTS)('drain on $dialect', ({ dialect, skip }) => {
     expect(humans.every((h) => Number(h.sender_id) === Number(people[0]!.id) && !h.is_bot)).toBe(true);
   });
 
-  it.skipIf(skip)('matches a sender to an existing contributor by address', async () => {
+  it('matches a sender to an existing contributor by address', async () => {
+    const store = getStore();
     const listId = await addTestList(store, 'dev@kafka.apache.org', KAFKA);
     await store.db.run("INSERT INTO contributors (name, email, github_login, source, created_at) VALUES ('Jane', 'jane@example.org', 'jdoe', 'github', ?)", [
       new Date().toISOString(),
@@ -132,7 +127,8 @@ describe.each(ALL_DIALECTS)('drain on $dialect', ({ dialect, skip }) => {
     expect(Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM contributors'))!.n)).toBe(1);
   });
 
-  it.skipIf(skip)('stores one body for a mail cross-posted to two lists', async () => {
+  it('stores one body for a mail cross-posted to two lists', async () => {
+    const store = getStore();
     const a = await addTestList(store, 'dev@kafka.apache.org', KAFKA);
     const b = await addTestList(store, 'users@kafka.apache.org', KAFKA);
     const raw = from('Jane <jane@example.org>', 'cross@x', 'the same words\n');
@@ -147,7 +143,8 @@ describe.each(ALL_DIALECTS)('drain on $dialect', ({ dialect, skip }) => {
     expect(text!.body_text).toBe('the same words\n');
   });
 
-  it.skipIf(skip)('keeps mirror mail as rows by mirror_handling: full with body, metadata_only without, skip without body or captures', async () => {
+  it('keeps mirror mail as rows by mirror_handling: full with body, metadata_only without, skip without body or captures', async () => {
+    const store = getStore();
     const expectations = { full: [true, true], metadata_only: [false, true], skip: [false, false] } as const;
     for (const [handling, [bodyStored, hasCaptures]] of Object.entries(expectations)) {
       const listId = await addTestList(store, `${handling.replace('_', '-')}@kafka.apache.org`, KAFKA);
@@ -169,7 +166,8 @@ describe.each(ALL_DIALECTS)('drain on $dialect', ({ dialect, skip }) => {
     }
   });
 
-  it.skipIf(skip)('leaves a list alone while a live process holds its drain lock, and takes over a stale or dead one', async () => {
+  it('leaves a list alone while a live process holds its drain lock, and takes over a stale or dead one', async () => {
+    const store = getStore();
     const listId = await addTestList(store, 'dev@kafka.apache.org', KAFKA);
     await stageClassified(store, listId, from('Jane <jane@example.org>', 'm@x'));
     const { currentLockOwner } = await import('../../src/core/locks/lock-owner.js');
@@ -194,7 +192,8 @@ describe.each(ALL_DIALECTS)('drain on $dialect', ({ dialect, skip }) => {
     expect(lock!.locked_at).toBeNull();
   });
 
-  it.skipIf(skip)('two drains at once in one process never write a message twice nor a list from both', async () => {
+  it('two drains at once in one process never write a message twice nor a list from both', async () => {
+    const store = getStore();
     const lists = [await addTestList(store, 'a@kafka.apache.org', KAFKA), await addTestList(store, 'b@kafka.apache.org', KAFKA), await addTestList(store, 'c@kafka.apache.org', KAFKA)];
     for (const listId of lists) for (let i = 0; i < 30; i++) await stageClassified(store, listId, from(`P${i} <p${i}@example.org>`, `m${i}@x`));
     // Separate processes are the e2e suite's; here two runs share one connection, as --workers does.
@@ -206,7 +205,8 @@ describe.each(ALL_DIALECTS)('drain on $dialect', ({ dialect, skip }) => {
     expect(Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM contributors'))!.n)).toBe(30);
   });
 
-  it.skipIf(skip)('brings a drained message up to date when it comes back reclassified, without writing it again', async () => {
+  it('brings a drained message up to date when it comes back reclassified, without writing it again', async () => {
+    const store = getStore();
     const listId = await addTestList(store, 'dev@kafka.apache.org', KAFKA);
     const { stagedId } = await stageClassified(store, listId, from('Jane <jane@example.org>', 'vote@x'), { msgClass: 'discuss' });
     await drain(store);
@@ -223,7 +223,8 @@ describe.each(ALL_DIALECTS)('drain on $dialect', ({ dialect, skip }) => {
     expect(await statusCounts(store, listId)).toEqual({ drained: 1 });
   });
 
-  it.skipIf(skip)('drains only the lists asked for', async () => {
+  it('drains only the lists asked for', async () => {
+    const store = getStore();
     const a = await addTestList(store, 'dev@kafka.apache.org', KAFKA);
     const b = await addTestList(store, 'users@kafka.apache.org', KAFKA);
     await stageClassified(store, a, from('Jane <jane@example.org>', 'a@x'));

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Store } from '../../src/core/store/store.js';
+import { beforeEach, expect, it } from 'vitest';
 import { corpusFiles, corpusMissing, corpusPath } from '../helpers/corpus.js';
-import { ALL_DIALECTS, createTestStore } from '../helpers/databases.js';
+import { describeOnDialects } from '../helpers/describe-on-dialects.js';
 import { addTestList, drain } from '../helpers/drain-fixtures.js';
 import { mail, readMbox, stageClassified } from '../helpers/stage-classified.js';
 
@@ -16,21 +15,16 @@ const patch = (n: number) => `20221025-test1-v1-${n}-e4f28f57990c@linuxfoundatio
 
 const raw = (file: string) => readFileSync(corpusPath(file));
 
-describe.each(ALL_DIALECTS)('thread roots on $dialect', ({ dialect, skip }) => {
-  let store: Store & { dropDatabase(): Promise<void> };
+describeOnDialects('thread roots on $dialect', (getStore) => {
   let listId: number;
   beforeEach(async () => {
-    if (skip) return;
-    store = await createTestStore(dialect);
+    const store = getStore();
     listId = await addTestList(store, 'list@example.org', 'https://github.com/example/project', 'mbox');
-  });
-  afterEach(async () => {
-    if (!skip) await store.dropDatabase();
   });
 
   /** message key → root key, after checking every thread_root_id points at the row of its root key. */
   const roots = async (): Promise<Record<string, string>> => {
-    const rows = await store.db.all<{ id: number; message_key: string; thread_root_key: string; thread_root_id: number }>(
+    const rows = await getStore().db.all<{ id: number; message_key: string; thread_root_key: string; thread_root_id: number }>(
       'SELECT id, message_key, thread_root_key, thread_root_id FROM email_messages WHERE list_id = ? ORDER BY message_key',
       [listId],
     );
@@ -39,11 +33,12 @@ describe.each(ALL_DIALECTS)('thread roots on $dialect', ({ dialect, skip }) => {
     return Object.fromEntries(rows.map((r) => [r.message_key, r.thread_root_key]));
   };
   const stageFiles = async (files: string[]) => {
-    for (const file of files) await stageClassified(store, listId, raw(file));
+    for (const file of files) await stageClassified(getStore(), listId, raw(file));
   };
-  const skipCorpus = skip || Boolean(corpusMissing);
+  const skipCorpus = Boolean(corpusMissing);
 
   it.skipIf(skipCorpus)('roots the ghost-root corpus at the real root, the RT ticket reply at the mail it answers', async () => {
+    const store = getStore();
     await stageFiles(corpusFiles(GHOST));
     await drain(store);
     expect(await roots()).toEqual({
@@ -62,6 +57,7 @@ describe.each(ALL_DIALECTS)('thread roots on $dialect', ({ dialect, skip }) => {
   });
 
   it.skipIf(skipCorpus)('makes the oldest stored ancestor the root when the true root is missing', async () => {
+    const store = getStore();
     await stageFiles(corpusFiles(GHOST).filter((f) => !f.endsWith('/real-root')));
     await drain(store);
     const r = await roots();
@@ -76,6 +72,7 @@ describe.each(ALL_DIALECTS)('thread roots on $dialect', ({ dialect, skip }) => {
   });
 
   it.skipIf(skipCorpus)('repairs the roots of children drained before their parent', async () => {
+    const store = getStore();
     await stageFiles(corpusFiles(GHOST).filter((f) => !f.endsWith('/real-root')));
     expect((await drain(store)).threadsRepaired).toBe(0);
     await stageFiles([`${GHOST}/real-root`]);
@@ -88,6 +85,7 @@ describe.each(ALL_DIALECTS)('thread roots on $dialect', ({ dialect, skip }) => {
   });
 
   it.skipIf(skipCorpus)('reaches the same roots whatever order the messages are drained in, one at a time', async () => {
+    const store = getStore();
     const files = [...corpusFiles(GHOST), ...corpusFiles('notmuch/test/corpora/threading/parent-priority'), ...corpusFiles('notmuch/test/corpora/broken/loop')];
     await stageFiles(files);
     await drain(store);
@@ -104,6 +102,7 @@ describe.each(ALL_DIALECTS)('thread roots on $dialect', ({ dialect, skip }) => {
   });
 
   it.skipIf(skipCorpus)('threads real LKML mail the same when it arrives newest first in small drains as when it arrives at once', async () => {
+    const store = getStore();
     const files = corpusFiles('notmuch/test/corpora/lkml');
     await stageFiles(files);
     await drain(store);
@@ -128,6 +127,7 @@ describe.each(ALL_DIALECTS)('thread roots on $dialect', ({ dialect, skip }) => {
   });
 
   it.skipIf(skipCorpus)('follows In-Reply-To when References name a root that does not exist (parent-priority)', async () => {
+    const store = getStore();
     await stageFiles(corpusFiles('notmuch/test/corpora/threading/parent-priority'));
     await drain(store);
     expect(await roots()).toEqual({
@@ -138,6 +138,7 @@ describe.each(ALL_DIALECTS)('thread roots on $dialect', ({ dialect, skip }) => {
   });
 
   it.skipIf(skipCorpus)('breaks an In-Reply-To loop at its earliest message, in either drain order', async () => {
+    const store = getStore();
     await stageFiles([`notmuch/test/corpora/broken/loop/loop-21`]);
     await drain(store);
     expect(await roots()).toEqual({ 'mid-loop-21@example.org': 'mid-loop-21@example.org' });
@@ -147,6 +148,7 @@ describe.each(ALL_DIALECTS)('thread roots on $dialect', ({ dialect, skip }) => {
   });
 
   it.skipIf(skipCorpus)('stores every duplicate Message-ID and threads replies to the first holder of the id', async () => {
+    const store = getStore();
     await stageFiles(corpusFiles('notmuch/test/corpora/duplicate'));
     const shared = '87r2ecrr6x.fsf@zephyr.silentflame.com';
     await stageClassified(
@@ -164,6 +166,7 @@ describe.each(ALL_DIALECTS)('thread roots on $dialect', ({ dialect, skip }) => {
   });
 
   it.skipIf(skipCorpus)('roots a kernel patch series and its replies at the cover letter (b4 samples)', async () => {
+    const store = getStore();
     for (const message of readMbox(corpusPath('b4/src/tests/samples/trailers-thread-with-cover-followup.mbox'))) await stageClassified(store, listId, message);
     await drain(store);
     expect(await roots()).toEqual({
@@ -178,6 +181,7 @@ describe.each(ALL_DIALECTS)('thread roots on $dialect', ({ dialect, skip }) => {
   });
 
   it.skipIf(skipCorpus)('keeps a partial re-roll in the thread of the series it re-rolls, despite References out of order', async () => {
+    const store = getStore();
     for (const message of readMbox(corpusPath('b4/src/tests/samples/trailers-followup-partial-reroll.mbox'))) await stageClassified(store, listId, message);
     await drain(store);
     const cover = 'cover-message@example.com';
@@ -192,6 +196,7 @@ describe.each(ALL_DIALECTS)('thread roots on $dialect', ({ dialect, skip }) => {
   });
 
   it.skipIf(skipCorpus)('roots patchwork series at the cover letter, a v2 threaded to v1 at the v1 cover, and survives two In-Reply-To headers', async () => {
+    const store = getStore();
     const series = 'patchwork/patchwork/tests/data/series';
     for (const file of ['revision-threaded-to-cover.mbox', 'bugs-multiple-references.mbox']) {
       for (const message of readMbox(corpusPath(series, file))) await stageClassified(store, listId, message);
@@ -216,7 +221,8 @@ describe.each(ALL_DIALECTS)('thread roots on $dialect', ({ dialect, skip }) => {
     });
   });
 
-  it.skipIf(skip)('reads the parent out of an RFC 822 In-Reply-To phrase', async () => {
+  it('reads the parent out of an RFC 822 In-Reply-To phrase', async () => {
+    const store = getStore();
     await stageClassified(store, listId, mail({ From: 'a@example.org', 'Message-ID': '<parent@x>', Date: 'Mon, 1 Jan 2024 10:00:00 +0000' }));
     await stageClassified(store, listId, mail({ From: 'b@example.org', 'Message-ID': '<child@x>', Date: 'Mon, 1 Jan 2024 11:00:00 +0000' }), {
       envelope: { inReplyTo: 'Your message of "Mon, 1 Jan 2024 10:00:00 +0000" <parent@x>', references: [] },

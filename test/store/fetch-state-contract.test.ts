@@ -1,40 +1,36 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, expect, it } from 'vitest';
 import { openStore } from '../../src/core/store/open-store.js';
 import type { LockOwner } from '../../src/core/locks/lock-owner.js';
 import type { ClaimOptions } from '../../src/core/store/fetch-state-records.js';
-import type { Store } from '../../src/core/store/store.js';
-import { ALL_DIALECTS, createTestStore } from '../helpers/databases.js';
+import { describeOnDialects } from '../helpers/describe-on-dialects.js';
 
 const me: LockOwner = { pid: 1001, bootId: 'boot-a', host: 'host-a' };
 const other: LockOwner = { pid: 2002, bootId: 'boot-b', host: 'host-b' };
 const NOW = new Date('2024-06-15T12:00:00Z');
 const claimOptions = (extra: Partial<ClaimOptions> = {}): ClaimOptions => ({ owner: me, now: NOW, ignoreSchedule: false, cadenceDays: 30, ...extra });
 
-describe.each(ALL_DIALECTS)('fetch state contract on $dialect', ({ dialect, skip }) => {
-  let store: Store & { dropDatabase(): Promise<void>; url: string };
+describeOnDialects('fetch state contract on $dialect', (getStore) => {
   const ids: Record<string, number> = {};
   beforeEach(async () => {
-    if (skip) return;
-    store = await createTestStore(dialect);
+    const store = getStore();
     for (const name of ['a', 'b', 'c']) ids[name] = (await store.lists.register({ system: 'public_inbox', name })).list.id;
   });
-  afterEach(async () => {
-    if (!skip) await store.dropDatabase();
-  });
-  const set = (name: string, sql: string, params: unknown[] = []) => store.db.run(`UPDATE lists SET ${sql} WHERE id = ?`, [...(params as never[]), ids[name]!]);
+  const set = (name: string, sql: string, params: unknown[] = []) => getStore().db.run(`UPDATE lists SET ${sql} WHERE id = ?`, [...(params as never[]), ids[name]!]);
   const hold = (name: string, at: string, pid: number, bootId: string, host: string) =>
-    store.db.run(
+    getStore().db.run(
       `INSERT INTO stage_locks (list_id, stage, locked_at, locked_pid, locked_boot_id, locked_host) VALUES (?, 'fetch', ?, ?, ?, ?)
        ON CONFLICT (list_id, stage) DO UPDATE SET locked_at = excluded.locked_at, locked_pid = excluded.locked_pid, locked_boot_id = excluded.locked_boot_id, locked_host = excluded.locked_host`,
       [ids[name]!, at, pid, bootId, host],
     );
   const claimAll = async (options: ClaimOptions) => {
+    const store = getStore();
     const out: string[] = [];
     for (let list = await store.fetchState.claimNext(options); list; list = await store.fetchState.claimNext(options)) out.push(list.name);
     return out;
   };
 
-  it.skipIf(skip)('claims each free list once and records who holds it', async () => {
+  it('claims each free list once and records who holds it', async () => {
+    const store = getStore();
     const first = await store.fetchState.claimNext(claimOptions());
     expect(first).toMatchObject({ name: 'a', lockedPid: 1001, lockedBootId: 'boot-a', lockedHost: 'host-a' });
     expect(await claimAll(claimOptions())).toEqual(['b', 'c']);
@@ -43,7 +39,8 @@ describe.each(ALL_DIALECTS)('fetch state contract on $dialect', ({ dialect, skip
     expect((await store.fetchState.claimNext(claimOptions({ owner: other })))?.name).toBe('a');
   });
 
-  it.skipIf(skip)('never gives one list to two connections claiming at once', async () => {
+  it('never gives one list to two connections claiming at once', async () => {
+    const store = getStore();
     for (let i = 0; i < 20; i++) await store.lists.register({ system: 'public_inbox', name: `bulk-${i}` });
     const second = await openStore(store.url);
     try {
@@ -59,13 +56,14 @@ describe.each(ALL_DIALECTS)('fetch state contract on $dialect', ({ dialect, skip
     }
   });
 
-  it.skipIf(skip)('recovers a lock older than two hours but not a fresh one', async () => {
+  it('recovers a lock older than two hours but not a fresh one', async () => {
     await hold('a', new Date(NOW.getTime() - 3 * 3600_000).toISOString(), 5, 'x', 'y');
     await hold('b', new Date(NOW.getTime() - 3600_000).toISOString(), 5, 'x', 'y');
     expect(await claimAll(claimOptions())).toEqual(['a', 'c']);
   });
 
-  it.skipIf(skip)('frees locks of dead processes on this boot and host only', async () => {
+  it('frees locks of dead processes on this boot and host only', async () => {
+    const store = getStore();
     const fresh = NOW.toISOString();
     await hold('a', fresh, 7, me.bootId, me.host);
     await hold('b', fresh, 8, 'boot-old', me.host);
@@ -74,7 +72,8 @@ describe.each(ALL_DIALECTS)('fetch state contract on $dialect', ({ dialect, skip
     expect(await claimAll(claimOptions())).toEqual(['a']);
   });
 
-  it.skipIf(skip)('claims interrupted scans first, then lists never fetched, then the longest waiting', async () => {
+  it('claims interrupted scans first, then lists never fetched, then the longest waiting', async () => {
+    const store = getStore();
     const old = new Date(NOW.getTime() - 40 * 86_400_000).toISOString();
     const older = new Date(NOW.getTime() - 50 * 86_400_000).toISOString();
     const d = (await store.lists.register({ system: 'public_inbox', name: 'd' })).list.id;
@@ -84,14 +83,16 @@ describe.each(ALL_DIALECTS)('fetch state contract on $dialect', ({ dialect, skip
     expect(await claimAll(claimOptions())).toEqual(['b', 'c', 'a', 'd']);
   });
 
-  it.skipIf(skip)('leaves a complete list alone until the cadence has passed, unless told to ignore the schedule', async () => {
+  it('leaves a complete list alone until the cadence has passed, unless told to ignore the schedule', async () => {
+    const store = getStore();
     await set('a', 'last_run_at = ?, scan_complete = TRUE', [new Date(NOW.getTime() - 5 * 86_400_000).toISOString()]);
     expect(await claimAll(claimOptions())).toEqual(['b', 'c']);
     for (const name of ['b', 'c']) await store.locks.release(ids[name]!, 'fetch', me);
     expect(await claimAll(claimOptions({ ignoreSchedule: true }))).toEqual(['b', 'c', 'a']);
   });
 
-  it.skipIf(skip)('waits 120 s times attempts squared after a failure and sidelines after ten in a row', async () => {
+  it('waits 120 s times attempts squared after a failure and sidelines after ten in a row', async () => {
+    const store = getStore();
     let failure = await store.fetchState.recordFailure(ids.a!, 'boom', NOW);
     expect(failure).toEqual({ attempts: 1, retryAfter: new Date(NOW.getTime() + 120_000).toISOString(), sidelined: false });
     failure = await store.fetchState.recordFailure(ids.a!, 'boom', NOW);
@@ -108,7 +109,8 @@ describe.each(ALL_DIALECTS)('fetch state contract on $dialect', ({ dialect, skip
     expect(await store.lists.byId(ids.a!)).toMatchObject({ failedAttempts: 0, sidelinedAt: null, retryAfter: null, scanComplete: true });
   });
 
-  it.skipIf(skip)('waits at least as long as the archive asked (Retry-After) when that is longer than the backoff', async () => {
+  it('waits at least as long as the archive asked (Retry-After) when that is longer than the backoff', async () => {
+    const store = getStore();
     const failure = await store.fetchState.recordFailure(ids.a!, 'rate limited', NOW, 7_200_000);
     expect(failure.retryAfter).toBe(new Date(NOW.getTime() + 7_200_000).toISOString());
     expect(await claimAll(claimOptions({ now: new Date(NOW.getTime() + 3_600_000) }))).toEqual(['b', 'c']);
@@ -116,7 +118,8 @@ describe.each(ALL_DIALECTS)('fetch state contract on $dialect', ({ dialect, skip
     expect(short.retryAfter).toBe(new Date(NOW.getTime() + 120_000).toISOString());
   });
 
-  it.skipIf(skip)('opens a host breaker after ten consecutive transient failures and closes it on success', async () => {
+  it('opens a host breaker after ten consecutive transient failures and closes it on success', async () => {
+    const store = getStore();
     for (let i = 0; i < 9; i++) expect(await store.breakers.recordFailure('lists.example.org', NOW)).toBe(false);
     expect(await store.breakers.openHosts(NOW)).toEqual([]);
     expect(await store.breakers.recordFailure('lists.example.org', NOW)).toBe(true);
@@ -126,7 +129,8 @@ describe.each(ALL_DIALECTS)('fetch state contract on $dialect', ({ dialect, skip
     expect(await store.breakers.openHosts(NOW)).toEqual([]);
   });
 
-  it.skipIf(skip)('records each deletion once however often its month is read', async () => {
+  it('records each deletion once however often its month is read', async () => {
+    const store = getStore();
     const deletion = { messageKey: 'gone@example.org', sourceRef: '0.git/abc', deletedAt: NOW.toISOString() };
     expect(await store.transaction((tx) => tx.fetchState.recordDeletions(ids.a!, [deletion]))).toBe(1);
     expect(await store.transaction((tx) => tx.fetchState.recordDeletions(ids.a!, [deletion]))).toBe(0);

@@ -1,7 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, expect, it } from 'vitest';
 import { identifyMessage } from '../../src/core/archive/message-key.js';
-import type { Store } from '../../src/core/store/store.js';
-import { ALL_DIALECTS, createTestStore } from '../helpers/databases.js';
+import { describeOnDialects } from '../helpers/describe-on-dialects.js';
 
 function mail(id: string | null, body: string, transport = ''): Buffer {
   const idLine = id ? `Message-ID: <${id}>\n` : '';
@@ -9,34 +8,32 @@ function mail(id: string | null, body: string, transport = ''): Buffer {
 }
 const stage = (raw: Buffer) => ({ raw, ...identifyMessage(raw) });
 
-describe.each(ALL_DIALECTS)('staging contract on $dialect', ({ dialect, skip }) => {
-  let store: Store & { dropDatabase(): Promise<void> };
+describeOnDialects('staging contract on $dialect', (getStore) => {
   let listId: number;
   beforeEach(async () => {
-    if (skip) return;
-    store = await createTestStore(dialect);
+    const store = getStore();
     listId = (await store.lists.register({ system: 'mbox', name: '/x.mbox' })).list.id;
   });
-  afterEach(async () => {
-    if (!skip) await store.dropDatabase();
-  });
   const keys = async () =>
-    (await store.db.all<{ message_key: string }>('SELECT message_key FROM staged_messages ORDER BY message_key')).map((r) => r.message_key);
+    (await getStore().db.all<{ message_key: string }>('SELECT message_key FROM staged_messages ORDER BY message_key')).map((r) => r.message_key);
 
-  it.skipIf(skip)('stores a batch once however often it is staged', async () => {
+  it('stores a batch once however often it is staged', async () => {
+    const store = getStore();
     const batch = [stage(mail('a@x', 'one')), stage(mail('b@x', 'two')), stage(mail(null, 'no id'))];
     expect(await store.staging.stageBatch(listId, '2024-01', batch)).toEqual({ staged: 3, duplicates: 0 });
     expect(await store.staging.stageBatch(listId, '2024-01', batch)).toEqual({ staged: 0, duplicates: 3 });
     expect(await keys()).toHaveLength(3);
   });
 
-  it.skipIf(skip)('treats the same mail with other transport headers as one message', async () => {
+  it('treats the same mail with other transport headers as one message', async () => {
+    const store = getStore();
     const first = stage(mail('a@x', 'one', 'Received: from relay1\nDelivered-To: x@y\n'));
     const second = stage(mail('a@x', 'one', 'Received: from relay2\nArchived-At: <http://a>\n'));
     expect(await store.staging.stageBatch(listId, null, [first, second])).toEqual({ staged: 1, duplicates: 1 });
   });
 
-  it.skipIf(skip)('keeps two different mails that reuse one Message-ID, in any order', async () => {
+  it('keeps two different mails that reuse one Message-ID, in any order', async () => {
+    const store = getStore();
     const a = stage(mail('dup@x', 'first text'));
     const b = stage(mail('dup@x', 'second text'));
     await store.staging.stageBatch(listId, null, [a, b]);
@@ -47,7 +44,8 @@ describe.each(ALL_DIALECTS)('staging contract on $dialect', ({ dialect, skip }) 
     expect(await keys()).toEqual(once);
   });
 
-  it.skipIf(skip)('gives a message without Message-ID a stable key from its content', async () => {
+  it('gives a message without Message-ID a stable key from its content', async () => {
+    const store = getStore();
     await store.staging.stageBatch(listId, null, [stage(mail(null, 'anonymous'))]);
     const [key] = await keys();
     expect(key).toMatch(/^synthetic-[0-9a-f]{40}@listminer\.invalid$/);
@@ -55,20 +53,23 @@ describe.each(ALL_DIALECTS)('staging contract on $dialect', ({ dialect, skip }) 
     expect(await keys()).toEqual([key]);
   });
 
-  it.skipIf(skip)('stores a cross-posted mail once per list', async () => {
+  it('stores a cross-posted mail once per list', async () => {
+    const store = getStore();
     const other = (await store.lists.register({ system: 'mbox', name: '/y.mbox' })).list.id;
     const m = stage(mail('x@x', 'cross'));
     await store.staging.stageBatch(listId, null, [m]);
     expect(await store.staging.stageBatch(other, null, [m])).toEqual({ staged: 1, duplicates: 0 });
   });
 
-  it.skipIf(skip)('stages a message whose Message-ID carries NUL and control bytes', async () => {
+  it('stages a message whose Message-ID carries NUL and control bytes', async () => {
+    const store = getStore();
     const raw = Buffer.from('From: a@example.org\nMessage-ID: <bad\u0000id\u0001@x>\nSubject: s\n\nbody\n', 'latin1');
     expect(await store.staging.stageBatch(listId, null, [stage(raw)])).toEqual({ staged: 1, duplicates: 0 });
     expect(await keys()).toEqual(['badid@x']);
   });
 
-  it.skipIf(skip)('checkpoints the month in the same transaction as the batch', async () => {
+  it('checkpoints the month in the same transaction as the batch', async () => {
+    const store = getStore();
     await store.staging.stageBatch(listId, '2024-02', [stage(mail('a@x', 'one'))], { month: '2024-02', seen: 1, staged: 1 });
     const list = await store.lists.byId(listId);
     expect(list!.lastMonth).toBe('2024-02');

@@ -1,23 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { openStore } from '../../src/core/store/open-store.js';
 import { readMigrations } from '../../src/core/store/migrate.js';
-import type { Store } from '../../src/core/store/store.js';
-import { ALL_DIALECTS, createTestStore } from '../helpers/databases.js';
+import { describeOnDialects } from '../helpers/describe-on-dialects.js';
 
 // One contract, run once per dialect: the same calls give the same records.
-describe.each(ALL_DIALECTS)('store contract on $dialect', ({ dialect, skip }) => {
-  let store: Store & { dropDatabase(): Promise<void>; url: string };
+describeOnDialects('store contract on $dialect', (getStore, dialect) => {
 
-  beforeEach(async () => {
-    if (skip) return;
-    store = await createTestStore(dialect);
-  });
-  afterEach(async () => {
-    if (skip) return;
-    await store.dropDatabase();
-  });
 
-  it.skipIf(skip)('records every migration with its checksum and applies nothing on reopen', async () => {
+  it('records every migration with its checksum and applies nothing on reopen', async () => {
+    const store = getStore();
     const rows = await store.db.all<{ name: string; checksum: string }>('SELECT name, checksum FROM schema_migrations ORDER BY name');
     expect(rows).toEqual(readMigrations(dialect).map((m) => ({ name: m.name, checksum: m.checksum })));
     const again = await openStore(store.url);
@@ -25,17 +16,20 @@ describe.each(ALL_DIALECTS)('store contract on $dialect', ({ dialect, skip }) =>
     await again.close();
   });
 
-  it.skipIf(skip)('refuses a database whose applied migration differs from its file', async () => {
+  it('refuses a database whose applied migration differs from its file', async () => {
+    const store = getStore();
     await store.db.run("UPDATE schema_migrations SET checksum = 'tampered' WHERE name = '001_initial.sql'");
     await expect(openStore(store.url)).rejects.toThrow(/applied migration 001_initial.sql with different contents/);
   });
 
-  it.skipIf(skip)('refuses a database written by a newer listminer', async () => {
+  it('refuses a database written by a newer listminer', async () => {
+    const store = getStore();
     await store.db.run("INSERT INTO schema_migrations (name, checksum, applied_at) VALUES ('999_future.sql', 'x', 'now')");
     await expect(openStore(store.url)).rejects.toThrow(/has migration 999_future.sql that this listminer does not know/);
   });
 
-  it.skipIf(skip)('registers a list once however often and however concurrently it is added', async () => {
+  it('registers a list once however often and however concurrently it is added', async () => {
+    const store = getStore();
     const add = () => store.lists.register({ system: 'apache_ponymail', name: 'dev@kafka.apache.org', listAddress: 'dev@kafka.apache.org' });
     const results = await Promise.all([add(), add(), add(), add()]);
     expect(results.filter((r) => r.action === 'added')).toHaveLength(1);
@@ -43,14 +37,16 @@ describe.each(ALL_DIALECTS)('store contract on $dialect', ({ dialect, skip }) =>
     expect((await add()).action).toBe('unchanged');
   });
 
-  it.skipIf(skip)('updates only the fields a later registration gives', async () => {
+  it('updates only the fields a later registration gives', async () => {
+    const store = getStore();
     await store.lists.register({ system: 'mbox', name: '/data/a.mbox', listId: 'a.example.org', rulesSystem: 'apache_ponymail' });
     const { action, list } = await store.lists.register({ system: 'mbox', name: '/data/a.mbox', baseUrl: 'file:///x' });
     expect(action).toBe('updated');
     expect(list).toMatchObject({ listId: 'a.example.org', rulesSystem: 'apache_ponymail', baseUrl: 'file:///x' });
   });
 
-  it.skipIf(skip)('returns records of the same shape on every engine', async () => {
+  it('returns records of the same shape on every engine', async () => {
+    const store = getStore();
     const { list } = await store.lists.register({ system: 'public_inbox', name: 'netdev' });
     expect(list.scanComplete).toBe(false);
     expect(typeof list.id).toBe('number');
@@ -58,7 +54,8 @@ describe.each(ALL_DIALECTS)('store contract on $dialect', ({ dialect, skip }) =>
     expect(list.lockedAt).toBeNull();
   });
 
-  it.skipIf(skip)('keeps one repo per URL and ties waiting lists to it', async () => {
+  it('keeps one repo per URL and ties waiting lists to it', async () => {
+    const store = getStore();
     await store.lists.register({ system: 'apache_ponymail', name: 'dev@kafka.apache.org', repoUrl: 'https://github.com/apache/kafka' });
     const repo = { url: 'https://github.com/apache/kafka', host: 'github.com', owner: 'apache', name: 'kafka' };
     const first = await store.repos.ensure(repo);
@@ -69,7 +66,8 @@ describe.each(ALL_DIALECTS)('store contract on $dialect', ({ dialect, skip }) =>
     expect((await store.lists.all())[0]!.repoId).toBe(first.repo.id);
   });
 
-  it.skipIf(skip)('rolls back every statement of a failed transaction', async () => {
+  it('rolls back every statement of a failed transaction', async () => {
+    const store = getStore();
     await expect(
       store.db.transaction(async (tx) => {
         await tx.run("INSERT INTO repos (url, host, name, created_at) VALUES ('https://x.org/a', 'x.org', 'a', ?)", [new Date().toISOString()]);
@@ -79,7 +77,8 @@ describe.each(ALL_DIALECTS)('store contract on $dialect', ({ dialect, skip }) =>
     expect(await store.repos.all()).toEqual([]);
   });
 
-  it.skipIf(skip)('counts messages per list and status, and removes a list with its mail', async () => {
+  it('counts messages per list and status, and removes a list with its mail', async () => {
+    const store = getStore();
     const { list } = await store.lists.register({ system: 'public_inbox', name: 'netdev' });
     const now = new Date().toISOString();
     for (const [key, status] of [['a', 'staged'], ['b', 'drained'], ['c', 'shunted']] as const) {
@@ -94,7 +93,8 @@ describe.each(ALL_DIALECTS)('store contract on $dialect', ({ dialect, skip }) =>
     expect(await store.db.all('SELECT id FROM staged_messages')).toEqual([]);
   });
 
-  it.skipIf(skip)('stores and returns raw bytes unchanged', async () => {
+  it('stores and returns raw bytes unchanged', async () => {
+    const store = getStore();
     const { list } = await store.lists.register({ system: 'public_inbox', name: 'netdev' });
     const raw = Buffer.from([0, 1, 2, 0xff, 0xfe, 0x0d, 0x0a, 0x80]);
     const now = new Date().toISOString();
@@ -106,7 +106,8 @@ describe.each(ALL_DIALECTS)('store contract on $dialect', ({ dialect, skip }) =>
     expect(Buffer.from(row!.raw).equals(raw)).toBe(true);
   });
 
-  it.skipIf(skip)('stores JSON text as a JSON value a researcher can query inside, not as a string of JSON', async () => {
+  it('stores JSON text as a JSON value a researcher can query inside, not as a string of JSON', async () => {
+    const store = getStore();
     const { list } = await store.lists.register({ system: 'public_inbox', name: 'netdev' });
     const now = new Date().toISOString();
     await store.db.run(

@@ -1,12 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { ArchiveError } from '../../../../src/core/errors.js';
 import { type ArchiveItem, type ArchiveSource, type Month } from '../../../../src/core/archive/archive-source.js';
 import { addMonths, monthOf } from '../../../../src/core/archive/month.js';
 import { fetchLists, type FetchOptions } from '../../../../src/core/fetch/fetch-lists.js';
 import { silentProgress } from '../../../../src/core/progress.js';
-import type { Store } from '../../../../src/core/store/store.js';
 import { loadSystems } from '../../../../src/core/systems/load-systems.js';
-import { ALL_DIALECTS, createTestStore } from '../../../helpers/databases.js';
+import { describeOnDialects } from '../../../helpers/describe-on-dialects.js';
 
 const NOW_MONTH = monthOf(new Date());
 const month = (back: number) => addMonths(NOW_MONTH, -back);
@@ -49,16 +48,8 @@ function archive(spec: Record<number, number>, prefix = 'm'): Map<Month, Archive
   return months;
 }
 
-describe.each(ALL_DIALECTS)('fetchLists on $dialect', ({ dialect, skip }) => {
-  let store: Store & { dropDatabase(): Promise<void> };
+describeOnDialects('fetchLists on $dialect', (getStore) => {
   const systems = loadSystems();
-  beforeEach(async () => {
-    if (skip) return;
-    store = await createTestStore(dialect);
-  });
-  afterEach(async () => {
-    if (!skip) await store.dropDatabase();
-  });
   const options = (sources: Record<string, FakeSource>, extra: Partial<FetchOptions> = {}): FetchOptions => ({
     cadenceDays: 30,
     cacheDir: '/nonexistent',
@@ -67,14 +58,15 @@ describe.each(ALL_DIALECTS)('fetchLists on $dialect', ({ dialect, skip }) => {
   });
   const keys = async (name = 'netdev') =>
     (
-      await store.db.all<{ message_key: string }>(
+      await getStore().db.all<{ message_key: string }>(
         'SELECT message_key FROM staged_messages s JOIN lists l ON l.id = s.list_id WHERE l.name = ? ORDER BY message_key',
         [name],
       )
     ).map((r) => r.message_key);
-  const add = (name: string, baseUrl?: string) => store.lists.register({ system: 'public_inbox', name, baseUrl });
+  const add = (name: string, baseUrl?: string) => getStore().lists.register({ system: 'public_inbox', name, baseUrl });
 
-  it.skipIf(skip)('stages every month of the whole history once and checkpoints each', async () => {
+  it('stages every month of the whole history once and checkpoints each', async () => {
+    const store = getStore();
     await add('netdev');
     const source = new FakeSource(archive({ 3: 4, 1: 2, 0: 3 }));
     const result = await fetchLists(store, systems, options({ netdev: source }, { full: true }), silentProgress);
@@ -87,7 +79,8 @@ describe.each(ALL_DIALECTS)('fetchLists on $dialect', ({ dialect, skip }) => {
     expect(source.closed).toBe(1);
   });
 
-  it.skipIf(skip)('reads only the current month again on the next run and stages only the new mail', async () => {
+  it('reads only the current month again on the next run and stages only the new mail', async () => {
+    const store = getStore();
     await add('netdev');
     const months = archive({ 2: 3, 0: 2 });
     await fetchLists(store, systems, options({ netdev: new FakeSource(months) }, { full: true }), silentProgress);
@@ -97,7 +90,8 @@ describe.each(ALL_DIALECTS)('fetchLists on $dialect', ({ dialect, skip }) => {
     expect(await keys()).toHaveLength(6);
   });
 
-  it.skipIf(skip)('leaves a list fetched recently alone until its cadence passes', async () => {
+  it('leaves a list fetched recently alone until its cadence passes', async () => {
+    const store = getStore();
     await add('netdev');
     const source = new FakeSource(archive({ 0: 1 }));
     await fetchLists(store, systems, options({ netdev: source }), silentProgress);
@@ -105,7 +99,8 @@ describe.each(ALL_DIALECTS)('fetchLists on $dialect', ({ dialect, skip }) => {
     expect(again.lists).toEqual([]);
   });
 
-  it.skipIf(skip)('reads a recent window of a new list: --months, else backfill_months', async () => {
+  it('reads a recent window of a new list: --months, else backfill_months', async () => {
+    const store = getStore();
     await add('netdev');
     await add('bpf');
     const spec = { 30: 1, 5: 1, 2: 1, 0: 1 };
@@ -120,7 +115,8 @@ describe.each(ALL_DIALECTS)('fetchLists on $dialect', ({ dialect, skip }) => {
     expect(window.lists[0]).toMatchObject({ monthsPlanned: 6, staged: 3 });
   });
 
-  it.skipIf(skip)('stages after a crash mid-month exactly what a clean run stages', async () => {
+  it('stages after a crash mid-month exactly what a clean run stages', async () => {
+    const store = getStore();
     await add('netdev');
     await add('clean');
     const months = archive({ 1: 1200, 0: 10 });
@@ -141,7 +137,8 @@ describe.each(ALL_DIALECTS)('fetchLists on $dialect', ({ dialect, skip }) => {
     expect(list).toMatchObject({ failedAttempts: 0, scanComplete: true, retryAfter: null });
   });
 
-  it.skipIf(skip)('on abort writes what was read, keeps the month unfinished and releases the list', async () => {
+  it('on abort writes what was read, keeps the month unfinished and releases the list', async () => {
+    const store = getStore();
     await add('netdev');
     const months = archive({ 1: 50, 0: 5 });
     const controller = new AbortController();
@@ -163,7 +160,8 @@ describe.each(ALL_DIALECTS)('fetchLists on $dialect', ({ dialect, skip }) => {
     expect(rest.lists[0]).toMatchObject({ status: 'done', staged: 35, duplicates: 20 });
   });
 
-  it.skipIf(skip)('records deletions with the key of the withdrawn message', async () => {
+  it('records deletions with the key of the withdrawn message', async () => {
+    const store = getStore();
     await add('netdev');
     const months = archive({ 0: 2 });
     months.get(NOW_MONTH)!.push({ kind: 'deletion', raw: mail('spam@example.org'), sourceRef: '0.git/deadbeef', deletedAt: '2024-01-01T00:00:00.000Z' });
@@ -176,7 +174,8 @@ describe.each(ALL_DIALECTS)('fetchLists on $dialect', ({ dialect, skip }) => {
     expect(await store.db.all('SELECT source_ref FROM archive_deletions')).toHaveLength(1);
   });
 
-  it.skipIf(skip)('goes on with other lists when one fails, and counts transient failures on its host breaker', async () => {
+  it('goes on with other lists when one fails, and counts transient failures on its host breaker', async () => {
+    const store = getStore();
     await add('broken', 'https://lore.example.org');
     await add('netdev', 'https://lore.example.org');
     const broken = new FakeSource(archive({ 0: 3 }));
@@ -188,7 +187,8 @@ describe.each(ALL_DIALECTS)('fetchLists on $dialect', ({ dialect, skip }) => {
     expect(Number(breaker!.consecutive_failures)).toBe(0);
   });
 
-  it.skipIf(skip)('claims nothing behind an open breaker', async () => {
+  it('claims nothing behind an open breaker', async () => {
+    const store = getStore();
     await add('netdev', 'https://lore.example.org');
     await add('local');
     for (let i = 0; i < 10; i++) await store.breakers.recordFailure('lore.example.org');
@@ -201,7 +201,8 @@ describe.each(ALL_DIALECTS)('fetchLists on $dialect', ({ dialect, skip }) => {
     expect(result.lists.map((l) => l.list)).toEqual(['local']);
   });
 
-  it.skipIf(skip)('fails a list at once on a permanent error without touching the breaker', async () => {
+  it('fails a list at once on a permanent error without touching the breaker', async () => {
+    const store = getStore();
     await add('netdev', 'https://lore.example.org');
     const source = new FakeSource(archive({ 0: 2 }));
     source.fault = { month: NOW_MONTH, afterItems: 0, error: new ArchiveError('no such inbox', 'permanent') };
@@ -211,7 +212,8 @@ describe.each(ALL_DIALECTS)('fetchLists on $dialect', ({ dialect, skip }) => {
     expect(await store.db.all('SELECT * FROM circuit_breakers')).toEqual([]);
   });
 
-  it.skipIf(skip)('with several workers fetches every list exactly once', async () => {
+  it('with several workers fetches every list exactly once', async () => {
+    const store = getStore();
     const sources: Record<string, FakeSource> = {};
     for (let i = 0; i < 7; i++) {
       await add(`list-${i}`);
@@ -223,7 +225,8 @@ describe.each(ALL_DIALECTS)('fetchLists on $dialect', ({ dialect, skip }) => {
     expect(Object.values(sources).map((s) => s.closed)).toEqual(new Array(7).fill(1));
   });
 
-  it.skipIf(skip)('fails a list whose backend cannot be loaded and goes on with the others', async () => {
+  it('fails a list whose backend cannot be loaded and goes on with the others', async () => {
+    const store = getStore();
     await add('netdev');
     await add('bpf');
     const result = await fetchLists(
@@ -241,7 +244,8 @@ describe.each(ALL_DIALECTS)('fetchLists on $dialect', ({ dialect, skip }) => {
     expect(await store.lists.byName('public_inbox', 'netdev')).toMatchObject({ failedAttempts: 1, lockedAt: null });
   });
 
-  it.skipIf(skip)('refuses a --list name that is not registered', async () => {
+  it('refuses a --list name that is not registered', async () => {
+    const store = getStore();
     await expect(fetchLists(store, systems, options({}, { lists: ['nope'] }), silentProgress)).rejects.toThrow('No list "nope" is registered.');
   });
 });

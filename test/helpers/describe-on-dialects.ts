@@ -1,0 +1,70 @@
+import { afterAll, afterEach, beforeEach, describe } from 'vitest';
+import { createTestDatabase, createTestStore, type Dialect, postgresSkipReason, type TestDatabase, type TestStore } from './databases.js';
+
+/** Why a whole suite cannot run (e.g. the mail corpus is missing); undefined to run it. */
+export interface DialectSuiteOptions {
+  skip?: string;
+}
+
+/** The databases of one dialect's run of a suite: each one `create()` makes is dropped after the suite. */
+export interface DialectDatabases {
+  dialect: Dialect;
+  create(): Promise<TestDatabase>;
+}
+
+/**
+ * Declares the suite once per dialect. `title` takes `$dialect` as
+ * describe.each does. The Postgres run is skipped, with the reason printed,
+ * when the server cannot be reached (under CI=true databases.ts fails instead).
+ */
+function eachDialect(title: string, options: DialectSuiteOptions, body: (dialect: Dialect) => void): void {
+  for (const dialect of ['sqlite', 'postgres'] as const) {
+    const reason = options.skip ?? (dialect === 'postgres' ? postgresSkipReason : undefined);
+    if (reason) console.warn(`skipping "${title.replace('$dialect', dialect)}": ${reason}`);
+    describe.skipIf(Boolean(reason)).each([{ dialect }])(title, () => body(dialect));
+  }
+}
+
+/**
+ * A store suite on every dialect: each test gets a fresh store on a fresh
+ * database (`getStore()` inside the test or its hooks), dropped after it.
+ */
+export function describeOnDialects(title: string, body: (getStore: () => TestStore, dialect: Dialect) => void, options: DialectSuiteOptions = {}): void {
+  eachDialect(title, options, (dialect) => {
+    let store: TestStore | undefined;
+    beforeEach(async () => {
+      store = await createTestStore(dialect);
+    });
+    afterEach(async () => {
+      await store?.dropDatabase();
+      store = undefined;
+    });
+    body(() => {
+      if (!store) throw new Error('getStore() is only available inside a test or its hooks');
+      return store;
+    }, dialect);
+  });
+}
+
+/**
+ * A suite that drives the CLI against database URLs, on every dialect. The
+ * suite makes its databases with `databases.create()` (in beforeAll for one
+ * shared by the suite, in a test for one of its own); all are dropped after
+ * the suite.
+ */
+export function describeOnDialectDatabases(title: string, body: (databases: DialectDatabases) => void, options: DialectSuiteOptions = {}): void {
+  eachDialect(title, options, (dialect) => {
+    const created: TestDatabase[] = [];
+    afterAll(async () => {
+      for (const database of created.splice(0)) await database.drop();
+    });
+    body({
+      dialect,
+      create: async () => {
+        const database = await createTestDatabase(dialect);
+        created.push(database);
+        return database;
+      },
+    });
+  });
+}
