@@ -21,12 +21,16 @@ export function githubIssue(number: number, extra: Record<string, unknown> = {})
   };
 }
 
-/** A pull request as the issues listing gives it: an issue with a `pull_request` key, under its issue id. */
+/** The pull request githubPull(number) describes, as the issues listing gives it: an issue with a `pull_request` key, under its issue id. */
 export function githubIssueOfPull(number: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const pull = githubPull(number);
   return githubIssue(number, {
-    title: `Pull ${number}`,
-    html_url: `https://github.com/acme/widget/pull/${number}`,
-    pull_request: { url: `https://api.github.com/repos/acme/widget/pulls/${number}`, merged_at: null },
+    title: pull.title,
+    state: pull.state,
+    created_at: pull.created_at,
+    updated_at: pull.updated_at,
+    html_url: pull.html_url,
+    pull_request: { url: `https://api.github.com/repos/acme/widget/pulls/${number}`, merged_at: pull.merged_at },
     ...extra,
   });
 }
