@@ -75,7 +75,9 @@ function sharedDispatcher(): Dispatcher {
  * empty answer (`undefined`), not an error; 429 is `rate_limited` with the
  * Retry-After; 5xx, transport errors, timeouts and bodies cut short are
  * `transient`; other 4xx are `permanent`. 429/5xx/transport failures are
- * retried a few times, paced, before the error is thrown.
+ * retried a few times, paced, before the error is thrown. `document` serves
+ * APIs (GitHub's): their request headers, their rate-limit answers, and
+ * their 4xx answers returned to be read rather than thrown.
  */
 export class HttpClient {
   readonly pacer: Pacer;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { InputError, OperationError } from '../../../../src/core/errors.js';
-import { GitHubApi, GitHubRateLimitStop, type ApiPage } from '../../../../src/core/github/github-api.js';
+import { GitHubApi, GitHubRateLimitStop, githubRateLimitWait, type ApiPage } from '../../../../src/core/github/github-api.js';
 import { HttpClient } from '../../../../src/core/net/http-client.js';
 import { Pacer } from '../../../../src/core/net/pacer.js';
 import { fakeClock } from '../../../helpers/archive-server.js';
@@ -11,6 +11,7 @@ import {
   githubPull,
   primaryLimit,
   secondaryLimit,
+  sendJson,
   startGitHubApiServer,
   type GitHubApiServer,
 } from '../../../helpers/github-api-server.js';
@@ -85,6 +86,12 @@ describe('GitHubApi against a local GitHub', () => {
     expect(clock.sleeps).toContain(1000);
   });
 
+  it('waits a minute for a secondary limit that says so only in its message (403, no Retry-After)', async () => {
+    server.failFirst('/repos/acme/widget/pulls?page=1', (response) => sendJson(response, { message: 'You have exceeded a secondary rate limit. Please wait a few minutes.' }, 403));
+    expect((await readAll(api().pages('pulls'))).flatMap((p) => p.items)).toEqual(PULLS);
+    expect(Math.max(...clock.sleeps)).toBeGreaterThanOrEqual(60_000);
+  });
+
   it('retries a 502 as the archives retry a transient error', async () => {
     server.failFirst('/repos/acme/widget/issues?page=1', badGateway);
     expect((await readAll(api().pages('issues'))).flatMap((p) => p.items)).toEqual(ISSUES);
@@ -145,5 +152,16 @@ describe('GitHubApi against a local GitHub', () => {
     const error = await failure(readAll(api().pages('pulls')));
     expect(error).toBeInstanceOf(OperationError);
     expect(error.message).toMatch(/acme\/widget/);
+  });
+});
+
+describe('githubRateLimitWait', () => {
+  const now = Date.parse('2024-06-01T00:00:00Z');
+  it('reads Retry-After first, then a spent limit until its reset, and no limit in a plain 403', () => {
+    expect(githubRateLimitWait(403, { 'retry-after': '30' }, now)).toBe(30_000);
+    expect(githubRateLimitWait(429, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(now / 1000 + 90) }, now)).toBe(91_000);
+    expect(githubRateLimitWait(403, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(now / 1000 - 5) }, now)).toBe(1000);
+    expect(githubRateLimitWait(403, { 'x-ratelimit-remaining': '12' }, now)).toBeUndefined();
+    expect(githubRateLimitWait(404, { 'retry-after': '30' }, now)).toBeUndefined();
   });
 });
