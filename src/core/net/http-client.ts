@@ -26,8 +26,38 @@ export interface HttpClientOptions {
 /** A response body, streamed: errors while reading it are ArchiveErrors of kind 'transient'. */
 export interface HttpBody {
   url: string;
+  status: number;
+  headers: ResponseHeaders;
   contentType?: string;
   body: AsyncIterable<Buffer>;
+}
+
+export type ResponseHeaders = Record<string, string | string[] | undefined>;
+
+/** How an API asks for a document: its own request headers, and how it says "slow down". */
+export interface DocumentRequest {
+  signal?: AbortSignal;
+  /** Sent along with the client's User-Agent; may replace its Accept. */
+  headers?: Record<string, string>;
+  /**
+   * Reads a refusal the server means as a rate limit that is not a plain 429
+   * with Retry-After (GitHub answers 403 with `x-ratelimit-remaining: 0`):
+   * how long to wait in ms, or undefined when the answer is no rate limit.
+   */
+  rateLimitWait?: (status: number, headers: ResponseHeaders, now: number) => number | undefined;
+}
+
+/** A whole text document with its status and headers. */
+export interface HttpDocument {
+  url: string;
+  status: number;
+  headers: ResponseHeaders;
+  text: string;
+}
+
+interface OpenRequest extends DocumentRequest {
+  /** Return a 4xx (but a rate limit) for the caller to read instead of treating it as an archive would. */
+  clientErrorsAreAnswers?: boolean;
 }
 
 /** Text documents (catalogues, index pages) are small; anything larger than this is refused. */
@@ -45,7 +75,9 @@ function sharedDispatcher(): Dispatcher {
  * empty answer (`undefined`), not an error; 429 is `rate_limited` with the
  * Retry-After; 5xx, transport errors, timeouts and bodies cut short are
  * `transient`; other 4xx are `permanent`. 429/5xx/transport failures are
- * retried a few times, paced, before the error is thrown.
+ * retried a few times, paced, before the error is thrown. `document` serves
+ * APIs (GitHub's): their request headers, their rate-limit answers, and
+ * their 4xx answers returned to be read rather than thrown.
  */
 export class HttpClient {
   readonly pacer: Pacer;
@@ -66,22 +98,27 @@ export class HttpClient {
 
   /** The response body as a stream, or undefined when the server has nothing there (404/410). */
   async stream(url: string, signal?: AbortSignal): Promise<HttpBody | undefined> {
-    return this.withRetries(url, signal, (attempt) => this.open(url, signal, attempt));
+    return this.withRetries(url, signal, (attempt) => this.open(url, attempt, { signal }));
   }
 
   /** A whole (small) text document, or undefined on 404/410. A body cut short is retried too. */
   async text(url: string, signal?: AbortSignal): Promise<string | undefined> {
     return this.withRetries(url, signal, async (attempt) => {
-      const response = await this.open(url, signal, attempt);
-      if (!response) return undefined;
-      const chunks: Buffer[] = [];
-      let length = 0;
-      for await (const chunk of response.body) {
-        length += chunk.length;
-        if (length > MAX_TEXT_BYTES) throw new ArchiveError(`${url} is larger than ${MAX_TEXT_BYTES} bytes; it is not the document expected.`, 'permanent');
-        chunks.push(chunk);
-      }
-      return Buffer.concat(chunks).toString('utf8');
+      const response = await this.open(url, attempt, { signal });
+      return response && readText(response);
+    });
+  }
+
+  /**
+   * A whole (small) text document with its status and headers, for APIs
+   * that page by header and answer errors in JSON: a 4xx other than a rate
+   * limit is returned for the caller to read, not thrown. 5xx, transport
+   * errors and rate limits are paced, retried and thrown as for archives.
+   */
+  async document(url: string, request: DocumentRequest = {}): Promise<HttpDocument> {
+    return this.withRetries(url, request.signal, async (attempt) => {
+      const response = (await this.open(url, attempt, { ...request, clientErrorsAreAnswers: true }))!;
+      return { url, status: response.status, headers: response.headers, text: await readText(response) };
     });
   }
 
@@ -110,7 +147,8 @@ export class HttpClient {
     }
   }
 
-  private async open(url: string, signal: AbortSignal | undefined, attempt: number): Promise<HttpBody | undefined> {
+  private async open(url: string, attempt: number, options: OpenRequest): Promise<HttpBody | undefined> {
+    const { signal } = options;
     const host = new URL(url).host;
     await this.pacer.wait(host, signal);
     let response: Dispatcher.ResponseData;
@@ -118,7 +156,7 @@ export class HttpClient {
       response = await request(url, {
         method: 'GET',
         dispatcher: this.dispatcher,
-        headers: { 'user-agent': this.userAgent, accept: '*/*' },
+        headers: { 'user-agent': this.userAgent, accept: '*/*', ...options.headers },
         signal,
         headersTimeout: this.headersTimeoutMs,
         bodyTimeout: this.bodyTimeoutMs,
@@ -131,7 +169,17 @@ export class HttpClient {
     const { statusCode, headers } = response;
     if (statusCode >= 200 && statusCode < 300) {
       this.pacer.ease(host);
-      return { url, contentType: header(headers, 'content-type'), body: this.checkedBody(url, host, response, signal) };
+      return { url, status: statusCode, headers, contentType: header(headers, 'content-type'), body: this.checkedBody(url, host, response, signal) };
+    }
+    const limitWaitMs = options.rateLimitWait?.(statusCode, headers, this.pacer.clock.now());
+    if (limitWaitMs !== undefined) {
+      await response.body.dump().catch(() => undefined);
+      this.pacer.strain(host, limitWaitMs);
+      throw new ArchiveError(`${host} is rate-limiting listminer (${statusCode} for ${url}).`, 'rate_limited', limitWaitMs);
+    }
+    if (options.clientErrorsAreAnswers && statusCode >= 400 && statusCode < 500 && statusCode !== 429) {
+      this.pacer.ease(host);
+      return { url, status: statusCode, headers, contentType: header(headers, 'content-type'), body: this.checkedBody(url, host, response, signal) };
     }
     await response.body.dump().catch(() => undefined);
     if (statusCode === 404 || statusCode === 410) {
@@ -177,7 +225,20 @@ export class HttpClient {
   }
 }
 
-function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+/** A response body read whole, refused when it is larger than a document can be. */
+async function readText(response: HttpBody): Promise<string> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of response.body) {
+    length += chunk.length;
+    if (length > MAX_TEXT_BYTES) throw new ArchiveError(`${response.url} is larger than ${MAX_TEXT_BYTES} bytes; it is not the document expected.`, 'permanent');
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A response header's (first) value. */
+export function header(headers: ResponseHeaders, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 }

@@ -8,6 +8,7 @@ import { LockRecords } from './lock-records.js';
 import { RepoRecords } from './repo-records.js';
 import { driverSession, type SqlDriver, type SqlSession } from './sql-driver.js';
 import { StagingRecords } from './staging-records.js';
+import { TrackerRecords } from './tracker-records.js';
 
 /**
  * The store the pipeline talks to. One implementation over SQL that both
@@ -29,6 +30,7 @@ export class Store {
   readonly drain: DrainRecords;
   readonly contributors: ContributorRecords;
   readonly classify: ClassifyRecords;
+  readonly tracker: TrackerRecords;
 
   /** `db` runs statements of this store: on the driver, or inside this store's transaction. */
   constructor(
@@ -44,6 +46,7 @@ export class Store {
     this.drain = new DrainRecords(db);
     this.contributors = new ContributorRecords(db);
     this.classify = new ClassifyRecords(db);
+    this.tracker = new TrackerRecords(db);
   }
 
   /** Runs fn with a Store bound to one transaction: all of it commits, or none of it. */
