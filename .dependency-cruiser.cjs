@@ -2,7 +2,7 @@
  * The import rules of listminer, checked by `npm test` (docs/architecture.md
  * draws the layers). Imports point one way:
  *   commands → cli → stages (fetch, classify, drain, registry, …)
- *     → store | archive → foundation (net, config, systems, locks, errors, progress, db-target)
+ *     → store | archive, github → foundation (net, config, systems, locks, errors, progress, db-target)
  * and nothing imports in a circle.
  */
 const STAGES = '^src/core/(fetch|classify|drain|registry|project|verify|stats|sync|export)/';
@@ -22,8 +22,8 @@ module.exports = {
     {
       name: 'store-and-archive-below-stages',
       severity: 'error',
-      comment: 'The store and the archive sources serve every stage; they know none of them.',
-      from: { path: '^src/core/(store|archive)/' },
+      comment: 'The store and the sources (archives, the GitHub API) serve every stage; they know none of them.',
+      from: { path: '^src/core/(store|archive|github)/' },
       to: { path: STAGES },
     },
     {
@@ -31,15 +31,15 @@ module.exports = {
       severity: 'error',
       comment: 'A stage moves data between an archive and the store; neither knows the other.',
       from: { path: '^src/core/store/' },
-      to: { path: '^src/core/archive/' },
+      to: { path: '^src/core/(archive|github)/' },
     },
-    { name: 'archive-and-store-apart', severity: 'error', from: { path: '^src/core/archive/' }, to: { path: '^src/core/store/' } },
+    { name: 'sources-and-store-apart', severity: 'error', from: { path: '^src/core/(archive|github)/' }, to: { path: '^src/core/store/' } },
     {
       name: 'foundation-at-the-bottom',
       severity: 'error',
       comment: 'net, config, systems, locks and the error types are used by everything above and use nothing above them.',
       from: { path: FOUNDATION },
-      to: { path: [STAGES, '^src/core/(store|archive)/', '^src/(cli|commands)/'] },
+      to: { path: [STAGES, '^src/core/(store|archive|github)/', '^src/(cli|commands)/'] },
     },
   ],
   options: {

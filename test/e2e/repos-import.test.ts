@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openStore } from '../../src/core/store/open-store.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
-import { ALL_DIALECTS, createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 import {
   badCredentials,
   badGateway,
@@ -75,33 +75,25 @@ async function byLogin(url: string): Promise<{ issues: Array<Record<string, unkn
   }
 }
 
-describe.each(ALL_DIALECTS)('repos import on $dialect', ({ dialect, skip }) => {
+describeOnDialectDatabases('repos import on $dialect', (databases) => {
   const dir = mkdtempSync(join(tmpdir(), 'listminer-import-'));
   const issuesFile = join(dir, 'issues.json');
   const pullsFile = join(dir, 'pulls.jsonl');
-  const databases: TestDatabase[] = [];
   let server: GitHubApiServer;
-  const database = async () => {
-    const db = await createTestDatabase(dialect);
-    databases.push(db);
-    return db;
-  };
+  const database = () => databases.create();
 
   beforeAll(async () => {
-    if (skip) return;
     // As `gh api --paginate` writes the issues listing (arrays one after another), and the pulls as JSON lines.
     writeFileSync(issuesFile, `${JSON.stringify(ISSUES.slice(0, 3))}${JSON.stringify(ISSUES.slice(3, 6))}\n${JSON.stringify(ISSUES.slice(6), null, 2)}\n`);
     writeFileSync(pullsFile, `${PULLS.map((p) => JSON.stringify(p)).join('\n')}\n`);
     server = await startGitHubApiServer({ owner: 'acme', name: 'widget', issues: ISSUES, pulls: PULLS, pageSize: 3 });
   });
   afterAll(async () => {
-    if (skip) return;
     await server.close();
-    for (const db of databases) await db.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it.skipIf(skip)('imports issues and pull requests from page files, and importing them again changes nothing', async () => {
+  it('imports issues and pull requests from page files, and importing them again changes nothing', async () => {
     const db = await database();
     const first = await runCliJson<ImportJson>(['repos', 'import', 'https://github.com/acme/widget', '--issues', issuesFile, '--pulls', pullsFile, '--db', db.url]);
     expect(first.code, first.stderr).toBe(0);
@@ -148,7 +140,7 @@ describe.each(ALL_DIALECTS)('repos import on $dialect', ({ dialect, skip }) => {
     expect(human.stdout).toContain('https://github.com/acme/widget: issues 0 added, 0 updated; pull requests 0 added, 0 updated; 0 contributor(s) added; 3 page(s) read.');
   });
 
-  it.skipIf(skip)('imports the same rows from the API with GITHUB_TOKEN, through rate limits and a 502, and never prints the token', async () => {
+  it('imports the same rows from the API with GITHUB_TOKEN, through rate limits and a 502, and never prints the token', async () => {
     const fromFiles = await database();
     expect((await runCli(['repos', 'import', 'acme/widget', '--issues', issuesFile, '--pulls', pullsFile, '--db', fromFiles.url])).code).toBe(0);
     const db = await database();
@@ -175,7 +167,7 @@ describe.each(ALL_DIALECTS)('repos import on $dialect', ({ dialect, skip }) => {
     }
   });
 
-  it.skipIf(skip)('two imports of one repository at once converge to the rows of one', async () => {
+  it('two imports of one repository at once converge to the rows of one', async () => {
     const one = await database();
     expect((await runCli(['repos', 'import', 'acme/widget', '--github', '--api-url', server.url, '--db', one.url])).code).toBe(0);
     const both = await database();
@@ -187,7 +179,7 @@ describe.each(ALL_DIALECTS)('repos import on $dialect', ({ dialect, skip }) => {
     expect((await byLogin(both.url)).issues.map((i) => i.author)).toEqual(['user1', 'user2', 'user0', 'user1', null]);
   });
 
-  it.skipIf(skip)('stops for a rate limit spent for an hour, saying when to run again, and keeps what it read', async () => {
+  it('stops for a rate limit spent for an hour, saying when to run again, and keeps what it read', async () => {
     const db = await database();
     server.failFirst('/repos/acme/widget/issues?page=2', primaryLimit(3600));
     const result = await runCliJson<ImportJson>(['repos', 'import', 'acme/widget', '--github', '--api-url', server.url, '--db', db.url]);
@@ -201,7 +193,7 @@ describe.each(ALL_DIALECTS)('repos import on $dialect', ({ dialect, skip }) => {
     expect(human.stderr).toMatch(/rate limit is spent; run again after \d{4}-\d\d-\d\dT/);
   });
 
-  it.skipIf(skip)('fails a 401 with exit code 1 and a sentence that names the repository and the token, not its value', async () => {
+  it('fails a 401 with exit code 1 and a sentence that names the repository and the token, not its value', async () => {
     const db = await database();
     server.failFirst('/repos/acme/widget?page=1', badCredentials);
     const result = await runCli(['repos', 'import', 'acme/widget', '--github', '--api-url', server.url, '--db', db.url], { env: { GITHUB_TOKEN: TOKEN } });
@@ -211,7 +203,7 @@ describe.each(ALL_DIALECTS)('repos import on $dialect', ({ dialect, skip }) => {
     expect((await tables(db.url)).repos).toEqual([]);
   });
 
-  it.skipIf(skip)('refuses a broken page file and a REPO that is no GitHub repository with exit code 2', async () => {
+  it('refuses a broken page file and a REPO that is no GitHub repository with exit code 2', async () => {
     const db = await database();
     const broken = join(dir, 'broken.json');
     writeFileSync(broken, '[{"id": 1, "number": 1}]\n[{"id": 2 "number": 2}]\n');

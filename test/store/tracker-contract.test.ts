@@ -1,8 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, expect, it } from 'vitest';
 import { openStore } from '../../src/core/store/open-store.js';
-import type { Store } from '../../src/core/store/store.js';
 import type { TrackerIssue, TrackerPullRequest } from '../../src/core/store/tracker-records.js';
-import { ALL_DIALECTS, createTestStore } from '../helpers/databases.js';
+import type { TestStore } from '../helpers/databases.js';
+import { describeOnDialects } from '../helpers/describe-on-dialects.js';
 
 const KAFKA = { url: 'https://github.com/apache/kafka', host: 'github.com', owner: 'apache', name: 'kafka' };
 
@@ -33,16 +33,12 @@ const pull = (id: number, number: number, extra: Partial<TrackerPullRequest> = {
   ...extra,
 });
 
-describe.each(ALL_DIALECTS)('tracker records contract on $dialect', ({ dialect, skip }) => {
-  let store: Store & { dropDatabase(): Promise<void>; url: string };
+describeOnDialects('tracker records contract on $dialect', (getStore, dialect) => {
+  let store: TestStore;
   let repoId: number;
   beforeEach(async () => {
-    if (skip) return;
-    store = await createTestStore(dialect);
+    store = getStore();
     repoId = (await store.repos.ensure(KAFKA)).repo.id;
-  });
-  afterEach(async () => {
-    if (!skip) await store.dropDatabase();
   });
 
   const snapshot = async () => ({
@@ -51,7 +47,7 @@ describe.each(ALL_DIALECTS)('tracker records contract on $dialect', ({ dialect, 
     people: await store.db.all('SELECT id, name, email, github_login, source FROM contributors ORDER BY id'),
   });
 
-  it.skipIf(skip)('saves a page of issues and pull requests, and saving it again changes nothing', async () => {
+  it('saves a page of issues and pull requests, and saving it again changes nothing', async () => {
     const page = { issues: [issue(101, 1, { externalKey: 'KAFKA-7', commentCount: 4 }), issue(102, 2)], pullRequests: [pull(9001, 3, { mergedAt: '2024-01-03T00:00:00.000Z' })] };
     expect(await store.tracker.savePage(repoId, page)).toEqual({ issues: { added: 2, updated: 0 }, pullRequests: { added: 1, updated: 0 }, contributorsAdded: 2 });
     const first = await snapshot();
@@ -68,14 +64,14 @@ describe.each(ALL_DIALECTS)('tracker records contract on $dialect', ({ dialect, 
     expect(await snapshot()).toEqual(first);
   });
 
-  it.skipIf(skip)('counts an issue whose state or comments changed as updated, and only that one', async () => {
+  it('counts an issue whose state or comments changed as updated, and only that one', async () => {
     await store.tracker.savePage(repoId, { issues: [issue(101, 1), issue(102, 2)], pullRequests: [] });
     const result = await store.tracker.savePage(repoId, { issues: [issue(101, 1, { state: 'closed', commentCount: 2 }), issue(102, 2)], pullRequests: [] });
     expect(result.issues).toEqual({ added: 0, updated: 1 });
     expect(await store.db.get('SELECT state, comment_count FROM issues WHERE id = 101')).toEqual({ state: 'closed', comment_count: 2 });
   });
 
-  it.skipIf(skip)('leaves the key NULL when another issue of the repo holds it, and never fails on it', async () => {
+  it('leaves the key NULL when another issue of the repo holds it, and never fails on it', async () => {
     await store.db.run("INSERT INTO issues (id, repo_id, external_key, title, is_synthetic) VALUES (-5, ?, 'KAFKA-7', 'from mail', ?)", [repoId, true]);
     const result = await store.tracker.savePage(repoId, { issues: [issue(101, 1, { externalKey: 'KAFKA-7' }), issue(102, 2, { externalKey: 'KAFKA-8' }), issue(103, 3, { externalKey: 'KAFKA-8' })], pullRequests: [] });
     expect(result.issues.added).toBe(3);
@@ -90,7 +86,7 @@ describe.each(ALL_DIALECTS)('tracker records contract on $dialect', ({ dialect, 
     expect(await store.db.get('SELECT external_key FROM issues WHERE id = 102')).toEqual({ external_key: 'KAFKA-8' });
   });
 
-  it.skipIf(skip)('keeps one row per pull request whichever listing names it first, under the pull request id once /pulls has named it', async () => {
+  it('keeps one row per pull request whichever listing names it first, under the pull request id once /pulls has named it', async () => {
     const fromIssues = pull(101, 3, { idOf: 'issue', title: 'old title', mergedAt: null });
     expect((await store.tracker.savePage(repoId, { issues: [], pullRequests: [fromIssues] })).pullRequests).toEqual({ added: 1, updated: 0 });
     const fromPulls = pull(9001, 3, { state: 'closed', mergedAt: '2024-02-01T00:00:00.000Z' });
@@ -101,7 +97,7 @@ describe.each(ALL_DIALECTS)('tracker records contract on $dialect', ({ dialect, 
     expect(rows).toEqual([{ id: 9001, number: 3, title: 'pull 3', state: 'closed', merged_at: '2024-02-01T00:00:00.000Z' }]);
   });
 
-  it.skipIf(skip)('gives a contributor known by e-mail the login the API ties to it, and finds a login seen again', async () => {
+  it('gives a contributor known by e-mail the login the API ties to it, and finds a login seen again', async () => {
     const known = (await store.contributors.ensureByEmail([{ email: 'jane@example.org', name: 'Jane' }])).get('jane@example.org')!;
     const first = await store.tracker.savePage(repoId, { issues: [issue(101, 1, { author: { login: 'Jane', email: 'jane@example.org' } })], pullRequests: [] });
     expect(first.contributorsAdded).toBe(0);
@@ -112,7 +108,7 @@ describe.each(ALL_DIALECTS)('tracker records contract on $dialect', ({ dialect, 
     expect(await store.db.all('SELECT name, email, github_login FROM contributors')).toEqual([{ name: 'Jane', email: 'jane@example.org', github_login: 'Jane' }]);
   });
 
-  it.skipIf(skip)('makes a login contributor without the address when that address belongs to someone with another login', async () => {
+  it('makes a login contributor without the address when that address belongs to someone with another login', async () => {
     await store.tracker.savePage(repoId, { issues: [issue(101, 1, { author: { login: 'old', email: 'x@example.org' } })], pullRequests: [] });
     const result = await store.tracker.savePage(repoId, { issues: [issue(102, 2, { author: { login: 'new', email: 'x@example.org' } })], pullRequests: [] });
     expect(result.contributorsAdded).toBe(1);
@@ -122,14 +118,14 @@ describe.each(ALL_DIALECTS)('tracker records contract on $dialect', ({ dialect, 
     ]);
   });
 
-  it.skipIf(skip)('records the GitHub id of the repo', async () => {
+  it('records the GitHub id of the repo', async () => {
     await store.tracker.setRepoGithubId(repoId, 2_211_243);
     expect(await store.db.get('SELECT github_id FROM repos WHERE id = ?', [repoId])).toEqual({ github_id: 2_211_243 });
   });
 
   // Two connections of one process cannot share SQLite (better-sqlite3 waits for a lock synchronously,
   // so the holder never gets to commit); test/e2e/repos-import.test.ts runs two processes on both engines.
-  it.skipIf(skip || dialect === 'sqlite')('two stores saving the same pages at once converge to the rows one would write', async () => {
+  it.skipIf(dialect === 'sqlite')('two stores saving the same pages at once converge to the rows one would write', async () => {
     const pages = Array.from({ length: 4 }, (_, p) => ({
       issues: Array.from({ length: 25 }, (_, i) => issue(1000 + p * 25 + i, p * 25 + i + 1, { author: { login: `user${i % 7}`, email: null }, externalKey: i % 5 === 0 ? `KAFKA-${i}` : null })),
       pullRequests: Array.from({ length: 5 }, (_, i) => pull(5000 + p * 5 + i, 200 + p * 5 + i, { author: { login: `user${i}`, email: null } })),

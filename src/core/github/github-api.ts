@@ -1,5 +1,4 @@
-import { ArchiveError } from '../archive/archive-source.js';
-import { InputError, OperationError } from '../errors.js';
+import { ArchiveError, InputError, OperationError } from '../errors.js';
 import { createHttpClient, header, parseRetryAfter, type HttpClient, type HttpDocument, type ResponseHeaders } from '../net/http-client.js';
 import { nextPageUrl } from './link-header.js';
 

@@ -1,7 +1,7 @@
 import { access, constants } from 'node:fs/promises';
 import { InputError, OperationError } from '../errors.js';
 import { GitHubApi, GitHubRateLimitStop, type Listing } from '../github/github-api.js';
-import { itemRepository, readIssuesItem, readPullsItem, type IssuesItem } from '../github/map-github-item.js';
+import { itemRepository, readIssuesItem, readPullsItem, type IssuesItem } from './map-github-item.js';
 import { readPageFile } from '../github/read-page-file.js';
 import type { HttpClient } from '../net/http-client.js';
 import { silentProgress, type ProgressListener } from '../progress.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { externalKeyOfTitle, itemRepository, readIssuesItem, readPullsItem } from '../../../../src/core/github/map-github-item.js';
+import { externalKeyOfTitle, itemRepository, readIssuesItem, readPullsItem } from '../../../../src/core/registry/map-github-item.js';
 
 const issue = {
   id: 2_000_001,
