@@ -39,9 +39,11 @@ CREATE TABLE issue_key_shadows (
 
 CREATE VIEW pr_equivalents AS
 WITH patches AS (
-  SELECT patch_series_id AS series_id, COALESCE(patch_version, 1) AS version, patch_index, patch_total,
-         thread_root_id, sender_id, sent_at, message_key
-  FROM email_messages WHERE patch_series_id IS NOT NULL AND msg_class = 'patch_submission'
+  -- A patch without a version of its own takes its thread root's: `[PATCH 1/4]` under `[PATCH v3 0/4]` is v3.
+  SELECT m.patch_series_id AS series_id, COALESCE(m.patch_version, root.patch_version, 1) AS version, m.patch_index, m.patch_total,
+         m.thread_root_id, m.sender_id, m.sent_at, m.message_key
+  FROM email_messages m LEFT JOIN email_messages root ON root.id = m.thread_root_id
+  WHERE m.patch_series_id IS NOT NULL AND m.msg_class = 'patch_submission'
 ),
 versions AS (
   SELECT series_id, MAX(version) AS version, COUNT(DISTINCT version) AS versions FROM patches GROUP BY series_id
@@ -57,7 +59,8 @@ latest AS (
 activity AS (
   SELECT patch_series_id AS series_id,
          SUM(CASE WHEN msg_class = 'review' THEN 1 ELSE 0 END) AS reply_count,
-         COUNT(DISTINCT CASE WHEN NOT is_bot THEN lower(from_address) END) AS participants,
+         -- People who posted or answered a patch; bots' notices are commit or tracker mail, whatever their sender looks like.
+         COUNT(DISTINCT CASE WHEN NOT is_bot AND msg_class IN ('patch_submission', 'review', 'discuss') THEN lower(from_address) END) AS participants,
          MIN(sent_at) AS first_activity_at,
          MAX(sent_at) AS last_activity_at,
          MIN(CASE WHEN msg_class = 'commit_notify' THEN sent_at END) AS merged_at,
