@@ -41,4 +41,27 @@ export class ContributorRecords {
     }
     return ids;
   }
+
+  /**
+   * The contributor of a GitHub login (matched without regard to case),
+   * made with `source = 'github'` when unknown. Concurrent callers make one:
+   * the login is unique (migration 009).
+   */
+  async ensureByLogin(login: string): Promise<number> {
+    const existing = await this.idByLogin(login);
+    if (existing !== undefined) return existing;
+    await this.db.run('INSERT INTO contributors (github_login, source, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', [login, 'github', new Date().toISOString()]);
+    return (await this.idByLogin(login))!;
+  }
+
+  async idByLogin(login: string): Promise<number | undefined> {
+    const row = await this.db.get<{ id: number }>('SELECT id FROM contributors WHERE lower(github_login) = lower(?) ORDER BY id LIMIT 1', [login]);
+    return row && Number(row.id);
+  }
+
+  /** The one contributor with exactly this name; undefined when none or several have it. */
+  async idByUniqueName(name: string): Promise<number | undefined> {
+    const rows = await this.db.all<{ id: number }>('SELECT id FROM contributors WHERE name = ? LIMIT 2', [name]);
+    return rows.length === 1 ? Number(rows[0]!.id) : undefined;
+  }
 }

@@ -5,6 +5,7 @@ import { DrainRecords } from './drain-records.js';
 import { ClassifyRecords } from './classify-records.js';
 import { ListRecords } from './list-records.js';
 import { LockRecords } from './lock-records.js';
+import { ProjectRecords } from './project-records.js';
 import { RepoRecords } from './repo-records.js';
 import { driverSession, type SqlDriver, type SqlSession } from './sql-driver.js';
 import { StagingRecords } from './staging-records.js';
@@ -31,6 +32,7 @@ export class Store {
   readonly contributors: ContributorRecords;
   readonly classify: ClassifyRecords;
   readonly tracker: TrackerRecords;
+  readonly project: ProjectRecords;
 
   /** `db` runs statements of this store: on the driver, or inside this store's transaction. */
   constructor(
@@ -47,6 +49,7 @@ export class Store {
     this.contributors = new ContributorRecords(db);
     this.classify = new ClassifyRecords(db);
     this.tracker = new TrackerRecords(db);
+    this.project = new ProjectRecords(db);
   }
 
   /** Runs fn with a Store bound to one transaction: all of it commits, or none of it. */

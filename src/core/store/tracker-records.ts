@@ -130,14 +130,17 @@ export class TrackerRecords {
     return { ids, added };
   }
 
+  /** The contributor of each login, matched as GitHub matches logins: whatever the case. */
   async idsByLogin(logins: readonly string[]): Promise<Map<string, number>> {
     const ids = new Map<string, number>();
-    for (const chunk of chunkRows([...new Set(logins)], 1, this.db.capabilities)) {
-      const rows = await this.db.all<{ id: number; github_login: string }>(
-        `SELECT id, github_login FROM contributors WHERE github_login IN (${inPlaceholders(chunk.length)})`,
+    const asked = new Map<string, string[]>();
+    for (const login of new Set(logins)) asked.set(login.toLowerCase(), [...(asked.get(login.toLowerCase()) ?? []), login]);
+    for (const chunk of chunkRows([...asked.keys()], 1, this.db.capabilities)) {
+      const rows = await this.db.all<{ id: number; login: string }>(
+        `SELECT id, lower(github_login) AS login FROM contributors WHERE lower(github_login) IN (${inPlaceholders(chunk.length)})`,
         chunk,
       );
-      for (const row of rows) ids.set(row.github_login, Number(row.id));
+      for (const row of rows) for (const login of asked.get(row.login) ?? []) ids.set(login, Number(row.id));
     }
     return ids;
   }

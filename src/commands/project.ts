@@ -1,0 +1,59 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand, listFlags, systemsFlag } from '../cli/base-command.js';
+import { renderTable } from '../cli/render-table.js';
+import { ExitCode, ListminerError } from '../core/errors.js';
+import { projectLists, type ProjectResult } from '../core/project/project-lists.js';
+import { selectLists } from '../core/registry/select-lists.js';
+
+export default class Project extends BaseCommand<typeof Project> {
+  static override summary = 'Tie drained mail to issues and pull requests, one writer per list.';
+  static override description =
+    "Gives every drained message an outcome (projected_kind). On lists whose rules system's projection_policy is clean_fit, tracker mail (Jira) links to the issue of its key or makes a synthetic one, and the rest of its thread follows it; GitHub mirror mail links to the pull request or issue it echoes; patch threads of the other lists are grouped into series (the pr_equivalents view). Running it again changes nothing. --backfill-keys first fills native issues' external_key from [KEY-N] title prefixes and reports the keys already taken.";
+  static override examples = [
+    '<%= config.bin %> project',
+    '<%= config.bin %> project --list dev@kafka.apache.org',
+    '<%= config.bin %> project --backfill-keys --json',
+  ];
+  static override flags = {
+    ...listFlags,
+    workers: Flags.integer({ description: 'lists projected at once (never one list twice) [default: the workers setting]', min: 1, max: 64 }),
+    'backfill-keys': Flags.boolean({ description: "fill native issues' external_key from [KEY-N] title prefixes first, and report keys already taken" }),
+    systems: systemsFlag,
+  };
+
+  async run(): Promise<ProjectResult> {
+    const { flags } = this;
+    const systems = this.systems(flags.systems);
+    const result = await this.withStore(async (store) => {
+      const listIds = flags.list || flags.system ? (await selectLists(store, { names: flags.list, system: flags.system })).map((list) => list.id) : undefined;
+      return this.withProgress('project', (progress) =>
+        projectLists(store, { listIds, workers: flags.workers ?? this.settings.workers, systems, backfillKeys: flags['backfill-keys'] }, progress),
+      );
+    });
+    if (result.backfill) {
+      this.show(`backfill: ${result.backfill.filled} issue keys filled, ${result.backfill.conflicts.length} already taken`);
+      if (result.backfill.conflicts.length > 0) {
+        this.show(
+          renderTable(
+            ['key', 'native issue', 'held by', 'kind'],
+            result.backfill.conflicts.map((c) => [c.key, c.issueId, c.heldBy, c.kind === 'shadow' ? 'missed-LINK shadow (synthetic)' : 'taken by a native issue']),
+          ),
+        );
+      }
+    }
+    if (result.lists.length === 0) this.note('Nothing to project: every drained message has its outcome.');
+    else {
+      this.show(
+        renderTable(
+          ['list', 'policy', 'status', 'examined', 'linked', 'created', 'inherited', 'mirror', 'none', 'new issues'],
+          result.lists.map((l) => [`${l.system} ${l.name}`, l.policy, l.error ? `${l.status}: ${l.error}` : l.status, l.examined, l.linked, l.created, l.inherited, l.mirror, l.none, l.issuesCreated]),
+        ),
+      );
+    }
+    const failed = result.lists.filter((l) => l.status === 'failed');
+    if (failed.length > 0) {
+      throw new ListminerError(`${failed.length} of ${result.lists.length} lists failed to project; the rest projected.`, ExitCode.partial, 'Run again with --debug, or see the table for the reasons.');
+    }
+    return result;
+  }
+}

@@ -1,0 +1,350 @@
+import { currentLockOwner } from '../locks/lock-owner.js';
+import type { ProgressListener } from '../progress.js';
+import type { ListRecord } from '../store/list-records.js';
+import type { IssueLink, IssueRef, ProjectedKind, ProjectMessage, PullRequestLink } from '../store/project-records.js';
+import type { Store } from '../store/store.js';
+import type { ProjectionPolicy, Systems } from '../systems/load-systems.js';
+import { backfillIssueKeys, type BackfillResult } from './backfill-keys.js';
+import { syntheticIssueId } from './issue-key.js';
+import { summarizeIssue } from './issue-state.js';
+import { mirrorTarget } from './mirror-target.js';
+import { seriesKey, seriesTitle } from './patch-title.js';
+import { planTrackerTies } from './plan-tracker-ties.js';
+
+export interface ProjectOptions {
+  /** Only these lists (ids); every list with mail to project when absent. */
+  listIds?: number[];
+  /** Lists projected at once; never one list twice. */
+  workers?: number;
+  systems: Systems;
+  /** Messages without an outcome taken per transaction (with the rest of their threads). */
+  batchSize?: number;
+  /** First fill native issues' external_key from `[KEY-N]` title prefixes and report the conflicts. */
+  backfillKeys?: boolean;
+}
+
+export type ListProjectStatus = 'projected' | 'busy' | 'failed';
+
+export interface ProjectCounts {
+  /** Messages whose outcome this run worked out: mail without one, and the rest of its threads. */
+  examined: number;
+  /** Messages that got this outcome in this run (a message that already had it is not counted). */
+  linked: number;
+  created: number;
+  inherited: number;
+  mirror: number;
+  none: number;
+  /** Synthetic issues this run made. */
+  issuesCreated: number;
+}
+
+export interface ListProjectResult extends ProjectCounts {
+  listId: number;
+  system: string;
+  name: string;
+  /** The projection policy of the list's rules system. */
+  policy: ProjectionPolicy;
+  /** projected; busy: another process holds the list; failed: see error. */
+  status: ListProjectStatus;
+  error?: string;
+}
+
+export interface ProjectResult extends ProjectCounts {
+  lists: ListProjectResult[];
+  /** With backfillKeys: what the backfill filled and the keys it found taken. */
+  backfill?: BackfillResult;
+}
+
+const COUNTS = ['examined', 'linked', 'created', 'inherited', 'mirror', 'none', 'issuesCreated'] as const;
+/** A GitHub login: what an actor captured from mirror mail usually is. */
+const LOGIN = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/;
+const BOT_ACTOR = /\[bot\]$|-bot$|^(?:github|gitbox|asf github bot)$/i;
+const MERGE_BOTS = new Set(['pr-tracker-bot', 'patchwork-bot']);
+
+/**
+ * The project stage: every drained message of a list gets an outcome
+ * (projected_kind), one writer per list. Tracker mail of a `clean_fit` list
+ * becomes the mail of an issue, linked or synthesized; mirror mail links to
+ * the pull request or issue it echoes; patch threads of a `none` list are
+ * grouped into series for pr_equivalents. docs/project.md says why.
+ */
+export async function projectLists(store: Store, options: ProjectOptions, progress: ProgressListener): Promise<ProjectResult> {
+  let backfill: BackfillResult | undefined;
+  if (options.backfillKeys) {
+    const repoIds = options.listIds ? await repoIdsOf(store, options.listIds) : undefined;
+    backfill = await backfillIssueKeys(store, repoIds);
+  }
+  const queue = await store.project.listsWithWork(options.listIds);
+  const run = new ProjectRun(store, options, progress);
+  await run.loadRepos();
+  const results: ListProjectResult[] = [];
+  const worker = async () => {
+    for (let listId = queue.shift(); listId !== undefined; listId = queue.shift()) {
+      const result = await run.projectClaimed(listId);
+      if (result) results.push(result);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, options.workers ?? 1) }, worker));
+  results.sort((a, b) => a.listId - b.listId);
+  const totals = Object.fromEntries(COUNTS.map((field) => [field, results.reduce((sum, r) => sum + r[field], 0)])) as unknown as ProjectCounts;
+  return { lists: results, ...totals, ...(backfill ? { backfill } : {}) };
+}
+
+async function repoIdsOf(store: Store, listIds: readonly number[]): Promise<number[]> {
+  const ids = new Set<number>();
+  for (const id of listIds) {
+    const repoId = (await store.lists.byId(id))?.repoId;
+    if (repoId !== null && repoId !== undefined) ids.add(repoId);
+  }
+  return [...ids];
+}
+
+function emptyCounts(): ProjectCounts {
+  return { examined: 0, linked: 0, created: 0, inherited: 0, mirror: 0, none: 0, issuesCreated: 0 };
+}
+
+function addCounts(into: ProjectCounts, delta: ProjectCounts): void {
+  for (const field of COUNTS) into[field] += delta[field];
+}
+
+/** What one project run shares across its lists: the lock owner, the repos, the actors met. */
+class ProjectRun {
+  private readonly owner = currentLockOwner();
+  private readonly repoUrls = new Map<number, string>();
+  private readonly repoIdsByUrl = new Map<string, number>();
+  private actorIds = new Map<string, number | null>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly options: ProjectOptions,
+    private readonly progress: ProgressListener,
+  ) {}
+
+  async loadRepos(): Promise<void> {
+    for (const repo of await this.store.repos.all()) {
+      this.repoUrls.set(repo.id, repo.url);
+      this.repoIdsByUrl.set(repo.url, repo.id);
+    }
+  }
+
+  /** Projects the list if this run can claim it; undefined when the list was removed meanwhile. */
+  async projectClaimed(listId: number): Promise<ListProjectResult | undefined> {
+    const list = await this.store.lists.byId(listId);
+    if (!list) return undefined;
+    const policy = this.policyOf(list);
+    const task = `list-${listId}`;
+    const result: ListProjectResult = { listId, system: list.system, name: list.name, policy, status: 'projected', ...emptyCounts() };
+    await this.store.locks.recoverDead('project', this.owner);
+    if (!(await this.store.locks.claim(listId, 'project', this.owner))) {
+      this.progress({ type: 'log', level: 'warn', message: `${list.name}: another project holds this list; skipped` });
+      return { ...result, status: 'busy' };
+    }
+    this.progress({ type: 'start', task, title: `${list.system} ${list.name}` });
+    try {
+      await this.projectList(list, policy, result, task);
+      const detail = `${result.linked} linked, ${result.created} created, ${result.inherited} inherited, ${result.mirror} mirror, ${result.none} none`;
+      this.progress({ type: 'end', task, status: 'done', detail });
+    } catch (error) {
+      result.status = 'failed';
+      result.error = (error as Error).message;
+      this.progress({ type: 'end', task, status: 'failed', detail: result.error });
+    } finally {
+      await this.store.locks.release(listId, 'project', this.owner);
+    }
+    return result;
+  }
+
+  /** The policy of the system whose rules classify the list (`lists add --rules`), else of its own system. */
+  private policyOf(list: ListRecord): ProjectionPolicy {
+    const systems = this.options.systems.systems;
+    const own = systems.get(list.system);
+    const rules = systems.get(list.rulesSystem ?? own?.rulesFrom ?? list.system);
+    return rules?.projectionPolicy ?? own?.projectionPolicy ?? 'none';
+  }
+
+  private async projectList(list: ListRecord, policy: ProjectionPolicy, result: ListProjectResult, task: string): Promise<void> {
+    const batchSize = this.options.batchSize ?? 500;
+    // Mirror mail whose pull request or issue was missing last time: an import may have brought it since.
+    const retry = await this.store.project.unlinkedMirrorRoots(list.id);
+    for (let i = 0; i < retry.length; i += batchSize) await this.projectThreads(list, policy, retry.slice(i, i + batchSize), result, task);
+    let afterId = 0;
+    for (;;) {
+      const batch = await this.store.project.unprojected(list.id, afterId, batchSize);
+      if (batch.length === 0) break;
+      afterId = batch[batch.length - 1]!.id;
+      await this.projectThreads(list, policy, batch.map((m) => m.rootId), result, task);
+    }
+    if (policy === 'none') await this.store.transaction((tx) => this.attachMergeNotices(tx, list));
+  }
+
+  /** One transaction for the threads; tried again when it fails while the database answers (two processes met on one issue). */
+  private async projectThreads(list: ListRecord, policy: ProjectionPolicy, rootIds: number[], result: ListProjectResult, task: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const delta = await this.store.transaction((tx) => this.projectInTransaction(tx, list, policy, rootIds));
+        addCounts(result, delta);
+        break;
+      } catch (error) {
+        // Contributors made in a rolled-back transaction do not exist.
+        this.actorIds = new Map();
+        if (attempt >= 3 || !(await this.store.reachable())) throw error;
+      }
+    }
+    await this.store.locks.touch(list.id, 'project', this.owner);
+    this.progress({ type: 'update', task, done: result.examined });
+  }
+
+  private async projectInTransaction(tx: Store, list: ListRecord, policy: ProjectionPolicy, rootIds: number[]): Promise<ProjectCounts> {
+    const delta = emptyCounts();
+    const messages = await tx.project.threadMessages(list.id, rootIds);
+    const threads = new Map<number, ProjectMessage[]>();
+    for (const m of messages) threads.set(m.threadRootId ?? m.id, [...(threads.get(m.threadRootId ?? m.id) ?? []), m]);
+    const kinds = new Map<number, ProjectedKind>();
+    const issueLinks: IssueLink[] = [];
+    const pullRequestLinks: PullRequestLink[] = [];
+
+    if (policy === 'clean_fit') {
+      const ties = [...threads.values()].flatMap((thread) => planTrackerTies(thread));
+      const issues = new Map<string, IssueRef>();
+      const wanted = [...new Set(ties.map((t) => `${t.message.repoId}\n${t.key}`))].sort();
+      for (const pair of wanted) {
+        const [repoId, key] = pair.split('\n') as [string, string];
+        issues.set(pair, await this.resolveIssue(tx, Number(repoId), key, delta));
+      }
+      for (const tie of ties) {
+        const issue = issues.get(`${tie.message.repoId}\n${tie.key}`)!;
+        issueLinks.push({ issueId: issue.id, emailMessageId: tie.message.id, role: tie.role, authorId: await this.authorOf(tx, tie.message) });
+        kinds.set(tie.message.id, tie.throughThread ? 'inherited' : issue.isSynthetic ? 'created' : 'linked');
+      }
+    }
+    for (const m of messages) {
+      if (m.msgClass !== 'github_mirror') continue;
+      const target = await this.mirrorLinkTarget(tx, m);
+      if (!target) continue;
+      const link = { emailMessageId: m.id, role: 'mirror' as const, authorId: await this.authorOf(tx, m) };
+      if (target.kind === 'pull_request') pullRequestLinks.push({ pullRequestId: target.id, ...link });
+      else issueLinks.push({ issueId: target.id, ...link });
+      kinds.set(m.id, 'mirror');
+    }
+    for (const m of messages) if (!kinds.has(m.id)) kinds.set(m.id, 'none');
+
+    const messageIds = messages.map((m) => m.id);
+    const touched = [...new Set([...(await tx.project.linkedIssueIds(messageIds)), ...issueLinks.map((l) => l.issueId)])];
+    await tx.project.lockIssues(touched);
+    await tx.project.replaceLinks(messageIds, issueLinks, pullRequestLinks);
+    await this.recomputeSyntheticIssues(tx, touched);
+    if (policy === 'none') await this.assignSeries(tx, list, threads);
+    await tx.project.setProjectedKinds(kinds);
+
+    delta.examined = messages.length;
+    for (const m of messages) {
+      const kind = kinds.get(m.id)!;
+      if (kind !== m.projectedKind) delta[kind]++;
+    }
+    return delta;
+  }
+
+  /**
+   * The issue mail with this key belongs to: a native issue with the key,
+   * else a native issue whose title starts with `[KEY]`, else the synthetic
+   * issue of the key, made here when there is none yet.
+   */
+  private async resolveIssue(tx: Store, repoId: number, key: string, delta: ProjectCounts): Promise<IssueRef> {
+    const byKey = await tx.project.issueByKey(repoId, key);
+    if (byKey && !byKey.isSynthetic) return byKey;
+    const titled = await tx.project.nativeIssueByTitleKey(repoId, key);
+    if (titled) return titled;
+    if (byKey) return byKey;
+    const repoUrl = this.repoUrls.get(repoId) ?? (await this.store.repos.all()).find((r) => r.id === repoId)?.url ?? `repo:${repoId}`;
+    for (let attempt = 0; attempt < 16; attempt++) {
+      const id = syntheticIssueId(repoUrl, key, attempt);
+      if (await tx.project.insertSyntheticIssue(id, repoId, key)) {
+        delta.issuesCreated++;
+        return { id, isSynthetic: true };
+      }
+      // Another process made it meanwhile, or another key holds this id: then the next candidate.
+      const made = await tx.project.issueByKey(repoId, key);
+      if (made) return made;
+    }
+    throw new Error(`no free synthetic issue id for ${key} after 16 candidates`);
+  }
+
+  private async recomputeSyntheticIssues(tx: Store, issueIds: readonly number[]): Promise<void> {
+    const synthetic = await tx.project.syntheticAmong(issueIds);
+    if (synthetic.length === 0) return;
+    const mail = await tx.project.issueMail(synthetic.map((s) => s.id));
+    for (const issue of synthetic) {
+      const own = mail.filter((m) => m.issueId === issue.id);
+      if (own.length > 0) await tx.project.updateSyntheticIssue(summarizeIssue(issue.id, issue.key, own));
+    }
+    await tx.project.deleteEmptySyntheticIssues(synthetic.map((s) => s.id));
+  }
+
+  /** The pull request or issue a mirror mail echoes, when the store has it. */
+  private async mirrorLinkTarget(tx: Store, m: ProjectMessage): Promise<{ kind: 'pull_request' | 'issue'; id: number } | undefined> {
+    const target = mirrorTarget(m.captures, m.messageId);
+    if (!target) return undefined;
+    // The repo the mail names, when registered; the list's repo when it names none.
+    const repoId = m.captures?.repo ? (m.signaledRepoUrl ? this.repoIdsByUrl.get(m.signaledRepoUrl) : undefined) : (m.repoId ?? undefined);
+    if (repoId === undefined) return undefined;
+    const order = target.kind === 'issue' ? (['issue', 'pull_request'] as const) : (['pull_request', 'issue'] as const);
+    for (const kind of order) {
+      const id = kind === 'pull_request' ? await tx.project.pullRequestByNumber(repoId, target.number) : await tx.project.issueByNumber(repoId, target.number);
+      if (id !== undefined) return { kind, id };
+    }
+    return undefined;
+  }
+
+  /**
+   * Who wrote the mail: its sender when a person; for a bot's mail the actor
+   * it names (a GitHub login becomes a contributor; a display name only
+   * resolves to the one contributor of that name), else nobody.
+   */
+  private async authorOf(tx: Store, m: ProjectMessage): Promise<number | null> {
+    if (!m.isBot && m.senderId !== null) return m.senderId;
+    const actor = m.captures?.actor?.trim();
+    if (!actor || BOT_ACTOR.test(actor)) return null;
+    if (!this.actorIds.has(actor)) {
+      const id = LOGIN.test(actor) ? await tx.contributors.ensureByLogin(actor) : ((await tx.contributors.idByUniqueName(actor)) ?? null);
+      this.actorIds.set(actor, id);
+    }
+    return this.actorIds.get(actor) ?? null;
+  }
+
+  /** Patch threads of the examined mail: a thread whose root is a patch belongs to its series (same author, same title), all of it. */
+  private async assignSeries(tx: Store, list: ListRecord, threads: ReadonlyMap<number, ProjectMessage[]>): Promise<void> {
+    const changes = new Map<number, number | null>();
+    for (const [rootId, thread] of threads) {
+      const root = thread.find((m) => m.id === rootId);
+      let seriesId: number | null = null;
+      if (root?.msgClass === 'patch_submission') {
+        const title = seriesTitle(root.subject);
+        if (title) seriesId = await tx.project.ensurePatchSeries(list.id, seriesKey(root.fromAddress, title), title, root.fromAddress);
+      }
+      for (const m of thread) if (m.patchSeriesId !== seriesId) changes.set(m.id, seriesId);
+    }
+    await tx.project.setPatchSeries(changes);
+  }
+
+  /**
+   * A merge bot's notice outside the series' threads (its root never reached
+   * the list) joins the series its subject names, when exactly one series of
+   * the list has that title. Done once per run, after every thread, so the
+   * answer does not depend on which came first.
+   */
+  private async attachMergeNotices(tx: Store, list: ListRecord): Promise<void> {
+    const byTitle = new Map<string, number | null>();
+    for (const series of await tx.project.patchSeriesOfList(list.id)) {
+      const title = series.title.toLowerCase();
+      byTitle.set(title, byTitle.has(title) ? null : series.id);
+    }
+    const changes = new Map<number, number | null>();
+    for (const notice of await tx.project.mergeNoticesWithoutSeries(list.id)) {
+      if (!MERGE_BOTS.has(notice.captures?.bot ?? '')) continue;
+      const seriesId = byTitle.get(seriesTitle(notice.subject).toLowerCase());
+      if (seriesId) changes.set(notice.id, seriesId);
+    }
+    await tx.project.setPatchSeries(changes);
+    await tx.project.deleteEmptyPatchSeries(list.id);
+  }
+}
