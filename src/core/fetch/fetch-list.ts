@@ -6,6 +6,7 @@ import type { LockOwner } from '../locks/lock-owner.js';
 import type { DeletionToRecord } from '../store/fetch-state-records.js';
 import type { ListRecord } from '../store/list-records.js';
 import type { MessageToStage } from '../store/staging-records.js';
+import { StoreFailure } from '../store/store-failure.js';
 import type { Store } from '../store/store.js';
 import type { SystemDefinition } from '../systems/load-systems.js';
 import { planMonths } from './plan-months.js';
@@ -92,6 +93,8 @@ export async function fetchList(
       progress({ type: 'end', task, status: 'skipped', detail: `interrupted after ${result.monthsFetched} months` });
       return result;
     }
+    // The database failing is not the list's fault: no retry wait, no sidelining; the run stops.
+    if (error instanceof StoreFailure) throw error;
     result.status = 'failed';
     const kind = error instanceof ArchiveError ? error.kind : 'error';
     const message = error instanceof Error ? error.message : String(error);
@@ -146,15 +149,18 @@ async function fetchOneMonth(
     messages = [];
     deletions = [];
     bytes = 0;
-    await store.db.transaction(async (tx) => {
-      const outcome = await store.staging.stageIn(tx, listId, month, batch);
-      staged += outcome.staged;
-      result.staged += outcome.staged;
-      result.duplicates += outcome.duplicates;
-      result.deletions += await store.fetchState.recordDeletions(tx, listId, withdrawn);
-      if (last) await store.staging.checkpointIn(tx, listId, { month, seen, staged });
+    const outcome = await store.db.transaction(async (tx) => {
+      const stagedNow = await store.staging.stageIn(tx, listId, month, batch);
+      const deleted = await store.fetchState.recordDeletions(tx, listId, withdrawn);
+      if (last) await store.staging.checkpointIn(tx, listId, { month, seen, staged: staged + stagedNow.staged });
       await store.fetchState.touch(listId, settings.owner, tx);
+      return { ...stagedNow, deleted };
     });
+    // Counted once committed: a batch that was rolled back stored nothing.
+    staged += outcome.staged;
+    result.staged += outcome.staged;
+    result.duplicates += outcome.duplicates;
+    result.deletions += outcome.deleted;
   };
   for await (const item of source.fetchMonth(context, month)) {
     const identity = identifyMessage(item.raw);
