@@ -63,7 +63,11 @@ export class SqliteDriver implements SqlDriver {
     return this.serialized(() => this.direct.run(sql, params));
   }
 
-  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    // Every statement here is synchronous: a stage that only talks to SQLite
+    // would never return to the event loop, and a Ctrl-C or SIGTERM would
+    // wait for the whole run. One turn of the loop per transaction lets it in.
+    await new Promise((resolve) => setImmediate(resolve));
     return this.serialized(async () => {
       // IMMEDIATE takes the write lock up front, so two processes never
       // deadlock upgrading read locks; busy_timeout makes the second wait.
