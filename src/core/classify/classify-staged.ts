@@ -149,9 +149,10 @@ async function classifyList(run: ListRun): Promise<ListClassifyResult> {
       if (batch.length === 0) exhausted = true;
       else {
         afterId = batch[batch.length - 1]!.id;
+        const bytes = batch.reduce((sum, m) => sum + m.raw.length, 0); // before the pool takes the buffers over
         const verdicts = judge(batch);
         verdicts.catch(() => {}); // awaited below, in order; this only keeps an early failure from going unhandled
-        inFlight.push({ batch, bytes: batch.reduce((sum, m) => sum + m.raw.length, 0), verdicts });
+        inFlight.push({ batch, bytes, verdicts });
       }
     }
     if (inFlight.length > 0 && (exhausted || !(inFlight.length < depth && bytesInFlight() < run.batchBytes))) {
