@@ -122,7 +122,7 @@ export class PostgresDriver implements SqlDriver {
       if (outcome === 'timeout') {
         probe.catch(() => {});
         throw new StoreFailure(
-          `The server at ${this.address()} closed the connection each time before answering as PostgreSQL (for ${Math.round(this.connectTimeoutMs / 1000)} s).`,
+          `The server at ${this.displayName} closed the connection each time before answering as PostgreSQL (for ${Math.round(this.connectTimeoutMs / 1000)} s).`,
           'Check the host and port of the database URL: something else listens there.',
           'CONNECTION_CLOSED',
         );
@@ -135,15 +135,6 @@ export class PostgresDriver implements SqlDriver {
     }
   }
 
-  private address(): string {
-    try {
-      const url = new URL(this.displayName);
-      return url.host || this.displayName;
-    } catch {
-      return this.displayName;
-    }
-  }
-
   private async explained<T>(fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
@@ -153,7 +144,7 @@ export class PostgresDriver implements SqlDriver {
   }
 
   private explain(error: unknown): unknown {
-    return explainPostgresError(error, this.displayName, this.address(), this.connectTimeoutMs);
+    return explainPostgresError(error, this.displayName, this.connectTimeoutMs);
   }
 
   private async query<T>(on: Queryable, sql: string, params?: readonly SqlValue[]): Promise<T[]> {
@@ -202,17 +193,17 @@ export function numberPlaceholders(sql: string): string {
  * naming the database (password removed); errors of a statement (a
  * constraint) pass through for the caller to handle.
  */
-export function explainPostgresError(error: unknown, database: string, address: string, connectTimeoutMs: number): unknown {
+export function explainPostgresError(error: unknown, database: string, connectTimeoutMs: number): unknown {
   if (error instanceof ListminerError) return error;
   const code = (error as { code?: unknown }).code;
   if (typeof code !== 'string') return error;
   const detail = redactSecrets(error instanceof Error ? error.message : String(error));
   const fail = (message: string, hint: string) => new StoreFailure(message, hint, code);
   if (code === 'CONNECT_TIMEOUT') {
-    return fail(`PostgreSQL at ${address} did not answer within ${Math.round(connectTimeoutMs / 1000)} s.`, 'Is the server up, and is the host and port of the database URL right? LISTMINER_PG_CONNECT_TIMEOUT=SECONDS waits longer.');
+    return fail(`The database ${database} did not answer within ${Math.round(connectTimeoutMs / 1000)} s.`, 'Is the server up, and is the host and port of the database URL right? LISTMINER_PG_CONNECT_TIMEOUT=SECONDS waits longer.');
   }
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'ETIMEDOUT') {
-    return fail(`Cannot connect to PostgreSQL at ${address} (${code}).`, 'Is the PostgreSQL server running and reachable, and is the host and port of the database URL right?');
+    return fail(`Cannot connect to the database ${database} (${code}).`, 'Is the PostgreSQL server running and reachable, and is the host and port of the database URL right?');
   }
   if (code === 'ECONNRESET' || code === 'EPIPE' || code.startsWith('CONNECTION_') || code.startsWith('08') || code.startsWith('57P')) {
     return fail(
