@@ -172,6 +172,7 @@ class DrainRun {
       try {
         await this.writeInOne(listId, [message], result);
       } catch (error) {
+        if (error instanceof StoreFailure) throw error;
         // Shunt only what the message itself caused: with the database gone, the list fails and keeps its mail.
         await this.store.db.get('SELECT 1 AS alive').catch(() => {
           throw error;
