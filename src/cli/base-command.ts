@@ -1,7 +1,7 @@
 import { Command, Errors, Flags, type Interfaces } from '@oclif/core';
 import { loadConfig, type Config } from '../core/config/load-config.js';
 import type { ProgressListener } from '../core/progress.js';
-import { chooseDb, redactSecrets } from '../core/db-target.js';
+import { chooseDb, chooseStoreTimeouts, redactSecrets } from '../core/db-target.js';
 import { ExitCode, ListminerError } from '../core/errors.js';
 import { withStore } from '../core/store/open-store.js';
 import type { Store } from '../core/store/store.js';
@@ -67,7 +67,44 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   protected withStore<R>(fn: (store: Store) => Promise<R>): Promise<R> {
-    return withStore(this.database, fn);
+    return withStore(this.database, fn, chooseStoreTimeouts(process.env));
+  }
+
+  private stopController: AbortController | undefined;
+  private readonly stopListener = (signal: NodeJS.Signals) => {
+    if (this.stopController!.signal.aborted) process.exit(ExitCode.interrupted);
+    this.note(`${signal}: stopping after the current batch, releasing the lists (${signal} again stops at once)`);
+    this.stopController!.abort();
+  };
+
+  /**
+   * An AbortSignal that the first SIGINT or SIGTERM aborts, for a stage to
+   * stop at its next batch, release its locks and return what it did. A
+   * second signal exits at once. The listeners go when the command ends.
+   */
+  protected stopSignal(): AbortSignal {
+    if (!this.stopController) {
+      this.stopController = new AbortController();
+      process.on('SIGINT', this.stopListener);
+      process.on('SIGTERM', this.stopListener);
+    }
+    return this.stopController.signal;
+  }
+
+  /**
+   * Ends a stage a signal stopped: says what it did on stderr (the --json
+   * result carries it on stdout) and exits 130; the next run resumes.
+   */
+  protected exitInterrupted(result: object, done: string): never {
+    if (this.jsonEnabled()) this.logJson(result);
+    else this.logToStderr(`Stopped by a signal: ${done}. The next run resumes from there.`);
+    return this.exit(ExitCode.interrupted);
+  }
+
+  override async finally(error: Error | undefined): Promise<unknown> {
+    process.off('SIGINT', this.stopListener);
+    process.off('SIGTERM', this.stopListener);
+    return super.finally(error);
   }
 
   protected systems(file?: string): Systems {

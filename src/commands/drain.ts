@@ -8,7 +8,7 @@ import { selectLists } from '../core/registry/select-lists.js';
 export default class Drain extends BaseCommand<typeof Drain> {
   static override summary = 'Move classified mail into the research tables, one writer per list.';
   static override description =
-    "Resolves each message's repo, sender, thread and signaled repo and writes it to email_messages with its body. Mail of a list with no repo stays deferred and drains by itself once the list has one. Running it again changes nothing.";
+    "Resolves each message's repo, sender, thread and signaled repo and writes it to email_messages with its body. Mail of a list with no repo stays deferred and drains by itself once the list has one. Running it again changes nothing. Ctrl-C or SIGTERM stops after the batch being written, releases the lists and exits with code 130.";
   static override examples = [
     '<%= config.bin %> drain',
     '<%= config.bin %> drain --list dev@kafka.apache.org',
@@ -23,13 +23,14 @@ export default class Drain extends BaseCommand<typeof Drain> {
   async run(): Promise<DrainResult> {
     const { flags } = this;
     const systems = this.systems(flags.systems);
+    const signal = this.stopSignal();
     const result = await this.withStore(async (store) => {
       const listIds = flags.list || flags.system ? (await selectLists(store, { names: flags.list, system: flags.system })).map((list) => list.id) : undefined;
       return this.withProgress('drain', (progress) =>
-        drainLists(store, { listIds, workers: flags.workers ?? this.settings.workers, mirrorHandling: this.settings.mirrorHandling, systems }, progress),
+        drainLists(store, { listIds, workers: flags.workers ?? this.settings.workers, mirrorHandling: this.settings.mirrorHandling, systems, signal }, progress),
       );
     });
-    if (result.lists.length === 0) this.note('Nothing to drain: no list holds classified mail.');
+    if (result.lists.length === 0 && !result.interrupted) this.note('Nothing to drain: no list holds classified mail.');
     else {
       this.show(
         renderTable(
@@ -42,6 +43,7 @@ export default class Drain extends BaseCommand<typeof Drain> {
     if (waiting.length > 0) {
       this.note(`${waiting.length} list(s) have no repo; their mail waits. Give one with \`listminer lists add NAME --system SYSTEM --repo URL\`, then drain again.`);
     }
+    if (result.interrupted) this.exitInterrupted(result, `drained ${result.drained} messages of ${result.lists.length} lists, ${result.shunted} shunted`);
     const failed = result.lists.filter((l) => l.status === 'failed');
     if (failed.length > 0) {
       throw new ListminerError(`${failed.length} of ${result.lists.length} lists failed to drain; the rest drained.`, ExitCode.partial, 'Run again with --debug, or see the table for the reasons.');

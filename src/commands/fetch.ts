@@ -3,12 +3,12 @@ import { BaseCommand, listFlags, systemsFlag } from '../cli/base-command.js';
 import { renderTable } from '../cli/render-table.js';
 import { chooseCacheDir } from '../core/config/cache-dir.js';
 import { ExitCode } from '../core/errors.js';
-import { fetchLists, type FetchResult } from '../core/fetch/fetch-lists.js';
+import { describeHolder, fetchLists, type FetchResult } from '../core/fetch/fetch-lists.js';
 
 export default class Fetch extends BaseCommand<typeof Fetch> {
   static override summary = 'Fetch new mail of the registered lists into staging.';
   static override description =
-    'Each list is read month by month from its checkpoint through the current month. A list is worked on by one process at a time, so several fetch processes may share a PostgreSQL database. Ctrl-C writes what was read, releases the list and exits with code 130; the next fetch resumes at the first unfinished month. Exit code 4 means some lists failed and the others were fetched.';
+    'Each list is read month by month from its checkpoint through the current month. A list is worked on by one process at a time, so several fetch processes may share a PostgreSQL database. Ctrl-C or SIGTERM writes what was read, releases the list and exits with code 130; the next fetch resumes at the first unfinished month. Exit code 4 means some lists failed and the others were fetched.';
   static override examples = [
     '<%= config.bin %> fetch',
     '<%= config.bin %> fetch --list netdev --full',
@@ -26,57 +26,47 @@ export default class Fetch extends BaseCommand<typeof Fetch> {
 
   async run(): Promise<FetchResult> {
     const { flags, settings } = this;
-    const controller = new AbortController();
-    let signals = 0;
-    const stop = () => {
-      if (++signals > 1) process.exit(ExitCode.interrupted);
-      this.note('stopping: writing what was read and releasing the lists (again to stop at once)');
-      controller.abort();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-    let result: FetchResult;
-    try {
-      result = await this.withStore((store) =>
-        this.withProgress('fetch', (progress) =>
-          fetchLists(
-            store,
-            this.systems(flags.systems),
-            {
-              lists: flags.list,
-              system: flags.system,
-              now: flags.now,
-              months: flags.months,
-              full: flags.full,
-              workers: flags.workers ?? settings.workers,
-              cadenceDays: settings.cadenceDays,
-              backfillMonths: settings.backfillMonths,
-              contactEmail: settings.contactEmail,
-              cacheDir: chooseCacheDir(settings, process.env),
-              signal: controller.signal,
-            },
-            progress,
-          ),
+    const signal = this.stopSignal();
+    const result = await this.withStore((store) =>
+      this.withProgress('fetch', (progress) =>
+        fetchLists(
+          store,
+          this.systems(flags.systems),
+          {
+            lists: flags.list,
+            system: flags.system,
+            now: flags.now,
+            months: flags.months,
+            full: flags.full,
+            workers: flags.workers ?? settings.workers,
+            cadenceDays: settings.cadenceDays,
+            backfillMonths: settings.backfillMonths,
+            contactEmail: settings.contactEmail,
+            cacheDir: chooseCacheDir(settings, process.env),
+            signal,
+          },
+          progress,
         ),
-      );
-    } finally {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-    }
+      ),
+    );
     this.render(result);
-    const code = result.interrupted ? ExitCode.interrupted : result.totals.failed > 0 ? ExitCode.partial : ExitCode.ok;
-    if (code !== ExitCode.ok) {
+    if (result.interrupted) {
+      const t = result.totals;
+      this.exitInterrupted(result, `fetched ${t.months} months of ${t.lists} lists, ${t.staged} messages staged`);
+    }
+    if (result.totals.failed > 0) {
       if (this.jsonEnabled()) this.logJson(result);
-      this.exit(code);
+      this.exit(ExitCode.partial);
     }
     return result;
   }
 
   private render(result: FetchResult): void {
     const worked = result.lists.filter((list) => list.status !== 'skipped');
+    for (const holder of result.heldElsewhere) this.note(`${holder.system} ${holder.list} was not fetched: ${describeHolder(holder)}.`);
     if (worked.length === 0) {
-      // Lists kept back by a breaker were named already, with the reason.
-      if (result.breakers.length === 0) this.note('No list was due; `--now` fetches them anyway.');
+      // Lists kept back by a breaker or held by another process were named already, with the reason.
+      if (result.breakers.length === 0 && result.heldElsewhere.length === 0 && !result.interrupted) this.note('No list was due; `--now` fetches them anyway.');
       return;
     }
     this.show(

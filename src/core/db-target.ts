@@ -1,19 +1,62 @@
 import { resolve } from 'node:path';
+import { InputError } from './errors.js';
 
 export const DEFAULT_DB = './listminer.db';
 
 export type DbTarget = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
 
-/** `postgres://` or `postgresql://` URLs open Postgres; anything else is a SQLite file path. */
+/**
+ * `postgres://` or `postgresql://` URLs open Postgres; anything else is a
+ * SQLite file path. A URL that does not parse is the user's input, refused
+ * here before any driver sees it (a driver would print it unredacted, or try
+ * to connect to what it guessed).
+ */
 export function parseDbTarget(value: string): DbTarget {
-  if (/^postgres(ql)?:\/\//i.test(value)) return { kind: 'postgres', url: value };
+  if (/^postgres(ql)?:\/\//i.test(value)) return { kind: 'postgres', url: checkDatabaseUrl(value) };
   if (value === ':memory:') return { kind: 'sqlite', path: value };
   return { kind: 'sqlite', path: resolve(value) };
+}
+
+const URL_HINT = 'A database URL reads postgres://HOST:PORT/DATABASE, with USER:PASSWORD@ before the host when needed; write special characters of the password as %XX escapes (@ as %40).';
+
+function checkDatabaseUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InputError(`The database URL ${redactSecrets(value)} is not a valid URL.`, URL_HINT);
+  }
+  if (!url.hostname) throw new InputError(`The database URL ${redactUrl(value)} names no host.`, URL_HINT);
+  for (const part of [url.username, url.password, url.pathname]) {
+    try {
+      decodeURIComponent(part);
+    } catch {
+      throw new InputError(`The database URL ${redactUrl(value)} holds a % that does not start a %XX escape.`, URL_HINT);
+    }
+  }
+  return value;
 }
 
 /** First of: the --db flag, LISTMINER_DB, the config file's database, the default. */
 export function chooseDb(flag: string | undefined, env: NodeJS.ProcessEnv, configured: string | undefined): string {
   return flag || env.LISTMINER_DB || configured || DEFAULT_DB;
+}
+
+/** How long the store waits on the database; each from the environment, in seconds. */
+export interface StoreTimeouts {
+  /** SQLite: how long a write waits for another process's write lock. */
+  busyTimeoutMs?: number;
+  /** PostgreSQL: how long to wait for the server to answer a connection. */
+  connectTimeoutMs?: number;
+}
+
+/** LISTMINER_SQLITE_BUSY_TIMEOUT and LISTMINER_PG_CONNECT_TIMEOUT (seconds); unset or invalid ones keep the defaults. */
+export function chooseStoreTimeouts(env: NodeJS.ProcessEnv): StoreTimeouts {
+  const seconds = (name: string) => {
+    const value = env[name] === undefined || env[name] === '' ? NaN : Number(env[name]);
+    return Number.isFinite(value) && value >= 0 ? Math.round(value * 1000) : undefined;
+  };
+  return { busyTimeoutMs: seconds('LISTMINER_SQLITE_BUSY_TIMEOUT'), connectTimeoutMs: seconds('LISTMINER_PG_CONNECT_TIMEOUT') };
 }
 
 /** The URL with any password replaced, safe to print or log. */
@@ -23,7 +66,7 @@ export function redactUrl(url: string): string {
     if (parsed.password) parsed.password = '*****';
     return parsed.toString();
   } catch {
-    return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:*****@');
+    return redactSecrets(url);
   }
 }
 

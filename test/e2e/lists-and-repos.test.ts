@@ -85,7 +85,7 @@ describe('database errors', () => {
 
   it('explains a SQLite path in a folder that does not exist', async () => {
     const result = await runCli(['lists', 'ls', '--db', '/nonexistent-folder/x.db']);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stderr).toContain('the folder /nonexistent-folder does not exist');
   });
 

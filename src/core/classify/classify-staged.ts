@@ -18,8 +18,12 @@ export interface ClassifyOptions {
   reclassify?: boolean;
   /** Try shunted messages again. */
   retryShunted?: boolean;
-  /** Messages read, parsed and written together (one transaction). */
+  /** Messages read, parsed and written together (one transaction): at most this many… */
   batchSize?: number;
+  /** …and no more raw bytes than this, unless one message alone is larger. */
+  batchBytes?: number;
+  /** Aborting stops the run after the batch being written; the rest stays for the next run. */
+  signal?: AbortSignal;
   /** Worker threads that parse (1: parse on the main thread). Needs the systems file on disk. */
   workers?: number;
 }
@@ -50,7 +54,12 @@ export interface ClassifyResult {
   /** Messages per class among those labelled in this run. */
   classes: Record<string, number>;
   lists: ListClassifyResult[];
+  /** A signal stopped the run before it ran out of mail. */
+  interrupted: boolean;
 }
+
+/** Raw bytes per batch, as fetch writes them: large messages make small batches. */
+export const CLASSIFY_BATCH_BYTES = 16 * 1024 * 1024;
 
 const RECLASSIFY_STATUSES: readonly StagedStatus[] = ['staged', 'classified', 'drained', 'deferred'];
 
@@ -66,12 +75,26 @@ export async function classifyStaged(store: Store, systems: Systems, options: Cl
   const lists = await selectLists(store, { names: options.lists, system: options.system });
   const statuses: StagedStatus[] = options.reclassify ? [...RECLASSIFY_STATUSES] : ['staged'];
   if (options.retryShunted) statuses.push('shunted');
-  const result: ClassifyResult = { classified: 0, shunted: 0, changed: 0, changes: [], classes: {}, lists: [] };
+  const result: ClassifyResult = { classified: 0, shunted: 0, changed: 0, changes: [], classes: {}, lists: [], interrupted: false };
   const changes = new Map<string, ClassChange>();
   const pool = ClassifyPool.start(options.workers ?? 1, systems.file);
   try {
     for (const list of lists) {
-      const outcome = await classifyList({ store, systems, book, pool, list, statuses, batchSize: options.batchSize ?? 64, classes: result.classes, changes, progress });
+      if (options.signal?.aborted) break;
+      const outcome = await classifyList({
+        store,
+        systems,
+        book,
+        pool,
+        list,
+        statuses,
+        batchSize: options.batchSize ?? 64,
+        batchBytes: options.batchBytes ?? CLASSIFY_BATCH_BYTES,
+        signal: options.signal,
+        classes: result.classes,
+        changes,
+        progress,
+      });
       result.lists.push(outcome);
       result.classified += outcome.classified;
       result.shunted += outcome.shunted;
@@ -81,6 +104,7 @@ export async function classifyStaged(store: Store, systems: Systems, options: Cl
     await pool?.close();
   }
   result.changes = [...changes.values()].sort((a, b) => b.count - a.count || a.from.localeCompare(b.from) || a.to.localeCompare(b.to));
+  result.interrupted = Boolean(options.signal?.aborted);
   return result;
 }
 
@@ -97,6 +121,8 @@ interface ListRun {
   list: ListRecord;
   statuses: readonly StagedStatus[];
   batchSize: number;
+  batchBytes: number;
+  signal: AbortSignal | undefined;
   classes: Record<string, number>;
   changes: Map<string, ClassChange>;
   progress: ProgressListener;
@@ -120,31 +146,37 @@ async function classifyList(run: ListRun): Promise<ListClassifyResult> {
     for (const message of batch) verdicts.push(toStoredVerdict(await classifyMessage(message.raw, rules, context)));
     return verdicts;
   };
-  // Batches in flight: enough to keep every worker busy while the main thread writes.
+  // Batches in flight: enough to keep every worker busy while the main thread writes,
+  // and never more than a batch's worth of raw bytes waiting beyond the first.
   const depth = pool ? pool.size * 2 : 1;
-  const inFlight: { batch: MessageToClassify[]; verdicts: Promise<StoredVerdict[]> }[] = [];
+  const inFlight: { batch: MessageToClassify[]; bytes: number; verdicts: Promise<StoredVerdict[]> }[] = [];
+  const bytesInFlight = () => inFlight.reduce((sum, entry) => sum + entry.bytes, 0);
   let afterId = 0;
   let done = 0;
   let exhausted = false;
   while (!exhausted || inFlight.length > 0) {
-    if (!exhausted) {
-      const batch = await store.classify.nextBatch(selection, afterId, run.batchSize);
+    if (run.signal?.aborted) break; // batches read but not written stay for the next run
+    const roomToRead = inFlight.length < depth && bytesInFlight() < run.batchBytes;
+    if (!exhausted && roomToRead) {
+      const batch = await store.classify.nextBatch(selection, afterId, run.batchSize, run.batchBytes);
       if (batch.length === 0) exhausted = true;
       else {
         afterId = batch[batch.length - 1]!.id;
+        const bytes = batch.reduce((sum, m) => sum + m.raw.length, 0); // before the pool takes the buffers over
         const verdicts = judge(batch);
         verdicts.catch(() => {}); // awaited below, in order; this only keeps an early failure from going unhandled
-        inFlight.push({ batch, verdicts });
+        inFlight.push({ batch, bytes, verdicts });
       }
     }
-    if (inFlight.length >= depth || (exhausted && inFlight.length > 0)) {
+    if (inFlight.length > 0 && (exhausted || !(inFlight.length < depth && bytesInFlight() < run.batchBytes))) {
       const next = inFlight.shift()!;
       await saveBatch(store, next.batch, await next.verdicts, outcome, run);
       done += next.batch.length;
       progress({ type: 'update', task, done, total, detail: `${outcome.classified} classified, ${outcome.shunted} shunted` });
     }
   }
-  progress({ type: 'end', task, status: 'done', detail: `${outcome.classified} classified, ${outcome.shunted} shunted${outcome.changed ? `, ${outcome.changed} changed class` : ''}` });
+  const stopped = run.signal?.aborted ? `, stopped after ${done} of ${total}` : '';
+  progress({ type: 'end', task, status: run.signal?.aborted ? 'skipped' : 'done', detail: `${outcome.classified} classified, ${outcome.shunted} shunted${outcome.changed ? `, ${outcome.changed} changed class` : ''}${stopped}` });
   return outcome;
 }
 

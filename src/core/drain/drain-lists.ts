@@ -4,6 +4,7 @@ import type { MirrorHandling } from '../config/load-config.js';
 import type { ProgressListener } from '../progress.js';
 import type { DrainCandidate, NewEmailMessage } from '../store/drain-records.js';
 import type { ListRecord } from '../store/list-records.js';
+import { StoreFailure } from '../store/store-failure.js';
 import type { Store } from '../store/store.js';
 import type { Systems } from '../systems/load-systems.js';
 import { isBotSender } from './is-bot-sender.js';
@@ -20,9 +21,11 @@ export interface DrainOptions {
   mirrorHandling?: MirrorHandling;
   systems: Systems;
   batchSize?: number;
+  /** Aborting stops the run after the batch being written; locks are released, the rest waits for the next run. */
+  signal?: AbortSignal;
 }
 
-export type ListDrainStatus = 'drained' | 'deferred' | 'busy' | 'failed';
+export type ListDrainStatus = 'drained' | 'deferred' | 'busy' | 'failed' | 'interrupted';
 
 export interface ListDrainResult {
   listId: number;
@@ -47,6 +50,8 @@ export interface DrainResult {
   deferred: number;
   shunted: number;
   threadsRepaired: number;
+  /** A signal stopped the run before it ran out of lists. */
+  interrupted: boolean;
 }
 
 const MIRROR_CLASSES = new Set(['github_mirror', 'commit_notify']);
@@ -57,7 +62,7 @@ export async function drainLists(store: Store, options: DrainOptions, progress: 
   const run = new DrainRun(store, options, progress);
   const results: ListDrainResult[] = [];
   const worker = async () => {
-    for (let listId = queue.shift(); listId !== undefined; listId = queue.shift()) {
+    for (let listId = queue.shift(); listId !== undefined && !options.signal?.aborted; listId = queue.shift()) {
       const result = await run.drainClaimed(listId);
       if (result) results.push(result);
     }
@@ -70,6 +75,7 @@ export async function drainLists(store: Store, options: DrainOptions, progress: 
     deferred: sum(results, 'deferred'),
     shunted: sum(results, 'shunted'),
     threadsRepaired: sum(results, 'threadsRepaired'),
+    interrupted: Boolean(options.signal?.aborted),
   };
 }
 
@@ -108,10 +114,11 @@ class DrainRun {
         result.status = 'deferred';
       } else {
         await this.drainList(list, list.repoId, result, task);
+        if (this.options.signal?.aborted) result.status = 'interrupted';
       }
       result.deferred = await this.store.drain.countWithStatus(listId, 'deferred');
       const detail = result.status === 'deferred' ? `${result.deferred} deferred: the list has no repo` : `${result.shunted} shunted, ${result.threadsRepaired} thread roots repaired`;
-      this.progress({ type: 'end', task, status: 'done', detail });
+      this.progress({ type: 'end', task, status: result.status === 'interrupted' ? 'skipped' : 'done', detail });
     } catch (error) {
       result.status = 'failed';
       result.error = (error as Error).message;
@@ -132,7 +139,7 @@ class DrainRun {
 
   private async drainStatus(list: ListRecord, repoId: number, template: string | undefined, status: 'classified' | 'deferred', result: ListDrainResult, task: string): Promise<void> {
     let afterId = 0;
-    for (;;) {
+    while (!this.options.signal?.aborted) {
       const batch = await this.store.drain.nextBatch(list.id, status, afterId, this.options.batchSize ?? 500);
       if (batch.length === 0) return;
       afterId = batch[batch.length - 1]!.id;
@@ -157,13 +164,16 @@ class DrainRun {
     try {
       await this.writeInOne(listId, messages, result);
       return;
-    } catch {
-      // Fall through: find the row that broke the batch.
+    } catch (error) {
+      // The database failing is no message's fault: nothing is shunted for it.
+      if (error instanceof StoreFailure) throw error;
+      // Otherwise fall through: find the row that broke the batch.
     }
     for (const message of messages) {
       try {
         await this.writeInOne(listId, [message], result);
       } catch (error) {
+        if (error instanceof StoreFailure) throw error;
         // Shunt only what the message itself caused: with the database gone, the list fails and keeps its mail.
         if (!(await this.store.reachable())) throw error;
         await this.store.drain.shunt(message.stagedId, `drain: ${(error as Error).message}`);

@@ -7,6 +7,7 @@ import type { LockOwner } from '../locks/lock-owner.js';
 import type { DeletionToRecord } from '../store/fetch-state-records.js';
 import type { ListRecord } from '../store/list-records.js';
 import type { MessageToStage } from '../store/staging-records.js';
+import { StoreFailure } from '../store/store-failure.js';
 import type { Store } from '../store/store.js';
 import type { SystemDefinition } from '../systems/load-systems.js';
 import { planMonths } from './plan-months.js';
@@ -109,6 +110,8 @@ export async function fetchList(
       progress({ type: 'end', task, status: 'skipped', detail: `interrupted after ${result.monthsFetched} months` });
       return result;
     }
+    // The database failing is not the list's fault: no retry wait, no sidelining; the run stops.
+    if (error instanceof StoreFailure) throw error;
     result.status = 'failed';
     const kind = error instanceof ArchiveError ? error.kind : 'error';
     const message = error instanceof Error ? error.message : String(error);

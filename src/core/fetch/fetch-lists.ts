@@ -7,7 +7,7 @@ import type { Store } from '../store/store.js';
 import type { BackendName } from '../systems/backend-names.js';
 import { requireSystem, type SystemDefinition, type Systems } from '../systems/load-systems.js';
 import { emptyListResult, fetchList, type ListFetchResult } from './fetch-list.js';
-import { currentLockOwner, type LockOwner } from '../locks/lock-owner.js';
+import { currentLockOwner, STALE_LOCK_MS, type LockOwner } from '../locks/lock-owner.js';
 import { selectLists } from '../registry/select-lists.js';
 
 export interface FetchOptions {
@@ -42,6 +42,19 @@ export interface FetchResult {
   interrupted: boolean;
   /** Hosts whose lists this run left alone, and the lists of its choice they kept back. */
   breakers: HeldByBreaker[];
+  /** Lists of this run's choice that another process held, so this run left them alone. */
+  heldElsewhere: HeldByProcess[];
+}
+
+export interface HeldByProcess {
+  system: string;
+  list: string;
+  host: string | null;
+  pid: number | null;
+  /** When the holder last refreshed the lock. */
+  since: string;
+  /** When a run takes the lock over as abandoned, if its holder never refreshes it again. */
+  staleAt: string;
 }
 
 export interface HeldByBreaker {
@@ -125,19 +138,41 @@ export async function fetchLists(store: Store, systems: Systems, options: FetchO
       message: `${count} ${count === 1 ? 'list' : 'lists'} of ${breaker.host} ${count === 1 ? 'was' : 'were'} not fetched: ${breakerReason(breaker)}`,
     });
   }
+  const heldElsewhere = await listsHeldElsewhere(store, owner, claimed, listIds, options.system);
   for (const id of listIds ?? []) {
     if (claimed.has(id)) continue;
     const list = (await store.lists.byId(id))!;
     const breaker = held.get(id);
+    const holder = heldElsewhere.find((h) => h.list === list.name && h.system === list.system);
     const reason = breaker
       ? breakerReason(breaker)
-      : options.now
-        ? 'another process holds it'
-        : 'not due yet, or another process holds it (--now fetches it anyway)';
+      : holder
+        ? describeHolder(holder)
+        : options.now
+          ? 'another process holds it'
+          : 'not due yet (--now fetches it anyway)';
     results.push({ ...skipped(list, owner), reason });
-    if (!breaker) progress({ type: 'log', level: 'info', message: `${list.system} ${list.name} was not fetched: ${reason}` });
+    if (!breaker && !holder) progress({ type: 'log', level: 'info', message: `${list.system} ${list.name} was not fetched: ${reason}` });
   }
-  return { lists: results, totals: total(results), interrupted: Boolean(options.signal?.aborted), breakers: [...breakers.values()] };
+  return { lists: results, totals: total(results), interrupted: Boolean(options.signal?.aborted), breakers: [...breakers.values()], heldElsewhere };
+}
+
+/** Lists of the run's choice it did not claim because another process holds them (a live one, or one on another host). */
+async function listsHeldElsewhere(store: Store, owner: LockOwner, claimed: ReadonlySet<number>, listIds: readonly number[] | undefined, system: string | undefined): Promise<HeldByProcess[]> {
+  const held: HeldByProcess[] = [];
+  for (const list of await store.lists.all()) {
+    if (claimed.has(list.id) || list.lockedAt === null) continue;
+    if (listIds ? !listIds.includes(list.id) : list.sidelinedAt || (system && list.system !== system)) continue;
+    if (list.lockedPid === owner.pid && list.lockedHost === owner.host && list.lockedBootId === owner.bootId) continue;
+    const staleAt = new Date(new Date(list.lockedAt).getTime() + STALE_LOCK_MS).toISOString();
+    held.push({ system: list.system, list: list.name, host: list.lockedHost, pid: list.lockedPid, since: list.lockedAt, staleAt });
+  }
+  return held;
+}
+
+/** Who holds a list, since when, and when the lock counts as abandoned. */
+export function describeHolder(holder: HeldByProcess): string {
+  return `held by pid ${holder.pid ?? '?'} on ${holder.host ?? 'an unknown host'} since ${holder.since}; if that process is gone, the lock is taken over at ${holder.staleAt}, ${STALE_LOCK_MS / 3_600_000} h after its last sign of life`;
 }
 
 function breakerReason(hold: HostHold): string {

@@ -47,17 +47,39 @@ export class ClassifyRecords {
     return Number(row?.n ?? 0);
   }
 
-  async nextBatch(selection: ClassifySelection, afterId: number, limit: number): Promise<MessageToClassify[]> {
-    const rows = await this.db.all(
-      `SELECT id, list_id, raw, status, msg_class FROM staged_messages
-       WHERE list_id = ? AND status IN (${inPlaceholders(selection.statuses.length)}) AND id > ?
-       ORDER BY id LIMIT ?`,
-      [selection.listId, ...selection.statuses, afterId, limit],
-    );
-    return rows.map((row) => {
-      const message = mapRow<MessageToClassify>(row);
-      return { ...message, id: Number(message.id), listId: Number(message.listId), raw: Buffer.from(message.raw) };
-    });
+  /**
+   * The next messages after `afterId`: at most `limit`, and no more than
+   * `maxBytes` of raw mail unless the first alone is larger. Sizes are read
+   * first, so a batch of large messages never loads more than it keeps.
+   */
+  async nextBatch(selection: ClassifySelection, afterId: number, limit: number, maxBytes = Number.POSITIVE_INFINITY): Promise<MessageToClassify[]> {
+    const statusFilter = `list_id = ? AND status IN (${inPlaceholders(selection.statuses.length)})`;
+    for (let from = afterId; ; ) {
+      const sizes = await this.db.all<{ id: number; size: number }>(
+        `SELECT id, size FROM staged_messages WHERE ${statusFilter} AND id > ? ORDER BY id LIMIT ?`,
+        [selection.listId, ...selection.statuses, from, limit],
+      );
+      if (sizes.length === 0) return [];
+      const ids: number[] = [];
+      let bytes = 0;
+      for (const row of sizes) {
+        bytes += Number(row.size);
+        if (ids.length > 0 && bytes > maxBytes) break;
+        ids.push(Number(row.id));
+      }
+      const rows = await this.db.all(
+        `SELECT id, list_id, raw, status, msg_class FROM staged_messages WHERE ${statusFilter} AND id IN (${inPlaceholders(ids.length)}) ORDER BY id`,
+        [selection.listId, ...selection.statuses, ...ids],
+      );
+      // Rows another process moved on between the two reads are skipped, not mistaken for the end.
+      if (rows.length > 0) {
+        return rows.map((row) => {
+          const message = mapRow<MessageToClassify>(row);
+          return { ...message, id: Number(message.id), listId: Number(message.listId), raw: Buffer.isBuffer(message.raw) ? message.raw : Buffer.from(message.raw) };
+        });
+      }
+      from = ids[ids.length - 1]!;
+    }
   }
 
   /**

@@ -34,17 +34,19 @@ export async function migrate(driver: SqlDriver, migrations = readMigrations(dri
     'CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TEXT NOT NULL)',
   );
   const applied: string[] = [];
+  // Read first: when nothing is missing (the usual case) no write transaction
+  // is taken, so opening never waits behind another process's writes.
+  const recorded = new Map((await driver.all<{ name: string; checksum: string }>('SELECT name, checksum FROM schema_migrations')).map((r) => [r.name, r.checksum]));
   for (const migration of migrations) {
+    if (recorded.has(migration.name)) {
+      if (recorded.get(migration.name) !== migration.checksum) throw changedMigration(driver, migration.name);
+      continue;
+    }
     const done = await driver.transaction(async (tx) => {
       if (driver.capabilities.migrationLockSql) await tx.exec(driver.capabilities.migrationLockSql);
       const row = await tx.get<{ checksum: string }>('SELECT checksum FROM schema_migrations WHERE name = ?', [migration.name]);
       if (row) {
-        if (row.checksum !== migration.checksum) {
-          throw new OperationError(
-            `The database ${driver.displayName} applied migration ${migration.name} with different contents than this listminer has.`,
-            'Use a database made by this version of listminer, or a new one.',
-          );
-        }
+        if (row.checksum !== migration.checksum) throw changedMigration(driver, migration.name);
         return false;
       }
       await tx.exec(migration.sql);
@@ -67,4 +69,11 @@ export async function migrate(driver: SqlDriver, migrations = readMigrations(dri
     );
   }
   return applied;
+}
+
+function changedMigration(driver: SqlDriver, name: string): OperationError {
+  return new OperationError(
+    `The database ${driver.displayName} applied migration ${name} with different contents than this listminer has.`,
+    'Use a database made by this version of listminer, or a new one.',
+  );
 }

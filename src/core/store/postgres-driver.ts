@@ -1,11 +1,21 @@
 import postgres from 'postgres';
-import { redactUrl } from '../db-target.js';
+import { redactSecrets, redactUrl } from '../db-target.js';
+import { ListminerError } from '../errors.js';
+import { StoreFailure } from './store-failure.js';
 import type { SqlDriver, SqlExecutor, SqlRunResult, SqlValue } from './sql-driver.js';
 
 type Sql = postgres.Sql<Record<string, never>>;
 type Queryable = Sql | postgres.TransactionSql<Record<string, never>>;
 
 const toNumber = (x: string) => Number(x);
+
+/** How long to wait for the server to answer a new connection, unless told otherwise. */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+
+export interface PostgresOptions {
+  schema?: string;
+  connectTimeoutMs?: number;
+}
 
 /**
  * Postgres through the `postgres` client. Counts and ids come back as
@@ -23,11 +33,21 @@ export class PostgresDriver implements SqlDriver {
   readonly displayName: string;
   private readonly sql: Sql;
   private readonly placeholders = new Map<string, string>();
+  private readonly connectTimeoutMs: number;
 
-  constructor(url: string, options: { schema?: string } = {}) {
+  /** Opens the pool and proves the server answers as PostgreSQL; use this rather than the constructor. */
+  static async connect(url: string, options: PostgresOptions = {}): Promise<PostgresDriver> {
+    const driver = new PostgresDriver(url, options);
+    await driver.checkConnection();
+    return driver;
+  }
+
+  private constructor(url: string, options: PostgresOptions = {}) {
     this.displayName = redactUrl(url);
+    this.connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.sql = postgres(url, {
       max: 8,
+      connect_timeout: this.connectTimeoutMs / 1000,
       onnotice: () => {},
       connection: options.schema ? { search_path: options.schema } : {},
       types: {
@@ -51,36 +71,80 @@ export class PostgresDriver implements SqlDriver {
   }
 
   all<T>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
-    return this.query<T>(this.sql, sql, params);
+    return this.explained(() => this.query<T>(this.sql, sql, params));
   }
 
   async get<T>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined> {
-    return (await this.query<T>(this.sql, sql, params))[0];
+    return (await this.explained(() => this.query<T>(this.sql, sql, params)))[0];
   }
 
   run(sql: string, params?: readonly SqlValue[]): Promise<SqlRunResult> {
-    return this.runOn(this.sql, sql, params);
+    return this.explained(() => this.runOn(this.sql, sql, params));
   }
 
   async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    const result = await this.sql.begin(async (tx) => {
-      const executor: SqlExecutor = {
-        all: (sql, params) => this.query(tx, sql, params),
-        get: async (sql, params) => (await this.query(tx, sql, params))[0] as never,
-        run: (sql, params) => this.runOn(tx, sql, params),
-        exec: async (script) => void (await tx.unsafe(script)),
-      };
-      return fn(executor);
-    });
+    const result = await this.explained(() =>
+      this.sql.begin(async (tx) => {
+        const executor: SqlExecutor = {
+          all: (sql, params) => this.query(tx, sql, params),
+          get: async (sql, params) => (await this.query(tx, sql, params))[0] as never,
+          run: (sql, params) => this.runOn(tx, sql, params),
+          exec: async (script) => void (await tx.unsafe(script)),
+        };
+        return fn(executor);
+      }),
+    );
     return result as T;
   }
 
   async exec(script: string): Promise<void> {
-    await this.sql.unsafe(script);
+    await this.explained(() => this.sql.unsafe(script));
   }
 
   async close(): Promise<void> {
     await this.sql.end({ timeout: 5 });
+  }
+
+  /**
+   * The first query, raced against the connect timeout. The client retries a
+   * connection the server closes before the handshake at once and forever
+   * (a listener that is not PostgreSQL), and its own timer never fires then.
+   */
+  private async checkConnection(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<'timeout'>((resolve) => {
+      // A little after the client's own timeout, which reports a server that never answers.
+      timer = setTimeout(() => resolve('timeout'), this.connectTimeoutMs + 1000);
+    });
+    const probe = this.sql.unsafe('SELECT 1');
+    try {
+      const outcome = await Promise.race([probe.then(() => 'ok' as const), gaveUp]);
+      if (outcome === 'timeout') {
+        probe.catch(() => {});
+        throw new StoreFailure(
+          `The server at ${this.displayName} closed the connection each time before answering as PostgreSQL (for ${Math.round(this.connectTimeoutMs / 1000)} s).`,
+          'Check the host and port of the database URL: something else listens there.',
+          'CONNECTION_CLOSED',
+        );
+      }
+    } catch (error) {
+      await this.sql.end({ timeout: 0 }).catch(() => {});
+      throw this.explain(error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async explained<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      throw this.explain(error);
+    }
+  }
+
+  private explain(error: unknown): unknown {
+    return explainPostgresError(error, this.displayName, this.connectTimeoutMs);
   }
 
   private async query<T>(on: Queryable, sql: string, params?: readonly SqlValue[]): Promise<T[]> {
@@ -122,4 +186,42 @@ export function numberPlaceholders(sql: string): string {
     }
   }
   return out;
+}
+
+/**
+ * PostgreSQL's failures of the server or the connection as a StoreFailure
+ * naming the database (password removed); errors of a statement (a
+ * constraint) pass through for the caller to handle.
+ */
+export function explainPostgresError(error: unknown, database: string, connectTimeoutMs: number): unknown {
+  if (error instanceof ListminerError) return error;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string') return error;
+  const detail = redactSecrets(error instanceof Error ? error.message : String(error));
+  const fail = (message: string, hint: string) => new StoreFailure(message, hint, code);
+  if (code === 'CONNECT_TIMEOUT') {
+    return fail(`The database ${database} did not answer within ${Math.round(connectTimeoutMs / 1000)} s.`, 'Is the server up, and is the host and port of the database URL right? LISTMINER_PG_CONNECT_TIMEOUT=SECONDS waits longer.');
+  }
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'ETIMEDOUT') {
+    return fail(`Cannot connect to the database ${database} (${code}).`, 'Is the PostgreSQL server running and reachable, and is the host and port of the database URL right?');
+  }
+  if (code === 'ECONNRESET' || code === 'EPIPE' || code.startsWith('CONNECTION_') || code.startsWith('08') || code.startsWith('57P')) {
+    return fail(
+      `The connection to the database ${database} was lost (${detail}); the batch being written was rolled back.`,
+      'Run again when the server is back: what was written before is kept and the run resumes from there.',
+    );
+  }
+  if (code === '3D000' || code === '28P01' || code === '28000') {
+    return fail(`The database ${database} refused the connection: ${detail}.`, 'Check the database name, user and password in the URL.');
+  }
+  if (code === '53100') {
+    return fail(`The disk of the database ${database} is full; the batch being written was rolled back.`, 'Free some space on the server and run again: the run resumes from what was written.');
+  }
+  if (code.startsWith('53')) {
+    return fail(`The database ${database} is out of resources (${detail}).`, 'Run again later, or ask the server\'s administrator.');
+  }
+  if (code === '25006') {
+    return fail(`The database ${database} is read-only (${detail}).`, 'Point --db at a writable server (a primary, not a standby).');
+  }
+  return error;
 }

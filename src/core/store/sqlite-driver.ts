@@ -1,8 +1,15 @@
+import { accessSync, constants, statSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { ListminerError } from '../errors.js';
 import { Mutex } from './mutex.js';
+import { StoreFailure } from './store-failure.js';
 import type { SqlDriver, SqlExecutor, SqlRunResult, SqlValue } from './sql-driver.js';
 
 type Statement = Database.Statement<unknown[]>;
+
+/** How long a write waits for another process's write lock before it fails, unless told otherwise. */
+export const DEFAULT_BUSY_TIMEOUT_MS = 30_000;
 
 /**
  * better-sqlite3 is synchronous; this driver gives it the async shape the
@@ -19,13 +26,23 @@ export class SqliteDriver implements SqlDriver {
   private readonly mutex = new Mutex();
   private readonly direct: SqlExecutor;
 
-  constructor(path: string) {
-    this.db = new Database(path);
+  private readonly busyTimeoutMs: number;
+
+  constructor(path: string, options: { busyTimeoutMs?: number } = {}) {
     this.displayName = path;
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('foreign_keys = ON');
-    this.db.pragma('busy_timeout = 30000');
-    this.db.pragma('synchronous = NORMAL');
+    this.busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+    let db: Database.Database | undefined;
+    try {
+      db = new Database(path);
+      db.pragma('journal_mode = WAL');
+      db.pragma('foreign_keys = ON');
+      db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
+      db.pragma('synchronous = NORMAL');
+    } catch (error) {
+      db?.close();
+      throw this.explain(error);
+    }
+    this.db = db;
     this.direct = {
       all: async (sql, params) => this.prepare(sql).all(...toSqlite(params)) as never[],
       get: async (sql, params) => this.prepare(sql).get(...toSqlite(params)) as never,
@@ -35,19 +52,23 @@ export class SqliteDriver implements SqlDriver {
   }
 
   all<T>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
-    return this.mutex.run(() => this.direct.all<T>(sql, params));
+    return this.serialized(() => this.direct.all<T>(sql, params));
   }
 
   get<T>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined> {
-    return this.mutex.run(() => this.direct.get<T>(sql, params));
+    return this.serialized(() => this.direct.get<T>(sql, params));
   }
 
   run(sql: string, params?: readonly SqlValue[]): Promise<SqlRunResult> {
-    return this.mutex.run(() => this.direct.run(sql, params));
+    return this.serialized(() => this.direct.run(sql, params));
   }
 
-  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    return this.mutex.run(async () => {
+  async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    // Every statement here is synchronous: a stage that only talks to SQLite
+    // would never return to the event loop, and a Ctrl-C or SIGTERM would
+    // wait for the whole run. One turn of the loop per transaction lets it in.
+    await new Promise((resolve) => setImmediate(resolve));
+    return this.serialized(async () => {
       // IMMEDIATE takes the write lock up front, so two processes never
       // deadlock upgrading read locks; busy_timeout makes the second wait.
       this.db.exec('BEGIN IMMEDIATE');
@@ -56,20 +77,37 @@ export class SqliteDriver implements SqlDriver {
         this.db.exec('COMMIT');
         return result;
       } catch (error) {
-        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        try {
+          if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        } catch {
+          // SQLite rolls back by itself when it cannot (a full disk): the first error is the one to report.
+        }
         throw error;
       }
     });
   }
 
   exec(script: string): Promise<void> {
-    return this.mutex.run(() => this.direct.exec(script));
+    return this.serialized(() => this.direct.exec(script));
   }
 
   async close(): Promise<void> {
     await this.mutex.run(async () => {
       if (this.db.open) this.db.close();
     });
+  }
+
+  /** One caller at a time; the engine's failures come out as sentences about the file. */
+  private async serialized<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await this.mutex.run(fn);
+    } catch (error) {
+      throw this.explain(error);
+    }
+  }
+
+  private explain(error: unknown): unknown {
+    return explainSqliteError(error, this.displayName, this.busyTimeoutMs);
   }
 
   private prepare(sql: string): Statement {
@@ -97,4 +135,85 @@ function toSqlite(params: readonly SqlValue[] | undefined): unknown[] {
     if (value === null || Buffer.isBuffer(value) || typeof value !== 'object') return value;
     return JSON.stringify(value);
   });
+}
+
+/**
+ * SQLite's failures of the file itself (locked, full, read-only, not a
+ * database) as a StoreFailure naming the file; errors of a statement (a
+ * constraint) pass through for the caller to handle.
+ */
+export function explainSqliteError(error: unknown, path: string, busyTimeoutMs: number): unknown {
+  if (error instanceof ListminerError) return error;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string') return error;
+  const detail = error instanceof Error ? error.message : String(error);
+  const fail = (message: string, hint: string) => new StoreFailure(message, hint, code);
+  const kind = code.replace(/^(SQLITE_[A-Z]+?)(_[A-Z_]+)?$/, '$1');
+  switch (kind) {
+    case 'SQLITE_BUSY':
+    case 'SQLITE_LOCKED':
+      return fail(
+        `The SQLite database ${path} is locked: another process held its write lock for more than ${formatSeconds(busyTimeoutMs)}.`,
+        'Another listminer, or another program, is writing to it. Run again when it has finished (nothing of the unfinished batch was written), or wait longer with LISTMINER_SQLITE_BUSY_TIMEOUT=SECONDS.',
+      );
+    case 'SQLITE_FULL':
+      return fail(
+        `The disk holding the SQLite database ${path} is full; the batch being written was rolled back.`,
+        'Free some space on that disk and run again: what was written before is kept and the run resumes from there.',
+      );
+    case 'SQLITE_READONLY':
+    case 'SQLITE_PERM':
+    case 'SQLITE_AUTH':
+      return fail(`The SQLite database ${path} is read-only: listminer cannot write to it (${detail}).`, readOnlyHint(path));
+    case 'SQLITE_NOTADB':
+      return fail(`${path} is not a SQLite database.`, 'Point --db at a listminer database file, or at a new path to create one.');
+    case 'SQLITE_CORRUPT':
+      return fail(`The SQLite database ${path} is damaged (${detail}).`, 'Restore it from a copy, or start a new database with another --db path.');
+    case 'SQLITE_CANTOPEN':
+    case 'SQLITE_IOERR':
+      return explainUnopenable(path, detail, code);
+    default:
+      return error;
+  }
+}
+
+function explainUnopenable(path: string, detail: string, code: string): StoreFailure {
+  const stat = statOrUndefined(path);
+  if (stat?.isDirectory()) {
+    return new StoreFailure(`${path} is a folder, not a database file.`, `Give a file path, for example ${path.replace(/\/+$/, '')}/listminer.db.`, code);
+  }
+  // SQLite writes the file, and beside it the -wal and -shm files, so both must be writable.
+  if (!writable(stat ? path : dirname(path)) || !writable(dirname(path))) {
+    return new StoreFailure(`The SQLite database ${path} is read-only: listminer cannot write to it.`, readOnlyHint(path), code);
+  }
+  return new StoreFailure(
+    `Cannot read or write the SQLite database ${path} (${detail}).`,
+    'Check the disk and the permissions of the file and its folder, then run again.',
+    code,
+  );
+}
+
+function readOnlyHint(path: string): string {
+  return `Make ${basename(path)} and its folder writable (SQLite also writes ${basename(path)}-wal and ${basename(path)}-shm beside it), or copy it somewhere writable.`;
+}
+
+function statOrUndefined(path: string): ReturnType<typeof statSync> | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function writable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function formatSeconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
 }

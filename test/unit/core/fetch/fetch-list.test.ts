@@ -1,0 +1,83 @@
+import { expect, it } from 'vitest';
+import type { ArchiveItem, ArchiveSource, Month } from '../../../../src/core/archive/archive-source.js';
+import { addMonths, monthOf } from '../../../../src/core/archive/month.js';
+import { fetchLists, type FetchOptions } from '../../../../src/core/fetch/fetch-lists.js';
+import { silentProgress } from '../../../../src/core/progress.js';
+import { loadSystems } from '../../../../src/core/systems/load-systems.js';
+import { describeOnDialects } from '../../../helpers/describe-on-dialects.js';
+
+const NOW_MONTH = monthOf(new Date());
+const month = (back: number) => addMonths(NOW_MONTH, -back);
+
+function mail(id: string): Buffer {
+  return Buffer.from(`From: Dev <dev@example.org>\nSubject: [PATCH] ${id}\nDate: Mon, 1 Jan 2024 10:00:00 +0000\nMessage-ID: <${id}>\n\nbody of ${id}\n`);
+}
+
+/** An archive in memory: months of messages. */
+class FakeSource implements ArchiveSource {
+  readonly name = 'fake';
+  constructor(readonly months: Map<Month, ArchiveItem[]>) {}
+  async firstMonth(): Promise<Month | undefined> {
+    return [...this.months.keys()].sort()[0];
+  }
+  async *fetchMonth(_context: unknown, m: Month): AsyncIterable<ArchiveItem> {
+    yield* this.months.get(m) ?? [];
+  }
+}
+
+function archive(spec: Record<number, number>): Map<Month, ArchiveItem[]> {
+  const months = new Map<Month, ArchiveItem[]>();
+  for (const [back, count] of Object.entries(spec)) {
+    months.set(month(Number(back)), Array.from({ length: count }, (_, i) => ({ raw: mail(`m${back}-${i}@example.org`), sourceRef: `${back}/${i}` })));
+  }
+  return months;
+}
+
+describeOnDialects('what fetch reports on $dialect', (getStore) => {
+  const systems = loadSystems();
+  const options = (source: FakeSource, extra: Partial<FetchOptions> = {}): FetchOptions => ({
+    cadenceDays: 30,
+    cacheDir: '/nonexistent',
+    openSource: async () => source,
+    full: true,
+    ...extra,
+  });
+  const stored = async () => Number((await getStore().db.get<{ n: number }>('SELECT COUNT(*) AS n FROM staged_messages'))!.n);
+
+  it('counts as staged only batches that committed: one rolled back at its commit is not counted', async () => {
+    const store = getStore();
+    await store.lists.register({ system: 'public_inbox', name: 'netdev' });
+    // The second batch's transaction fails after its rows were inserted, before it commits.
+    const transaction = store.transaction.bind(store);
+    let transactions = 0;
+    store.transaction = (fn) =>
+      transaction(async (tx) => {
+        const result = await fn(tx);
+        if (++transactions === 2) throw new Error('the transaction failed at its end');
+        return result;
+      });
+    const result = await fetchLists(store, systems, options(new FakeSource(archive({ 2: 3, 1: 4 }))), silentProgress);
+    expect(result.lists[0]).toMatchObject({ status: 'failed', staged: 3 });
+    expect(await stored()).toBe(3);
+    expect(result.totals.staged).toBe(3);
+  });
+
+  it('says which process on which host holds a list, since when, and when its lock counts as abandoned', async () => {
+    const store = getStore();
+    const { list } = await store.lists.register({ system: 'public_inbox', name: 'netdev' });
+    const since = new Date(Date.now() - 10 * 60_000).toISOString();
+    await store.db.run(
+      "INSERT INTO stage_locks (list_id, stage, locked_at, locked_pid, locked_boot_id, locked_host) VALUES (?, 'fetch', ?, 4242, 'another-boot', 'elsewhere.example.org')",
+      [list.id, since],
+    );
+    const result = await fetchLists(store, systems, options(new FakeSource(archive({ 1: 2 })), { now: true }), silentProgress);
+    expect(result.lists).toEqual([]);
+    expect(result.heldElsewhere).toEqual([
+      { system: 'public_inbox', list: 'netdev', host: 'elsewhere.example.org', pid: 4242, since, staleAt: new Date(Date.parse(since) + 2 * 3_600_000).toISOString() },
+    ]);
+
+    const named = await fetchLists(store, systems, options(new FakeSource(archive({ 1: 2 })), { now: true, lists: ['netdev'] }), silentProgress);
+    expect(named.lists[0]!.reason).toMatch(/held by pid 4242 on elsewhere\.example\.org since .*taken over at .*2 h/);
+    expect(await stored()).toBe(0);
+  });
+});
