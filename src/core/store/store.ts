@@ -6,6 +6,7 @@ import { ClassifyRecords } from './classify-records.js';
 import { ListRecords } from './list-records.js';
 import { LockRecords } from './lock-records.js';
 import { RepoRecords } from './repo-records.js';
+import { ReportRecords } from './report-records.js';
 import { driverSession, type SqlDriver, type SqlSession } from './sql-driver.js';
 import { StagingRecords } from './staging-records.js';
 
@@ -29,6 +30,7 @@ export class Store {
   readonly drain: DrainRecords;
   readonly contributors: ContributorRecords;
   readonly classify: ClassifyRecords;
+  readonly reports: ReportRecords;
 
   /** `db` runs statements of this store: on the driver, or inside this store's transaction. */
   constructor(
@@ -44,6 +46,7 @@ export class Store {
     this.drain = new DrainRecords(db);
     this.contributors = new ContributorRecords(db);
     this.classify = new ClassifyRecords(db);
+    this.reports = new ReportRecords(db);
   }
 
   /** Runs fn with a Store bound to one transaction: all of it commits, or none of it. */
