@@ -27,6 +27,10 @@ export interface SqlCapabilities {
   readonly migrationLockSql: string;
   /** A placeholder for JSON text where nothing else tells the engine its type (a VALUES list). */
   readonly jsonParameter: string;
+  /** A statement with one `?` (a table or view name) that returns a row when the relation exists. */
+  readonly relationExistsSql: string;
+  /** The UTC month (`YYYY-MM`) of a timestamp column, as text. */
+  utcMonth(column: string): string;
 }
 
 export interface SqlDriver extends SqlExecutor {
@@ -84,7 +88,7 @@ export function valuesPlaceholders(rowCount: number, columnCount: number): strin
 }
 
 /** Splits rows into chunks whose bound parameters stay under the driver's limit. */
-export function chunkRows<T>(rows: readonly T[], columnCount: number, capabilities: SqlCapabilities): T[][] {
+export function chunkRows<T>(rows: readonly T[], columnCount: number, capabilities: Partial<SqlCapabilities> & Pick<SqlCapabilities, 'maxParameters'>): T[][] {
   const size = Math.max(1, Math.min(500, Math.floor(capabilities.maxParameters / columnCount)));
   const chunks: T[][] = [];
   for (let i = 0; i < rows.length; i += size) chunks.push(rows.slice(i, i + size));

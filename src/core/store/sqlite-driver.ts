@@ -19,7 +19,15 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 30_000;
  */
 export class SqliteDriver implements SqlDriver {
   readonly dialect = 'sqlite' as const;
-  readonly capabilities = { skipLockedClause: '', maxParameters: 32_766, migrationLockSql: '', jsonParameter: '?' };
+  readonly capabilities = {
+    skipLockedClause: '',
+    maxParameters: 32_766,
+    migrationLockSql: '',
+    jsonParameter: '?',
+    relationExistsSql: "SELECT 1 AS present FROM sqlite_master WHERE type IN ('table', 'view') AND name = ?",
+    // Timestamps are ISO-8601 UTC text.
+    utcMonth: (column: string) => `substr(${column}, 1, 7)`,
+  };
   readonly displayName: string;
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Statement>();

@@ -7,6 +7,7 @@ import { ListRecords } from './list-records.js';
 import { LockRecords } from './lock-records.js';
 import { ProjectRecords } from './project-records.js';
 import { RepoRecords } from './repo-records.js';
+import { ReportRecords } from './report-records.js';
 import { driverSession, type SqlDriver, type SqlSession } from './sql-driver.js';
 import { StagingRecords } from './staging-records.js';
 import { TrackerRecords } from './tracker-records.js';
@@ -33,6 +34,7 @@ export class Store {
   readonly classify: ClassifyRecords;
   readonly tracker: TrackerRecords;
   readonly project: ProjectRecords;
+  readonly reports: ReportRecords;
 
   /** `db` runs statements of this store: on the driver, or inside this store's transaction. */
   constructor(
@@ -50,6 +52,7 @@ export class Store {
     this.classify = new ClassifyRecords(db);
     this.tracker = new TrackerRecords(db);
     this.project = new ProjectRecords(db);
+    this.reports = new ReportRecords(db);
   }
 
   /** Runs fn with a Store bound to one transaction: all of it commits, or none of it. */

@@ -1,0 +1,87 @@
+import { BaseCommand, listFlags } from '../cli/base-command.js';
+import { renderBarChart } from '../cli/render-bar-chart.js';
+import { renderTable } from '../cli/render-table.js';
+import { collectStats, type StatsResult } from '../core/stats/collect-stats.js';
+
+export default class Stats extends BaseCommand<typeof Stats> {
+  static override summary = 'Show how much of each list is fetched, classified and drained, and what the mail is.';
+  static override description =
+    "Per list: months scanned, first and last month, whether the scan is complete, failures and the next retry, and its mail by status. Then each class's share of stored mail, the mirror share, signaled repos, resolved senders, lists whose mail waits for a repo (with the command that gives it one), and missed-LINK shadows. With --list, each named list's messages per month as a bar chart.";
+  static override examples = ['<%= config.bin %> stats', '<%= config.bin %> stats --list dev@kafka.apache.org', '<%= config.bin %> stats --system public_inbox --json'];
+  static override flags = { ...listFlags };
+
+  async run(): Promise<StatsResult> {
+    const { flags } = this;
+    const result = await this.withStore((store) => collectStats(store, { names: flags.list, system: flags.system }));
+    if (result.lists.length === 0) {
+      this.note('No lists are registered; add one with `listminer lists add`.');
+      return result;
+    }
+    this.render(result);
+    return result;
+  }
+
+  private render(result: StatsResult): void {
+    this.show(
+      renderTable(
+        ['system', 'list', 'months', 'first', 'last', 'complete', 'failures', 'next retry'],
+        result.lists.map((l) => [
+          l.system,
+          l.name,
+          l.monthsScanned,
+          l.firstMonth,
+          l.lastMonth,
+          l.scanComplete ? 'yes' : 'no',
+          l.failedAttempts ? `${l.failedAttempts}${l.sidelinedAt ? ' (sidelined)' : ''}: ${l.lastFailure ?? ''}` : '',
+          l.retryAfter,
+        ]),
+      ),
+    );
+    const t = result.totals;
+    this.show(
+      renderTable(
+        ['list', 'staged', 'classified', 'drained', 'deferred', 'shunted', 'pending'],
+        [
+          ...result.lists.map((l) => [`${l.system} ${l.name}`, l.staged, l.classified, l.drained, l.deferred, l.shunted, l.pending]),
+          ...(result.lists.length > 1 ? [['all lists', t.staged, t.classified, t.drained, t.deferred, t.shunted, t.pending]] : []),
+        ],
+      ),
+    );
+    this.show(
+      renderTable(
+        ['class', 'messages', 'share'],
+        [
+          ...result.classes.map((c) => [c.msgClass, c.count, percent(c.share)]),
+          ['mirror (github_mirror + commit_notify)', result.mirror.count, percent(result.mirror.share)],
+        ],
+      ),
+    );
+    const { signaledRepos: s, senders, externalKeys: k } = result;
+    this.show(
+      renderTable(
+        ['figure', 'count', 'share'],
+        [
+          ['stored messages', t.stored, ''],
+          ['signaled repo captured', s.captured, `${percent(s.capturedShare)} of stored`],
+          ['signaled repo resolved', s.resolved, `${percent(s.resolvedShare)} of captured`],
+          ['senders resolved', senders.resolved, `${percent(senders.resolvedShare)} of ${senders.humans} human (${senders.bots} bot)`],
+          ['issue mail with external key', k.withKey, `of ${k.issueEvents}`],
+          ['missed-LINK shadows', result.missedLinkShadows, ''],
+        ],
+      ),
+    );
+    if (result.stuck.length > 0) {
+      this.show(`${result.stuck.length} list(s) cannot drain: they have no repo.`);
+      this.show(renderTable(['list', 'waiting', 'fix'], result.stuck.map((l) => [`${l.system} ${l.name}`, l.waiting, l.fix])));
+    }
+    for (const chart of result.monthly) {
+      const undated = chart.undated ? `, ${chart.undated} undated` : '';
+      this.show(`\n${chart.system} ${chart.name}: messages per month${undated}`);
+      this.show(chart.months.length ? renderBarChart(chart.months.map((m) => ({ label: m.month!, value: m.count }))) : '(no dated mail)');
+    }
+  }
+}
+
+function percent(share: number): string {
+  return `${(share * 100).toFixed(1)}%`;
+}

@@ -1,0 +1,48 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand, listFlags, systemsFlag } from '../cli/base-command.js';
+import { renderTable } from '../cli/render-table.js';
+import { ExitCode, ListminerError } from '../core/errors.js';
+import { verifyStore, type VerifyResult } from '../core/verify/verify-store.js';
+
+export default class Verify extends BaseCommand<typeof Verify> {
+  static override summary = 'Check what kinds of mail the store covers, and that its invariants hold.';
+  static override description =
+    'Each branch (lists, backends, the eleven classes, routing outcomes, threading, signaled repos, senders, external keys, PR-equivalents) is PASS, EMPTY or DEFER with its count; each invariant (every staged message accounted for, drained mail stored once with its body, no month checkpointed past a failure, projection complete) holds or is named with its violations. With --strict, an empty required branch or a broken invariant exits 3. docs/verify.md explains each one.';
+  static override examples = [
+    '<%= config.bin %> verify',
+    '<%= config.bin %> verify --strict',
+    '<%= config.bin %> verify --list dev@kafka.apache.org --json',
+  ];
+  static override flags = {
+    ...listFlags,
+    strict: Flags.boolean({ description: 'exit 3 when a required branch is empty or an invariant is broken' }),
+    systems: systemsFlag,
+  };
+
+  async run(): Promise<VerifyResult> {
+    const { flags } = this;
+    const systems = this.systems(flags.systems);
+    const result = await this.withStore((store) => verifyStore(store, systems, { names: flags.list, system: flags.system }));
+    this.show(
+      renderTable(
+        ['branch', 'weight', 'status', 'count', 'note'],
+        result.branches.map((b) => [b.name, b.weight.replace('_', '-'), b.status, b.of === undefined ? b.count : `${b.count} of ${b.of}`, b.note]),
+      ),
+    );
+    this.show(renderTable(['invariant', 'holds', 'violations', 'details'], result.invariants.map((i) => [i.name, i.ok ? 'yes' : 'NO', i.violations, i.details.join('\n')])));
+    if (result.failing.length === 0) return result;
+    const message = `verify found ${result.failing.length} gap(s): ${result.failing.join(', ')}.`;
+    if (!flags.strict) {
+      this.note(`${message} (--strict fails on them)`);
+      return result;
+    }
+    const hint = 'An EMPTY required branch needs mail of that kind; a broken invariant names its rows above. docs/verify.md says what each one means.';
+    if (this.jsonEnabled()) {
+      // The typed result on stdout, the reason on stderr (oclif mutes its own stderr under --json), and the exit code.
+      this.logJson(result);
+      process.stderr.write(`Error: ${message}\nHint: ${hint}\n`);
+      this.exit(ExitCode.verifyGap);
+    }
+    throw new ListminerError(message, ExitCode.verifyGap, hint);
+  }
+}

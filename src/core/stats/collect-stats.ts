@@ -1,0 +1,74 @@
+import { selectLists, type ListSelection } from '../registry/select-lists.js';
+import type { ReportScope } from '../store/report-records.js';
+import type { Store } from '../store/store.js';
+import {
+  classShares,
+  mirrorShare,
+  monthlyChart,
+  ratio,
+  stuckLists,
+  toListStats,
+  type ClassShare,
+  type ListStats,
+  type MonthlyChart,
+  type StuckList,
+} from './summarize-stats.js';
+
+export interface StatsResult {
+  lists: ListStats[];
+  totals: Pick<ListStats, 'staged' | 'classified' | 'drained' | 'deferred' | 'shunted' | 'pending'> & { stored: number };
+  classes: ClassShare[];
+  /** github_mirror + commit_notify of all stored mail. */
+  mirror: { count: number; share: number };
+  signaledRepos: { captured: number; resolved: number; capturedShare: number; resolvedShare: number };
+  senders: { humans: number; resolved: number; bots: number; resolvedShare: number };
+  externalKeys: { issueEvents: number; withKey: number };
+  stuck: StuckList[];
+  /** Synthetic issues whose key a native issue's title carries as `[KEY]` (0 until project creates synthetic issues). */
+  missedLinkShadows: number;
+  /** Monthly message counts of each list named with --list. */
+  monthly: MonthlyChart[];
+}
+
+/** The coverage rollup of the lists selected; with names, each named list's months too. */
+export async function collectStats(store: Store, selection: ListSelection = {}): Promise<StatsResult> {
+  const selected = await selectLists(store, selection);
+  const scope: ReportScope = selection.names?.length || selection.system ? selected.map((list) => list.id) : undefined;
+  const reports = store.reports;
+  const figures = await reports.lists(scope);
+  const lists = figures.map(toListStats);
+  const classes = await reports.classCounts(scope);
+  const mail = await reports.mail(scope);
+  const repoIds = scope && [...new Set(figures.map((list) => list.repoId).filter((id): id is number => id !== null))];
+
+  const monthly: MonthlyChart[] = [];
+  if (selection.names?.length) {
+    for (const list of figures) monthly.push(monthlyChart(list, await reports.monthlyCounts(list.id)));
+  }
+  const sum = (key: keyof StatsResult['totals'] & keyof ListStats) => lists.reduce((total, list) => total + (list[key] as number), 0);
+  return {
+    lists,
+    totals: {
+      staged: sum('staged'),
+      classified: sum('classified'),
+      drained: sum('drained'),
+      deferred: sum('deferred'),
+      shunted: sum('shunted'),
+      pending: sum('pending'),
+      stored: mail.total,
+    },
+    classes: classShares(classes),
+    mirror: mirrorShare(classes),
+    signaledRepos: {
+      captured: mail.signaledCaptured,
+      resolved: mail.signaledResolved,
+      capturedShare: ratio(mail.signaledCaptured, mail.total),
+      resolvedShare: ratio(mail.signaledResolved, mail.signaledCaptured),
+    },
+    senders: { humans: mail.humans, resolved: mail.humansResolved, bots: mail.bots, resolvedShare: ratio(mail.humansResolved, mail.humans) },
+    externalKeys: { issueEvents: mail.issueEvents, withKey: mail.issueEventsWithKey },
+    stuck: stuckLists(figures),
+    missedLinkShadows: await reports.missedLinkShadows(repoIds),
+    monthly,
+  };
+}

@@ -1,0 +1,333 @@
+import { mapRow } from './row-mapping.js';
+import { inPlaceholders, type SqlSession, type SqlValue } from './sql-driver.js';
+
+/** Which lists a report covers: some by id, or every list (undefined). */
+export type ReportScope = readonly number[] | undefined;
+
+/** How many of a list's staged messages are at each step of the pipeline. */
+export interface StatusCounts {
+  staged: number;
+  classified: number;
+  drained: number;
+  deferred: number;
+  shunted: number;
+  /** Rows whose status is none of the five (a row edited by hand, or a bug). */
+  other: number;
+}
+
+/** One list's registration, fetch state and counts, as stats and verify read them. */
+export interface ListFigures {
+  id: number;
+  system: string;
+  name: string;
+  repoId: number | null;
+  repoUrl: string | null;
+  firstMonth: string | null;
+  lastMonth: string | null;
+  scanComplete: boolean;
+  failedAttempts: number;
+  lastFailure: string | null;
+  lastFailureAt: string | null;
+  retryAfter: string | null;
+  sidelinedAt: string | null;
+  /** Rows of fetched_months. */
+  monthsScanned: number;
+  /** The latest month of fetched_months (lists.last_month should equal it). */
+  lastFetchedMonth: string | null;
+  /** Rows of staged_messages, all statuses. */
+  total: number;
+  statuses: StatusCounts;
+  /** Rows of email_messages. */
+  stored: number;
+}
+
+/** Figures over the research table (email_messages) of the lists in scope. */
+export interface MailFigures {
+  total: number;
+  /** Messages whose thread root is another message. */
+  replies: number;
+  signaledCaptured: number;
+  signaledResolved: number;
+  bots: number;
+  humans: number;
+  /** Human mail whose sender is a contributor. */
+  humansResolved: number;
+  issueEvents: number;
+  /** issue_event mail whose captures hold an external_key. */
+  issueEventsWithKey: number;
+}
+
+/** A count of offending rows and a few of them, named so a person can find them. */
+export interface Offenders {
+  count: number;
+  examples: string[];
+}
+
+/** What the checkpoint rule needs to know about a list whose last fetch failed. */
+export interface FailedListCheckpoints {
+  listId: number;
+  scanComplete: boolean;
+  lastFailureAt: string;
+  /** The latest month checkpointed at or before the failure: where the list stood when it failed. */
+  cursorAtFailure: string | null;
+  /** The earliest month checkpointed after the failure. */
+  firstMonthAfter: string | null;
+}
+
+export interface MonthCount {
+  /** YYYY-MM, or null for mail with no month at all. */
+  month: string | null;
+  count: number;
+}
+
+const EXAMPLES = 5;
+
+const STATUS_SHAPE = { booleans: ['scan_complete'] } as const;
+
+/**
+ * The read-only queries of `verify` and `stats`: counts over every table the
+ * pipeline fills, and the rows that break one of the store's invariants.
+ * Nothing here writes.
+ */
+export class ReportRecords {
+  constructor(private readonly db: SqlSession) {}
+
+  async lists(scope: ReportScope): Promise<ListFigures[]> {
+    const where = scopeClause('lists.id', scope);
+    const rows = await this.db.all(
+      `SELECT lists.id, lists.system, lists.name, lists.repo_id, lists.repo_url, lists.first_month, lists.last_month, lists.scan_complete,
+         lists.failed_attempts, lists.last_failure, lists.last_failure_at, lists.retry_after, lists.sidelined_at,
+         (SELECT COUNT(*) FROM fetched_months f WHERE f.list_id = lists.id) AS months_scanned,
+         (SELECT MAX(f.month) FROM fetched_months f WHERE f.list_id = lists.id) AS last_fetched_month,
+         (SELECT COUNT(*) FROM email_messages e WHERE e.list_id = lists.id) AS stored
+       FROM lists ${where.sql ? `WHERE ${where.sql}` : ''} ORDER BY lists.system, lists.name`,
+      where.params,
+    );
+    const statuses = await this.statusCounts(scope);
+    return rows.map((row) => {
+      const list = mapRow<ListFigures>(row, STATUS_SHAPE);
+      const id = Number(list.id);
+      const counts = statuses.get(id) ?? emptyStatusCounts();
+      return {
+        ...list,
+        id,
+        repoId: list.repoId === null ? null : Number(list.repoId),
+        failedAttempts: Number(list.failedAttempts),
+        monthsScanned: Number(list.monthsScanned),
+        stored: Number(list.stored),
+        statuses: counts,
+        total: Object.values(counts).reduce((a, b) => a + b, 0),
+      };
+    });
+  }
+
+  /** Stored mail per class (email_messages.msg_class). */
+  async classCounts(scope: ReportScope): Promise<Map<string, number>> {
+    return this.countBy('msg_class', scope);
+  }
+
+  /** Stored mail per outcome of project (email_messages.projected_kind); null: not projected. */
+  async routingCounts(scope: ReportScope): Promise<Map<string | null, number>> {
+    return this.countBy('projected_kind', scope);
+  }
+
+  async mail(scope: ReportScope): Promise<MailFigures> {
+    const where = scopeClause('list_id', scope);
+    const key = "captures->>'external_key'";
+    const row = await this.db.get<Record<string, unknown>>(
+      `SELECT COUNT(*) AS total,
+         SUM(CASE WHEN thread_root_id IS NOT NULL AND thread_root_id <> id THEN 1 ELSE 0 END) AS replies,
+         SUM(CASE WHEN signaled_repo_url IS NOT NULL THEN 1 ELSE 0 END) AS signaled_captured,
+         SUM(CASE WHEN signaled_repo_id IS NOT NULL THEN 1 ELSE 0 END) AS signaled_resolved,
+         SUM(CASE WHEN is_bot = TRUE THEN 1 ELSE 0 END) AS bots,
+         SUM(CASE WHEN is_bot = FALSE THEN 1 ELSE 0 END) AS humans,
+         SUM(CASE WHEN is_bot = FALSE AND sender_id IS NOT NULL THEN 1 ELSE 0 END) AS humans_resolved,
+         SUM(CASE WHEN msg_class = 'issue_event' THEN 1 ELSE 0 END) AS issue_events,
+         SUM(CASE WHEN msg_class = 'issue_event' AND ${key} IS NOT NULL AND ${key} <> '' THEN 1 ELSE 0 END) AS issue_events_with_key
+       FROM email_messages ${where.sql ? `WHERE ${where.sql}` : ''}`,
+      where.params,
+    );
+    const figures = mapRow<Record<keyof MailFigures, unknown>>(row ?? {});
+    return Object.fromEntries(Object.entries(figures).map(([name, value]) => [name, Number(value ?? 0)])) as unknown as MailFigures;
+  }
+
+  /** Drained staged rows with no email_messages row under the same list and key. */
+  async drainedWithoutRow(scope: ReportScope): Promise<Offenders> {
+    const where = scopeClause('s.list_id', scope);
+    return this.offenders(
+      `FROM staged_messages s WHERE s.status = 'drained' ${where.sql ? `AND ${where.sql}` : ''}
+         AND NOT EXISTS (SELECT 1 FROM email_messages e WHERE e.list_id = s.list_id AND e.message_key = s.message_key)`,
+      "s.list_id || ' ' || s.message_key",
+      where.params,
+    );
+  }
+
+  /** email_messages rows with no staged row under the same list and key. */
+  async storedWithoutStaged(scope: ReportScope): Promise<Offenders> {
+    const where = scopeClause('e.list_id', scope);
+    return this.offenders(
+      `FROM email_messages e WHERE ${where.sql ? `${where.sql} AND ` : ''}
+         NOT EXISTS (SELECT 1 FROM staged_messages s WHERE s.list_id = e.list_id AND s.message_key = e.message_key)`,
+      "e.list_id || ' ' || e.message_key",
+      where.params,
+    );
+  }
+
+  /**
+   * Stored messages of one list that are the same mail: the same content hash
+   * (which covers the Message-ID) under two keys. The staged row is found by
+   * the id the email row was drained from, else by its key, so a row copied
+   * under another key still meets its original's content.
+   */
+  async duplicateContent(scope: ReportScope): Promise<Offenders> {
+    const where = scopeClause('e.list_id', scope);
+    return this.offenders(
+      `FROM (SELECT e.list_id, COALESCE(by_id.content_hash, by_key.content_hash) AS content_hash, COUNT(*) AS copies, MIN(e.message_key) AS first_key
+             FROM email_messages e
+             LEFT JOIN staged_messages by_id ON by_id.id = e.staged_message_id
+             LEFT JOIN staged_messages by_key ON by_key.list_id = e.list_id AND by_key.message_key = e.message_key
+             ${where.sql ? `WHERE ${where.sql}` : ''}
+             GROUP BY e.list_id, COALESCE(by_id.content_hash, by_key.content_hash)) d
+       WHERE d.content_hash IS NOT NULL AND d.copies > 1`,
+      "d.list_id || ' ' || d.first_key",
+      where.params,
+    );
+  }
+
+  /** Stored messages that should carry a body (body_stored) and have none. */
+  async missingBodies(scope: ReportScope): Promise<Offenders> {
+    const where = scopeClause('e.list_id', scope);
+    return this.offenders(
+      `FROM email_messages e WHERE e.body_stored = TRUE ${where.sql ? `AND ${where.sql}` : ''}
+         AND NOT EXISTS (SELECT 1 FROM email_message_bodies b WHERE b.email_message_id = e.id)`,
+      "e.list_id || ' ' || e.message_key",
+      where.params,
+    );
+  }
+
+  /** Stored messages with no projected_kind in lists where project has given some messages one. */
+  async unprojectedInProjectedLists(scope: ReportScope): Promise<Offenders> {
+    const where = scopeClause('e.list_id', scope);
+    return this.offenders(
+      `FROM email_messages e WHERE e.projected_kind IS NULL ${where.sql ? `AND ${where.sql}` : ''}
+         AND EXISTS (SELECT 1 FROM email_messages p WHERE p.list_id = e.list_id AND p.projected_kind IS NOT NULL)`,
+      "e.list_id || ' ' || e.message_key",
+      where.params,
+    );
+  }
+
+  /** Every list with a failure on record, with the checkpoints around it. */
+  async failedListCheckpoints(scope: ReportScope): Promise<FailedListCheckpoints[]> {
+    const where = scopeClause('lists.id', scope);
+    const rows = await this.db.all(
+      `SELECT lists.id AS list_id, lists.scan_complete, lists.last_failure_at,
+         (SELECT MAX(f.month) FROM fetched_months f WHERE f.list_id = lists.id AND f.fetched_at <= lists.last_failure_at) AS cursor_at_failure,
+         (SELECT MIN(f.month) FROM fetched_months f WHERE f.list_id = lists.id AND f.fetched_at > lists.last_failure_at) AS first_month_after
+       FROM lists WHERE lists.last_failure_at IS NOT NULL ${where.sql ? `AND ${where.sql}` : ''} ORDER BY lists.id`,
+      where.params,
+    );
+    return rows.map((row) => {
+      const list = mapRow<FailedListCheckpoints>(row, STATUS_SHAPE);
+      return { ...list, listId: Number(list.listId) };
+    });
+  }
+
+  /**
+   * Synthetic issues (made by project from mail) whose key a native issue of
+   * the same repo carries as a `[KEY]` prefix of its title: the mail should
+   * have linked to the native issue. Counted per synthetic issue.
+   */
+  async missedLinkShadows(repoIds: readonly number[] | undefined): Promise<number> {
+    const where = scopeClause('s.repo_id', repoIds);
+    const row = await this.db.get<{ n: number }>(
+      `SELECT COUNT(DISTINCT s.id) AS n FROM issues s JOIN issues n ON n.repo_id = s.repo_id AND n.id <> s.id
+       WHERE (s.is_synthetic = TRUE OR s.id < 0) AND s.external_key IS NOT NULL AND s.external_key <> ''
+         AND n.is_synthetic = FALSE AND n.id > 0 AND n.title IS NOT NULL
+         AND lower(substr(ltrim(n.title), 1, length(s.external_key) + 2)) = lower('[' || s.external_key || ']')
+         ${where.sql ? `AND ${where.sql}` : ''}`,
+      where.params,
+    );
+    return Number(row?.n ?? 0);
+  }
+
+  /** Whether a table or view exists (a report over a relation a later migration adds). */
+  async hasRelation(name: string): Promise<boolean> {
+    return (await this.db.get(this.db.capabilities.relationExistsSql, [name])) !== undefined;
+  }
+
+  /** Rows of the pr_equivalents view of these lists; undefined while the view does not exist. */
+  async prEquivalents(listIds: readonly number[]): Promise<number | undefined> {
+    if (!(await this.hasRelation('pr_equivalents'))) return undefined;
+    if (listIds.length === 0) return 0;
+    const row = await this.db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM pr_equivalents WHERE list_id IN (${inPlaceholders(listIds.length)})`, listIds);
+    return Number(row?.n ?? 0);
+  }
+
+  /**
+   * A list's messages per month. A message counts in the UTC month of its
+   * Date header (email_messages.sent_at) when that month lies within the
+   * months the archive filed the list's mail under; otherwise — not drained
+   * yet, no date, or a clock years off — in the month the archive filed it
+   * under (staged_messages.archive_month). Every staged row counts once.
+   */
+  async monthlyCounts(listId: number): Promise<MonthCount[]> {
+    const sent = this.db.capabilities.utcMonth('e.sent_at');
+    const rows = await this.db.all<{ month: string | null; n: number }>(
+      `SELECT m.month, COUNT(*) AS n FROM (
+         SELECT CASE WHEN e.sent_at IS NOT NULL AND (b.lo IS NULL OR ${sent} BETWEEN b.lo AND b.hi) THEN ${sent} ELSE s.archive_month END AS month
+         FROM staged_messages s
+         LEFT JOIN email_messages e ON e.list_id = s.list_id AND e.message_key = s.message_key
+         CROSS JOIN (SELECT MIN(archive_month) AS lo, MAX(archive_month) AS hi FROM staged_messages WHERE list_id = ?) b
+         WHERE s.list_id = ?) m
+       GROUP BY m.month ORDER BY m.month`,
+      [listId, listId],
+    );
+    return rows.map((row) => ({ month: row.month, count: Number(row.n) }));
+  }
+
+  private async statusCounts(scope: ReportScope): Promise<Map<number, StatusCounts>> {
+    const where = scopeClause('list_id', scope);
+    const rows = await this.db.all<{ list_id: number; status: string; n: number }>(
+      `SELECT list_id, status, COUNT(*) AS n FROM staged_messages ${where.sql ? `WHERE ${where.sql}` : ''} GROUP BY list_id, status`,
+      where.params,
+    );
+    const counts = new Map<number, StatusCounts>();
+    for (const row of rows) {
+      const id = Number(row.list_id);
+      const entry = counts.get(id) ?? emptyStatusCounts();
+      const status = Object.hasOwn(entry, row.status) && row.status !== 'other' ? (row.status as keyof StatusCounts) : 'other';
+      entry[status] += Number(row.n);
+      counts.set(id, entry);
+    }
+    return counts;
+  }
+
+  private async countBy<K extends string | null>(column: 'msg_class' | 'projected_kind', scope: ReportScope): Promise<Map<K, number>> {
+    const where = scopeClause('list_id', scope);
+    const rows = await this.db.all<{ value: K; n: number }>(
+      `SELECT ${column} AS value, COUNT(*) AS n FROM email_messages ${where.sql ? `WHERE ${where.sql}` : ''} GROUP BY ${column}`,
+      where.params,
+    );
+    return new Map(rows.map((row) => [row.value, Number(row.n)]));
+  }
+
+  /** Counts the rows of `from` and names a few, by `label`, in a stable order. */
+  private async offenders(from: string, label: string, params: readonly SqlValue[]): Promise<Offenders> {
+    const count = await this.db.get<{ n: number }>(`SELECT COUNT(*) AS n ${from}`, params);
+    const n = Number(count?.n ?? 0);
+    if (n === 0) return { count: 0, examples: [] };
+    const rows = await this.db.all<{ label: string }>(`SELECT ${label} AS label ${from} ORDER BY 1 LIMIT ${EXAMPLES}`, params);
+    return { count: n, examples: rows.map((row) => String(row.label)) };
+  }
+}
+
+function emptyStatusCounts(): StatusCounts {
+  return { staged: 0, classified: 0, drained: 0, deferred: 0, shunted: 0, other: 0 };
+}
+
+/** `column IN (…)` for the lists in scope, or nothing for every list. */
+function scopeClause(column: string, scope: readonly number[] | undefined): { sql: string; params: SqlValue[] } {
+  if (scope === undefined) return { sql: '', params: [] };
+  if (scope.length === 0) return { sql: '1 = 0', params: [] };
+  return { sql: `${column} IN (${inPlaceholders(scope.length)})`, params: [...scope] };
+}

@@ -1,0 +1,101 @@
+import { addMonths } from '../archive/month.js';
+import type { FailedListCheckpoints, ListFigures, Offenders } from '../store/report-records.js';
+
+/** One rule the store must keep whatever mail it holds (docs/verify.md). A broken one fails `--strict`. */
+export interface InvariantResult {
+  name: string;
+  ok: boolean;
+  /** Rows (or lists) that break it. */
+  violations: number;
+  /** A few of them, and for `staged-accounted` the mail still pending per list. */
+  details: string[];
+}
+
+/** What the invariants are judged from: the store's answers for the lists in scope. */
+export interface InvariantFigures {
+  lists: readonly ListFigures[];
+  drainedWithoutRow: Offenders;
+  storedWithoutStaged: Offenders;
+  duplicateContent: Offenders;
+  missingBodies: Offenders;
+  unprojected: Offenders;
+  failedLists: readonly FailedListCheckpoints[];
+}
+
+export function judgeInvariants(figures: InvariantFigures): InvariantResult[] {
+  const names = new Map(figures.lists.map((list) => [list.id, `${list.system} ${list.name}`]));
+  const name = (id: number) => names.get(id) ?? `list ${id}`;
+  /** Offender labels are "listId key". */
+  const named = (offenders: Offenders) =>
+    offenders.examples.map((label) => {
+      const space = label.indexOf(' ');
+      return `${name(Number(label.slice(0, space)))}: ${label.slice(space + 1)}`;
+    });
+  const fromOffenders = (invariant: string, offenders: Offenders): InvariantResult => ({
+    name: invariant,
+    ok: offenders.count === 0,
+    violations: offenders.count,
+    details: offenders.count > offenders.examples.length ? [...named(offenders), `… ${offenders.count - offenders.examples.length} more`] : named(offenders),
+  });
+  return [
+    stagedAccounted(figures.lists),
+    fromOffenders('drained-stored', figures.drainedWithoutRow),
+    fromOffenders('stored-staged', figures.storedWithoutStaged),
+    fromOffenders('no-duplicate-content', figures.duplicateContent),
+    fromOffenders('bodies-stored', figures.missingBodies),
+    checkpointsKeptFailures(figures.lists, figures.failedLists, name),
+    fromOffenders('projection-complete', figures.unprojected),
+  ];
+}
+
+/**
+ * Per list, staged = drained + deferred + shunted + pending (staged or
+ * classified, not drained yet): every staged row is in exactly one of the
+ * five statuses. Pending mail is reported, not counted as a violation.
+ */
+function stagedAccounted(lists: readonly ListFigures[]): InvariantResult {
+  const details: string[] = [];
+  let violations = 0;
+  for (const list of lists) {
+    const { staged, classified, other } = list.statuses;
+    if (other > 0) details.push(`${list.system} ${list.name}: ${other} staged rows in no known status`);
+    if (staged + classified > 0) details.push(`${list.system} ${list.name}: ${staged + classified} pending (${staged} to classify, ${classified} to drain)`);
+    violations += other;
+  }
+  return { name: 'staged-accounted', ok: violations === 0, violations, details };
+}
+
+/**
+ * No month checkpointed past a transient error. The store does not record
+ * which month failed, so the rule reads what a fetch that stops at its first
+ * failing month leaves behind (docs/verify.md, "no-checkpoint-past-failure"):
+ * 1. the list's cursor (lists.last_month) is its latest checkpointed month:
+ *    the two are written in one transaction;
+ * 2. a failure on record means the scan is not complete (a complete scan
+ *    clears the failure);
+ * 3. after a failure, the first month checkpointed again is at most the month
+ *    after the list's cursor at the time of the failure: a later run resumes
+ *    there (the failing month), so a first checkpoint beyond it means the
+ *    failing month was stepped over.
+ */
+export function checkpointsKeptFailures(
+  lists: readonly ListFigures[],
+  failedLists: readonly FailedListCheckpoints[],
+  name: (listId: number) => string,
+): InvariantResult {
+  const details: string[] = [];
+  for (const list of lists) {
+    if ((list.lastMonth ?? null) !== (list.lastFetchedMonth ?? null)) {
+      details.push(`${name(list.id)}: cursor at ${list.lastMonth ?? 'none'}, latest checkpoint ${list.lastFetchedMonth ?? 'none'}`);
+    }
+  }
+  for (const failed of failedLists) {
+    if (failed.scanComplete) details.push(`${name(failed.listId)}: scan marked complete while the failure of ${failed.lastFailureAt} stands`);
+    if (failed.cursorAtFailure && failed.firstMonthAfter && failed.firstMonthAfter > addMonths(failed.cursorAtFailure, 1)) {
+      details.push(
+        `${name(failed.listId)}: failed at ${failed.lastFailureAt} with its checkpoint at ${failed.cursorAtFailure}; the first month checkpointed since is ${failed.firstMonthAfter}, past ${addMonths(failed.cursorAtFailure, 1)} where it had to resume`,
+      );
+    }
+  }
+  return { name: 'no-checkpoint-past-failure', ok: details.length === 0, violations: details.length, details };
+}

@@ -1,0 +1,53 @@
+import { selectLists, type ListSelection } from '../registry/select-lists.js';
+import type { ReportScope } from '../store/report-records.js';
+import type { Store } from '../store/store.js';
+import type { Systems } from '../systems/load-systems.js';
+import { judgeBranches, requiredGaps, type CoverageBranch } from './coverage-branches.js';
+import { judgeInvariants, type InvariantResult } from './store-invariants.js';
+
+export interface VerifyResult {
+  /** Lists verified. */
+  lists: number;
+  branches: CoverageBranch[];
+  invariants: InvariantResult[];
+  /** Required branches left empty and broken invariants: what `--strict` fails on. */
+  failing: string[];
+  ok: boolean;
+}
+
+/**
+ * The coverage harness and the integrity check over the lists selected
+ * (every list without a selection). Read-only: it can run beside any stage,
+ * and then counts mail still on its way as pending.
+ */
+export async function verifyStore(store: Store, systems: Systems, selection: ListSelection = {}): Promise<VerifyResult> {
+  const lists = await selectLists(store, selection);
+  const scope: ReportScope = selection.names?.length || selection.system ? lists.map((list) => list.id) : undefined;
+  const reports = store.reports;
+  const figures = await reports.lists(scope);
+
+  const backendOf = (system: string) => systems.systems.get(system)?.backend ?? 'unknown';
+  const backends = new Map<string, number>();
+  for (const list of figures) backends.set(backendOf(list.system), (backends.get(backendOf(list.system)) ?? 0) + list.stored);
+  const nonePolicyLists = figures.filter((list) => systems.systems.get(list.system)?.projectionPolicy === 'none').map((list) => list.id);
+
+  const branches = judgeBranches({
+    lists: figures.length,
+    backends,
+    classes: await reports.classCounts(scope),
+    routing: await reports.routingCounts(scope),
+    mail: await reports.mail(scope),
+    prEquivalents: await reports.prEquivalents(nonePolicyLists),
+  });
+  const invariants = judgeInvariants({
+    lists: figures,
+    drainedWithoutRow: await reports.drainedWithoutRow(scope),
+    storedWithoutStaged: await reports.storedWithoutStaged(scope),
+    duplicateContent: await reports.duplicateContent(scope),
+    missingBodies: await reports.missingBodies(scope),
+    unprojected: await reports.unprojectedInProjectedLists(scope),
+    failedLists: await reports.failedListCheckpoints(scope),
+  });
+  const failing = [...requiredGaps(branches), ...invariants.filter((invariant) => !invariant.ok).map((invariant) => invariant.name)];
+  return { lists: figures.length, branches, invariants, failing, ok: failing.length === 0 };
+}
