@@ -1,5 +1,7 @@
 import { Command, Errors, Flags, type Interfaces } from '@oclif/core';
+import { chooseCacheDir } from '../core/config/cache-dir.js';
 import { loadConfig, type Config } from '../core/config/load-config.js';
+import type { FetchOptions } from '../core/fetch/fetch-lists.js';
 import type { ProgressListener } from '../core/progress.js';
 import { chooseDb, chooseStoreTimeouts, redactSecrets } from '../core/db-target.js';
 import { ExitCode, ListminerError } from '../core/errors.js';
@@ -10,6 +12,13 @@ import { chooseProgressMode, runWithProgress } from './progress-view.js';
 
 /** --systems, for commands that read systems.yaml. */
 export const systemsFlag = Flags.string({ description: 'systems.yaml to use instead of the bundled one' });
+
+/** How far back fetch reads, for fetch and sync. */
+export const fetchFlags = {
+  now: Flags.boolean({ description: 'fetch even lists not due yet (ignore cadence and retry waits)' }),
+  months: Flags.integer({ description: 'for lists never fetched: how many recent months to read [default: backfill_months, else 12]', min: 1 }),
+  full: Flags.boolean({ description: "read the archive's whole history, months fetched before included (nothing is stored twice)" }),
+};
 
 /** --list and --system, for every command that works list by list (resolved by selectLists). */
 export const listFlags = {
@@ -105,6 +114,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     process.off('SIGINT', this.stopListener);
     process.off('SIGTERM', this.stopListener);
     return super.finally(error);
+  }
+
+  /** What fetching needs from the config file and the environment, for fetch and sync alike. */
+  protected fetchSettings(): Pick<FetchOptions, 'cadenceDays' | 'backfillMonths' | 'contactEmail' | 'cacheDir'> {
+    const { settings } = this;
+    return { cadenceDays: settings.cadenceDays, backfillMonths: settings.backfillMonths, contactEmail: settings.contactEmail, cacheDir: chooseCacheDir(settings, process.env) };
   }
 
   protected systems(file?: string): Systems {

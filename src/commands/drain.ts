@@ -3,6 +3,7 @@ import { BaseCommand, listFlags, systemsFlag } from '../cli/base-command.js';
 import { renderTable } from '../cli/render-table.js';
 import { drainLists, type DrainResult } from '../core/drain/drain-lists.js';
 import { ExitCode, ListminerError } from '../core/errors.js';
+import { giveRepoCommand } from '../core/registry/register-list.js';
 import { selectLists } from '../core/registry/select-lists.js';
 
 export default class Drain extends BaseCommand<typeof Drain> {
@@ -39,9 +40,8 @@ export default class Drain extends BaseCommand<typeof Drain> {
         ),
       );
     }
-    const waiting = result.lists.filter((l) => l.status === 'deferred');
-    if (waiting.length > 0) {
-      this.note(`${waiting.length} list(s) have no repo; their mail waits. Give one with \`listminer lists add NAME --system SYSTEM --repo URL\`, then drain again.`);
+    for (const list of result.lists.filter((l) => l.status === 'deferred')) {
+      this.note(`${list.system} ${list.name} has no repo; its ${list.deferred} messages wait. Give it one with \`${giveRepoCommand(list)}\`, then drain again.`);
     }
     if (result.interrupted) this.exitInterrupted(result, `drained ${result.drained} messages of ${result.lists.length} lists, ${result.shunted} shunted`);
     const failed = result.lists.filter((l) => l.status === 'failed');

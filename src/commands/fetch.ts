@@ -1,7 +1,6 @@
 import { Flags } from '@oclif/core';
-import { BaseCommand, listFlags, systemsFlag } from '../cli/base-command.js';
+import { BaseCommand, fetchFlags, listFlags, systemsFlag } from '../cli/base-command.js';
 import { renderTable } from '../cli/render-table.js';
-import { chooseCacheDir } from '../core/config/cache-dir.js';
 import { ExitCode } from '../core/errors.js';
 import { describeHolder, fetchLists, type FetchResult } from '../core/fetch/fetch-lists.js';
 
@@ -17,9 +16,7 @@ export default class Fetch extends BaseCommand<typeof Fetch> {
   ];
   static override flags = {
     ...listFlags,
-    now: Flags.boolean({ description: 'fetch even lists not due yet (ignore cadence and retry waits)' }),
-    months: Flags.integer({ description: 'for lists never fetched: how many recent months to read [default: backfill_months, else 12]', min: 1 }),
-    full: Flags.boolean({ description: "read the archive's whole history, months fetched before included (nothing is stored twice)" }),
+    ...fetchFlags,
     workers: Flags.integer({ description: 'lists fetched at once [default: workers setting, else 2]', min: 1, max: 64 }),
     systems: systemsFlag,
   };
@@ -39,10 +36,7 @@ export default class Fetch extends BaseCommand<typeof Fetch> {
             months: flags.months,
             full: flags.full,
             workers: flags.workers ?? settings.workers,
-            cadenceDays: settings.cadenceDays,
-            backfillMonths: settings.backfillMonths,
-            contactEmail: settings.contactEmail,
-            cacheDir: chooseCacheDir(settings, process.env),
+            ...this.fetchSettings(),
             signal,
           },
           progress,

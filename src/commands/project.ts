@@ -24,10 +24,11 @@ export default class Project extends BaseCommand<typeof Project> {
   async run(): Promise<ProjectResult> {
     const { flags } = this;
     const systems = this.systems(flags.systems);
+    const signal = this.stopSignal();
     const result = await this.withStore(async (store) => {
       const listIds = flags.list || flags.system ? (await selectLists(store, { names: flags.list, system: flags.system })).map((list) => list.id) : undefined;
       return this.withProgress('project', (progress) =>
-        projectLists(store, { listIds, workers: flags.workers ?? this.settings.workers, systems, backfillKeys: flags['backfill-keys'] }, progress),
+        projectLists(store, { listIds, workers: flags.workers ?? this.settings.workers, systems, backfillKeys: flags['backfill-keys'], signal }, progress),
       );
     });
     if (result.backfill) {
@@ -50,6 +51,7 @@ export default class Project extends BaseCommand<typeof Project> {
         ),
       );
     }
+    if (result.interrupted) this.exitInterrupted(result, `projected ${result.examined} messages of ${result.lists.length} lists`);
     const failed = result.lists.filter((l) => l.status === 'failed');
     if (failed.length > 0) {
       throw new ListminerError(`${failed.length} of ${result.lists.length} lists failed to project; the rest projected.`, ExitCode.partial, 'Run again with --debug, or see the table for the reasons.');

@@ -79,9 +79,9 @@ describeOnDialectDatabases('verify and stats on $dialect', (databases) => {
   });
 
   it('verify --strict passes a fully covered store with every invariant holding', async () => {
-    // "mailing-list only" is the projected_kind 'none' that only `project` sets; until that
-    // command lands the test sets it by SQL (the lead switches this to `listminer project`).
-    await sql(async (_, run) => run("UPDATE email_messages SET projected_kind = 'none'"));
+    // "mailing-list only" is the outcome `project` gives mail it ties to nothing.
+    const project = await cli(['project']);
+    expect(project.code, project.stderr).toBe(0);
     const { code, json, stderr } = await cliJson<VerifyResult>(['verify', '--strict']);
     expect(code, stderr).toBe(0);
     expect(json.failing).toEqual([]);

@@ -120,6 +120,8 @@ class DrainRun {
       const detail = result.status === 'deferred' ? `${result.deferred} deferred: the list has no repo` : `${result.shunted} shunted, ${result.threadsRepaired} thread roots repaired`;
       this.progress({ type: 'end', task, status: result.status === 'interrupted' ? 'skipped' : 'done', detail });
     } catch (error) {
+      // The database failing stops the run (a sentence, exit 1); the list keeps its mail.
+      if (error instanceof StoreFailure) throw error;
       result.status = 'failed';
       result.error = (error as Error).message;
       this.progress({ type: 'end', task, status: 'failed', detail: result.error });

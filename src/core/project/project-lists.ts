@@ -3,6 +3,7 @@ import type { ProgressListener } from '../progress.js';
 import type { ListRecord } from '../store/list-records.js';
 import type { IssueLink, IssueRef, ProjectedKind, ProjectMessage, PullRequestLink } from '../store/project-records.js';
 import type { Store } from '../store/store.js';
+import { StoreFailure } from '../store/store-failure.js';
 import type { ProjectionPolicy, Systems } from '../systems/load-systems.js';
 import { backfillIssueKeys, type BackfillResult } from './backfill-keys.js';
 import { syntheticIssueId } from './issue-key.js';
@@ -21,9 +22,11 @@ export interface ProjectOptions {
   batchSize?: number;
   /** First fill native issues' external_key from `[KEY-N]` title prefixes and report the conflicts. */
   backfillKeys?: boolean;
+  /** Aborting stops the run after the batch being written; locks are released. */
+  signal?: AbortSignal;
 }
 
-export type ListProjectStatus = 'projected' | 'busy' | 'failed';
+export type ListProjectStatus = 'projected' | 'busy' | 'failed' | 'interrupted';
 
 export interface ProjectCounts {
   /** Messages whose outcome this run worked out: mail without one, and the rest of its threads. */
@@ -53,6 +56,8 @@ export interface ProjectResult extends ProjectCounts {
   lists: ListProjectResult[];
   /** With backfillKeys: what the backfill filled and the keys it found taken. */
   backfill?: BackfillResult;
+  /** A signal stopped the run before it ran out of lists. */
+  interrupted: boolean;
 }
 
 const COUNTS = ['examined', 'linked', 'created', 'inherited', 'mirror', 'none', 'issuesCreated'] as const;
@@ -79,7 +84,7 @@ export async function projectLists(store: Store, options: ProjectOptions, progre
   await run.loadRepos();
   const results: ListProjectResult[] = [];
   const worker = async () => {
-    for (let listId = queue.shift(); listId !== undefined; listId = queue.shift()) {
+    for (let listId = queue.shift(); listId !== undefined && !options.signal?.aborted; listId = queue.shift()) {
       const result = await run.projectClaimed(listId);
       if (result) results.push(result);
     }
@@ -87,7 +92,7 @@ export async function projectLists(store: Store, options: ProjectOptions, progre
   await Promise.all(Array.from({ length: Math.max(1, options.workers ?? 1) }, worker));
   results.sort((a, b) => a.listId - b.listId);
   const totals = Object.fromEntries(COUNTS.map((field) => [field, results.reduce((sum, r) => sum + r[field], 0)])) as unknown as ProjectCounts;
-  return { lists: results, ...totals, ...(backfill ? { backfill } : {}) };
+  return { lists: results, ...totals, ...(backfill ? { backfill } : {}), interrupted: Boolean(options.signal?.aborted) };
 }
 
 async function repoIdsOf(store: Store, listIds: readonly number[]): Promise<number[]> {
@@ -142,9 +147,11 @@ class ProjectRun {
     this.progress({ type: 'start', task, title: `${list.system} ${list.name}` });
     try {
       await this.projectList(list, policy, result, task);
+      if (this.options.signal?.aborted) result.status = 'interrupted';
       const detail = `${result.linked} linked, ${result.created} created, ${result.inherited} inherited, ${result.mirror} mirror, ${result.none} none`;
-      this.progress({ type: 'end', task, status: 'done', detail });
+      this.progress({ type: 'end', task, status: result.status === 'interrupted' ? 'skipped' : 'done', detail });
     } catch (error) {
+      if (error instanceof StoreFailure) throw error;
       result.status = 'failed';
       result.error = (error as Error).message;
       this.progress({ type: 'end', task, status: 'failed', detail: result.error });
@@ -168,13 +175,13 @@ class ProjectRun {
     const retry = await this.store.project.unlinkedMirrorRoots(list.id);
     for (let i = 0; i < retry.length; i += batchSize) await this.projectThreads(list, policy, retry.slice(i, i + batchSize), result, task);
     let afterId = 0;
-    for (;;) {
+    while (!this.options.signal?.aborted) {
       const batch = await this.store.project.unprojected(list.id, afterId, batchSize);
       if (batch.length === 0) break;
       afterId = batch[batch.length - 1]!.id;
       await this.projectThreads(list, policy, batch.map((m) => m.rootId), result, task);
     }
-    if (policy === 'none') await this.store.transaction((tx) => this.attachMergeNotices(tx, list));
+    if (policy === 'none' && !this.options.signal?.aborted) await this.store.transaction((tx) => this.attachMergeNotices(tx, list));
   }
 
   /** One transaction for the threads; tried again when it fails while the database answers (two processes met on one issue). */
@@ -187,7 +194,7 @@ class ProjectRun {
       } catch (error) {
         // Contributors made in a rolled-back transaction do not exist.
         this.actorIds = new Map();
-        if (attempt >= 3 || !(await this.store.reachable())) throw error;
+        if (error instanceof StoreFailure || attempt >= 3 || !(await this.store.reachable())) throw error;
       }
     }
     await this.store.locks.touch(list.id, 'project', this.owner);

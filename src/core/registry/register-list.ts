@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { InputError } from '../errors.js';
 import type { ListRecord } from '../store/list-records.js';
 import type { RepoRecord } from '../store/repo-records.js';
@@ -90,6 +90,30 @@ export async function addList(store: Store, systems: Systems, input: AddListInpu
     );
     return { ...result, repo };
   });
+}
+
+/** The command that gives a list its repository, so its waiting mail drains. */
+export function giveRepoCommand(list: { name: string; system: string; repoUrl?: string | null }): string {
+  return `listminer lists add ${shellWord(list.name)} --system ${list.system} --repo ${list.repoUrl ? shellWord(list.repoUrl) : 'URL'}`;
+}
+
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A local archive (an mbox file or folder, a .mbox.gz, or a Maildir): what `sync PATH` registers. */
+export interface AddLocalListInput {
+  path: string;
+  rules?: string;
+  repoUrl?: string;
+}
+
+/** Registers a local archive as a list of the mbox or maildir system, whichever its shape is. */
+export async function addLocalList(store: Store, systems: Systems, input: AddLocalListInput): Promise<AddListResult> {
+  const path = resolve(input.path);
+  if (!existsSync(path)) throw new InputError(`${input.path} does not exist.`, 'Give the path of an mbox file, a folder of them, a .mbox.gz or a Maildir.');
+  const isMaildir = statSync(path).isDirectory() && ['cur', 'new'].some((folder) => existsSync(join(path, folder)));
+  return addList(store, systems, { system: isMaildir ? 'maildir' : 'mbox', name: path, rules: input.rules, repoUrl: input.repoUrl });
 }
 
 /** Removes a list; one that holds mail is only removed when forced. */

@@ -1,3 +1,4 @@
+import { giveRepoCommand } from '../registry/register-list.js';
 import { monthsBetween } from '../archive/month.js';
 import { MSG_CLASSES } from '../classify/envelope.js';
 import type { ListFigures, MonthCount } from '../store/report-records.js';
@@ -107,7 +108,7 @@ export function stuckLists(lists: readonly ListFigures[]): StuckList[] {
       system: list.system,
       name: list.name,
       waiting: list.statuses.deferred + list.statuses.classified,
-      fix: `listminer lists add ${shellWord(list.name)} --system ${list.system} --repo ${list.repoUrl ? shellWord(list.repoUrl) : 'URL'}`,
+      fix: giveRepoCommand(list),
     }));
 }
 
@@ -125,6 +126,3 @@ export function ratio(part: number, whole: number): number {
 }
 
 /** A name as it can be pasted into a shell. */
-function shellWord(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
-}

@@ -1,0 +1,90 @@
+import { classifyStaged, type ClassifyResult } from '../classify/classify-staged.js';
+import type { MirrorHandling } from '../config/load-config.js';
+import { drainLists, type DrainResult } from '../drain/drain-lists.js';
+import { fetchLists, type FetchOptions, type FetchResult } from '../fetch/fetch-lists.js';
+import type { ProgressEvent, ProgressListener } from '../progress.js';
+import { projectLists, type ProjectResult } from '../project/project-lists.js';
+import { selectLists } from '../registry/select-lists.js';
+import type { Store } from '../store/store.js';
+import type { Systems } from '../systems/load-systems.js';
+
+export type SyncStage = 'fetch' | 'classify' | 'drain' | 'project';
+
+export interface SyncOptions extends Pick<FetchOptions, 'now' | 'full' | 'months' | 'cadenceDays' | 'backfillMonths' | 'contactEmail' | 'cacheDir' | 'openSource'> {
+  /** --list: only these lists, in every stage. */
+  lists?: readonly string[];
+  /** --system: only this system's lists, in every stage. */
+  system?: string;
+  /** Lists fetched, drained and projected at once. */
+  workers?: number;
+  /** Threads that parse mail in classify. */
+  classifyWorkers?: number;
+  mirrorHandling?: MirrorHandling;
+  /** Aborting stops the stage at work after its current batch; the stages after it do not start. */
+  signal?: AbortSignal;
+}
+
+export interface SyncResult {
+  fetch: FetchResult;
+  /** Absent when a signal stopped the run before the stage began. */
+  classify?: ClassifyResult;
+  drain?: DrainResult;
+  project?: ProjectResult;
+  /** Lists that failed in some stage (the others went on). */
+  failed: number;
+  interrupted: boolean;
+}
+
+/**
+ * fetch → classify → drain → project in one go. fetch takes the lists that
+ * are due (or those named); the stages after it work on whatever mail is
+ * waiting for them in the same lists, so mail an earlier run left halfway
+ * moves on too. Each stage is the stage command's own work, with its own
+ * locks and checkpoints, so a sync stopped anywhere resumes like the stages.
+ */
+export async function syncLists(store: Store, systems: Systems, options: SyncOptions, progress: ProgressListener): Promise<SyncResult> {
+  const named = options.lists?.length || options.system ? await selectLists(store, { names: options.lists, system: options.system }) : undefined;
+  const listIds = named?.map((list) => list.id);
+  const stopped = () => Boolean(options.signal?.aborted);
+
+  const fetch = await runStage('fetch', progress, (stageProgress) =>
+    fetchLists(store, systems, { ...options, lists: options.lists, system: options.system, workers: options.workers, signal: options.signal }, stageProgress),
+  );
+  const result: SyncResult = { fetch, failed: fetch.totals.failed, interrupted: fetch.interrupted };
+  if (stopped()) return { ...result, interrupted: true };
+
+  result.classify = await runStage('classify', progress, (stageProgress) =>
+    classifyStaged(store, systems, { lists: options.lists, system: options.system, workers: options.classifyWorkers, signal: options.signal }, stageProgress),
+  );
+  if (stopped()) return { ...result, interrupted: true };
+
+  result.drain = await runStage('drain', progress, (stageProgress) =>
+    drainLists(store, { listIds, workers: options.workers, mirrorHandling: options.mirrorHandling, systems, signal: options.signal }, stageProgress),
+  );
+  result.failed += result.drain.lists.filter((list) => list.status === 'failed').length;
+  if (stopped()) return { ...result, interrupted: true };
+
+  result.project = await runStage('project', progress, (stageProgress) => projectLists(store, { listIds, workers: options.workers, systems, signal: options.signal }, stageProgress));
+  result.failed += result.project.lists.filter((list) => list.status === 'failed').length;
+  return { ...result, interrupted: stopped() };
+}
+
+/** Runs one stage as a row of the view, its lists' rows under it (task ids and titles carry the stage). */
+async function runStage<T>(stage: SyncStage, progress: ProgressListener, work: (progress: ProgressListener) => Promise<T>): Promise<T> {
+  const task = `sync:${stage}`;
+  progress({ type: 'start', task, title: stage });
+  try {
+    const result = await work((event) => progress(inStage(stage, event)));
+    progress({ type: 'end', task, status: 'done' });
+    return result;
+  } catch (error) {
+    progress({ type: 'end', task, status: 'failed', detail: error instanceof Error ? error.message : String(error) });
+    throw error;
+  }
+}
+
+function inStage(stage: SyncStage, event: ProgressEvent): ProgressEvent {
+  if (event.type === 'log') return { ...event, message: `${stage}: ${event.message}` };
+  if (event.type === 'start') return { ...event, task: `${stage}:${event.task}`, title: `${stage}  ${event.title}` };
+  return { ...event, task: `${stage}:${event.task}` };
+}
