@@ -139,7 +139,7 @@ describeOnDialectDatabases('the store under pressure on $dialect', (databases) =
       }
       await ok(db, 'fetch', '--full');
       expect(await query(db.url, 'SELECT message_key FROM staged_messages ORDER BY message_key')).toEqual(cleanKeys);
-      expect(await query(db.url, 'SELECT locked_at FROM lists')).toEqual([{ locked_at: null }]);
+      expect(await query(db.url, "SELECT locked_at FROM stage_locks WHERE stage = 'fetch'")).toEqual([{ locked_at: null }]);
     }, SLOW);
 
     it('stops classify with a sentence naming the file; nothing is half-written and a re-run completes', async (context) => {
