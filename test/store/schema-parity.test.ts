@@ -42,6 +42,8 @@ interface Schema {
   columns: Record<string, Record<string, string>>;
   /** table → names of the indexes a migration created by name (not those behind PRIMARY KEY or UNIQUE). */
   indexes: Record<string, string[]>;
+  /** view → its column names in order (a view's columns carry no declared type on SQLite, so names are what can be compared). */
+  views: Record<string, string[]>;
 }
 
 async function readSqliteSchema(store: TestStore): Promise<Schema> {
@@ -54,16 +56,26 @@ async function readSqliteSchema(store: TestStore): Promise<Schema> {
     `SELECT m.name AS table_name, i.name FROM sqlite_master m, pragma_index_list(m.name) i
      WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND i.origin = 'c'`,
   );
+  const views = await store.db.all<{ view_name: string; name: string }>(
+    `SELECT m.name AS view_name, c.name FROM sqlite_master m, pragma_table_info(m.name) c WHERE m.type = 'view' ORDER BY m.name, c.cid`,
+  );
   return collect(
     columns.map((c) => ({ ...c, type: SQLITE_TYPES[c.type.toUpperCase()] ?? c.type })),
     indexes,
+    views,
   );
 }
 
 async function readPostgresSchema(store: TestStore): Promise<Schema> {
   const columns = await store.db.all<{ table_name: string; name: string; type: string }>(
-    `SELECT table_name, column_name AS name, data_type AS type FROM information_schema.columns
-     WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position`,
+    `SELECT c.table_name, c.column_name AS name, c.data_type AS type FROM information_schema.columns c
+     JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name AND t.table_type = 'BASE TABLE'
+     WHERE c.table_schema = current_schema() ORDER BY c.table_name, c.ordinal_position`,
+  );
+  const views = await store.db.all<{ view_name: string; name: string }>(
+    `SELECT c.table_name AS view_name, c.column_name AS name FROM information_schema.columns c
+     JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name AND t.table_type = 'VIEW'
+     WHERE c.table_schema = current_schema() ORDER BY c.table_name, c.ordinal_position`,
   );
   const indexes = await store.db.all<{ table_name: string; name: string }>(
     `SELECT t.relname AS table_name, c.relname AS name
@@ -77,11 +89,17 @@ async function readPostgresSchema(store: TestStore): Promise<Schema> {
   return collect(
     columns.map((c) => ({ ...c, type: POSTGRES_TYPES[c.type] ?? c.type })),
     indexes,
+    views,
   );
 }
 
-function collect(columns: Array<{ table_name: string; name: string; type: string }>, indexes: Array<{ table_name: string; name: string }>): Schema {
-  const schema: Schema = { columns: {}, indexes: {} };
+function collect(
+  columns: Array<{ table_name: string; name: string; type: string }>,
+  indexes: Array<{ table_name: string; name: string }>,
+  views: Array<{ view_name: string; name: string }>,
+): Schema {
+  const schema: Schema = { columns: {}, indexes: {}, views: {} };
+  for (const column of views) (schema.views[column.view_name] ??= []).push(column.name);
   for (const column of columns) (schema.columns[column.table_name] ??= {})[column.name] = column.type;
   for (const index of indexes) (schema.indexes[index.table_name] ??= []).push(index.name);
   for (const names of Object.values(schema.indexes)) names.sort();
@@ -129,6 +147,11 @@ describe.skipIf(Boolean(postgresSkipReason))('schema parity between migrations/s
 
   it('has the same columns in every table, with types that store the same values', () => {
     expect(differences(columnsOf(schemas.sqlite), columnsOf(schemas.postgres))).toEqual([]);
+  });
+
+  it('has the same views with the same columns in the same order', () => {
+    expect(schemas.sqlite.views).toEqual(schemas.postgres.views);
+    expect(Object.keys(schemas.sqlite.views)).toContain('pr_equivalents');
   });
 
   it('has the same named indexes on every table that has them', () => {
