@@ -15,7 +15,8 @@ interface Pending {
 /**
  * Worker threads that parse and classify batches of raw messages, so the
  * main thread only reads and writes the store. Parsing is the expensive part
- * of the pipeline (DESIGN §9); with two cores, two workers keep both busy.
+ * of the pipeline (docs/classify.md has the figures); on a machine with more
+ * cores, more workers keep them busy.
  */
 export class ClassifyPool {
   private readonly pending = new Map<number, Pending>();
