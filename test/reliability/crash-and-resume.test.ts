@@ -20,7 +20,7 @@ import { digestStore } from '../helpers/store-digest.js';
  */
 
 const random = suiteSeed('crash-and-resume', 20_240_601);
-const GENERATED_MESSAGES = shortOrLong(2000, 6000);
+const GENERATED_MESSAGES = shortOrLong(1200, 6000);
 const KILL_POINTS: Record<Dialect, number> = { sqlite: shortOrLong(20, 60), postgres: shortOrLong(6, 24) };
 const TIMEOUT_MS = LONG_MODE ? 3_600_000 : 600_000;
 
