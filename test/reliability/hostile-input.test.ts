@@ -26,7 +26,7 @@ import { runCliMeasured } from '../helpers/start-cli.js';
 
 const random = suiteSeed('hostile-input', 20_240_603);
 const MESSAGES = shortOrLong(10_000, 30_000);
-// 40,000 ids took classify minutes (quadratic); the short mode keeps to a size that cannot hold up `npm test`.
+// The long mode sends 40,000 ids, as real threads have; the short one keeps to 4,000 so a slow parse cannot hold up `npm test`.
 const GIANT_REFERENCES = shortOrLong(4_000, 40_000);
 /** Copies of each corpus mail file, each with its own mutations. */
 const FUZZ_COPIES = shortOrLong(1, 5);
