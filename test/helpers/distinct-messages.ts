@@ -17,6 +17,21 @@ export function countDistinctMessages(raws: readonly Buffer[]): number {
   return seen.size;
 }
 
+/**
+ * Messages that are different by countDistinctMessages but share
+ * listminer's content hash (so they would share one row), each as it begins.
+ */
+export function differentButSameHash(raws: readonly Buffer[]): string[] {
+  const byHash = new Map<string, Map<string, Buffer>>();
+  for (const raw of raws) {
+    const hash = identifyMessage(raw).contentHash;
+    const group = byHash.get(hash) ?? new Map<string, Buffer>();
+    group.set(distinctionOf(raw), raw);
+    byHash.set(hash, group);
+  }
+  return [...byHash.values()].filter((group) => group.size > 1).flatMap((group) => [...group.values()].map((raw) => JSON.stringify(raw.toString('latin1', 0, 120))));
+}
+
 function distinctionOf(raw: Buffer): string {
   const fields = readHeaderBlock(raw).fields;
   if (IDENTITY_FIELDS.some((name) => fields.has(name))) return identifyMessage(raw).contentHash;

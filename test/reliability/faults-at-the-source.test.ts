@@ -22,7 +22,7 @@ import { suiteSeed } from '../helpers/seeded-random.js';
 
 const random = suiteSeed('faults-at-the-source', 20_240_602);
 const FAULT_RUNS = shortOrLong(6, 24);
-const FAULT_RATE = 0.25;
+const FAULT_RATE = 0.4;
 const MONTH_COUNT = shortOrLong(10, 24);
 const PER_MONTH = 20;
 /** One fetch run may take this long before it is stopped with SIGTERM (which it must survive too). */
