@@ -4,6 +4,9 @@ import { createTestDatabase, createTestStore, type Dialect, postgresSkipReason, 
 /** Why a whole suite cannot run (e.g. the mail corpus is missing); undefined to run it. */
 export interface DialectSuiteOptions {
   skip?: string;
+  /** Run on these dialects only; the others are skipped with `onlyWhy` printed. */
+  only?: readonly Dialect[];
+  onlyWhy?: string;
 }
 
 /** The databases of one dialect's run of a suite: each one `create()` makes is dropped after the suite. */
@@ -19,7 +22,8 @@ export interface DialectDatabases {
  */
 function eachDialect(title: string, options: DialectSuiteOptions, body: (dialect: Dialect) => void): void {
   for (const dialect of ['sqlite', 'postgres'] as const) {
-    const reason = options.skip ?? (dialect === 'postgres' ? postgresSkipReason : undefined);
+    const left = options.only && !options.only.includes(dialect) ? (options.onlyWhy ?? `the suite runs on ${options.only.join(', ')} only`) : undefined;
+    const reason = options.skip ?? left ?? (dialect === 'postgres' ? postgresSkipReason : undefined);
     if (reason) console.warn(`skipping "${title.replace('$dialect', dialect)}": ${reason}`);
     describe.skipIf(Boolean(reason)).each([{ dialect }])(title, () => body(dialect));
   }

@@ -10,6 +10,7 @@ import type { Systems } from '../systems/load-systems.js';
 import { isBotSender } from './is-bot-sender.js';
 import { findSignaledRepoUrl } from './find-signaled-repo-url.js';
 import { currentLockOwner } from '../locks/lock-owner.js';
+import { eachClaimedList, type ListStage } from '../pipeline/each-claimed-list.js';
 import { repairThreadRoots } from './repair-thread-roots.js';
 import { threadAncestors } from './thread-ancestors.js';
 
@@ -58,17 +59,8 @@ const MIRROR_CLASSES = new Set(['github_mirror', 'commit_notify']);
 
 /** Moves classified mail into the research tables, list by list, one writer per list. */
 export async function drainLists(store: Store, options: DrainOptions, progress: ProgressListener): Promise<DrainResult> {
-  const queue = await store.drain.listsWithWork(options.listIds);
   const run = new DrainRun(store, options, progress);
-  const results: ListDrainResult[] = [];
-  const worker = async () => {
-    for (let listId = queue.shift(); listId !== undefined && !options.signal?.aborted; listId = queue.shift()) {
-      const result = await run.drainClaimed(listId);
-      if (result) results.push(result);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, options.workers ?? 1) }, worker));
-  results.sort((a, b) => a.listId - b.listId);
+  const results = await eachClaimedList(store, await store.drain.listsWithWork(options.listIds), run, { owner: run.owner, workers: options.workers, signal: options.signal }, progress);
   return {
     lists: results,
     drained: sum(results, 'drained'),
@@ -84,8 +76,9 @@ function sum(results: ListDrainResult[], field: 'drained' | 'deferred' | 'shunte
 }
 
 /** What one drain run shares across its lists: the lock owner and the sender and repo caches. */
-class DrainRun {
-  private readonly owner = currentLockOwner();
+class DrainRun implements ListStage<ListDrainResult> {
+  readonly stage = 'drain';
+  readonly owner = currentLockOwner();
   private readonly senders = new Map<string, number>();
   private readonly repoIds = new Map<string, number | null>();
 
@@ -95,40 +88,21 @@ class DrainRun {
     private readonly progress: ProgressListener,
   ) {}
 
-  /** Drains the list if this run can claim it; undefined when the list was removed meanwhile. */
-  async drainClaimed(listId: number): Promise<ListDrainResult | undefined> {
-    const list = await this.store.lists.byId(listId);
-    if (!list) return undefined;
-    const task = `list-${listId}`;
-    const result: ListDrainResult = { listId, system: list.system, name: list.name, status: 'drained', drained: 0, deferred: 0, shunted: 0, threadsRepaired: 0 };
-    await this.store.locks.recoverDead('drain', this.owner);
-    const claimed = await this.store.locks.claim(listId, 'drain', this.owner);
-    if (!claimed) {
-      this.progress({ type: 'log', level: 'warn', message: `${list.name}: another drain holds this list; skipped` });
-      return { ...result, status: 'busy' };
+  start(list: ListRecord): ListDrainResult {
+    return { listId: list.id, system: list.system, name: list.name, status: 'drained', drained: 0, deferred: 0, shunted: 0, threadsRepaired: 0 };
+  }
+
+  /** Drains a claimed list: its mail waits (deferred) while it has no repo. */
+  async work(list: ListRecord, result: ListDrainResult, task: string): Promise<string> {
+    if (list.repoId === null) {
+      await this.store.drain.deferClassified(list.id);
+      result.status = 'deferred';
+    } else {
+      await this.drainList(list, list.repoId, result, task);
+      if (this.options.signal?.aborted) result.status = 'interrupted';
     }
-    this.progress({ type: 'start', task, title: `${list.system} ${list.name}` });
-    try {
-      if (list.repoId === null) {
-        await this.store.drain.deferClassified(listId);
-        result.status = 'deferred';
-      } else {
-        await this.drainList(list, list.repoId, result, task);
-        if (this.options.signal?.aborted) result.status = 'interrupted';
-      }
-      result.deferred = await this.store.drain.countWithStatus(listId, 'deferred');
-      const detail = result.status === 'deferred' ? `${result.deferred} deferred: the list has no repo` : `${result.shunted} shunted, ${result.threadsRepaired} thread roots repaired`;
-      this.progress({ type: 'end', task, status: result.status === 'interrupted' ? 'skipped' : 'done', detail });
-    } catch (error) {
-      // The database failing stops the run (a sentence, exit 1); the list keeps its mail.
-      if (error instanceof StoreFailure) throw error;
-      result.status = 'failed';
-      result.error = (error as Error).message;
-      this.progress({ type: 'end', task, status: 'failed', detail: result.error });
-    } finally {
-      await this.store.locks.release(listId, 'drain', this.owner);
-    }
-    return result;
+    result.deferred = await this.store.drain.countWithStatus(list.id, 'deferred');
+    return result.status === 'deferred' ? `${result.deferred} deferred: the list has no repo` : `${result.shunted} shunted, ${result.threadsRepaired} thread roots repaired`;
   }
 
   private async drainList(list: ListRecord, repoId: number, result: ListDrainResult, task: string): Promise<void> {

@@ -1,4 +1,5 @@
 import { currentLockOwner } from '../locks/lock-owner.js';
+import { eachClaimedList, type ListStage } from '../pipeline/each-claimed-list.js';
 import type { ProgressListener } from '../progress.js';
 import type { ListRecord } from '../store/list-records.js';
 import type { IssueLink, IssueRef, ProjectedKind, ProjectMessage, PullRequestLink } from '../store/project-records.js';
@@ -79,18 +80,9 @@ export async function projectLists(store: Store, options: ProjectOptions, progre
     const repoIds = options.listIds ? await repoIdsOf(store, options.listIds) : undefined;
     backfill = await backfillIssueKeys(store, repoIds);
   }
-  const queue = await store.project.listsWithWork(options.listIds);
   const run = new ProjectRun(store, options, progress);
   await run.loadRepos();
-  const results: ListProjectResult[] = [];
-  const worker = async () => {
-    for (let listId = queue.shift(); listId !== undefined && !options.signal?.aborted; listId = queue.shift()) {
-      const result = await run.projectClaimed(listId);
-      if (result) results.push(result);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, options.workers ?? 1) }, worker));
-  results.sort((a, b) => a.listId - b.listId);
+  const results = await eachClaimedList(store, await store.project.listsWithWork(options.listIds), run, { owner: run.owner, workers: options.workers, signal: options.signal }, progress);
   const totals = Object.fromEntries(COUNTS.map((field) => [field, results.reduce((sum, r) => sum + r[field], 0)])) as unknown as ProjectCounts;
   return { lists: results, ...totals, ...(backfill ? { backfill } : {}), interrupted: Boolean(options.signal?.aborted) };
 }
@@ -113,8 +105,9 @@ function addCounts(into: ProjectCounts, delta: ProjectCounts): void {
 }
 
 /** What one project run shares across its lists: the lock owner, the repos, the actors met. */
-class ProjectRun {
-  private readonly owner = currentLockOwner();
+class ProjectRun implements ListStage<ListProjectResult> {
+  readonly stage = 'project';
+  readonly owner = currentLockOwner();
   private readonly repoUrls = new Map<number, string>();
   private readonly repoIdsByUrl = new Map<string, number>();
   private actorIds = new Map<string, number | null>();
@@ -132,33 +125,15 @@ class ProjectRun {
     }
   }
 
-  /** Projects the list if this run can claim it; undefined when the list was removed meanwhile. */
-  async projectClaimed(listId: number): Promise<ListProjectResult | undefined> {
-    const list = await this.store.lists.byId(listId);
-    if (!list) return undefined;
-    const policy = this.policyOf(list);
-    const task = `list-${listId}`;
-    const result: ListProjectResult = { listId, system: list.system, name: list.name, policy, status: 'projected', ...emptyCounts() };
-    await this.store.locks.recoverDead('project', this.owner);
-    if (!(await this.store.locks.claim(listId, 'project', this.owner))) {
-      this.progress({ type: 'log', level: 'warn', message: `${list.name}: another project holds this list; skipped` });
-      return { ...result, status: 'busy' };
-    }
-    this.progress({ type: 'start', task, title: `${list.system} ${list.name}` });
-    try {
-      await this.projectList(list, policy, result, task);
-      if (this.options.signal?.aborted) result.status = 'interrupted';
-      const detail = `${result.linked} linked, ${result.created} created, ${result.inherited} inherited, ${result.mirror} mirror, ${result.none} none`;
-      this.progress({ type: 'end', task, status: result.status === 'interrupted' ? 'skipped' : 'done', detail });
-    } catch (error) {
-      if (error instanceof StoreFailure) throw error;
-      result.status = 'failed';
-      result.error = (error as Error).message;
-      this.progress({ type: 'end', task, status: 'failed', detail: result.error });
-    } finally {
-      await this.store.locks.release(listId, 'project', this.owner);
-    }
-    return result;
+  start(list: ListRecord): ListProjectResult {
+    return { listId: list.id, system: list.system, name: list.name, policy: this.policyOf(list), status: 'projected', ...emptyCounts() };
+  }
+
+  /** Projects a claimed list. */
+  async work(list: ListRecord, result: ListProjectResult, task: string): Promise<string> {
+    await this.projectList(list, result.policy, result, task);
+    if (this.options.signal?.aborted) result.status = 'interrupted';
+    return `${result.linked} linked, ${result.created} created, ${result.inherited} inherited, ${result.mirror} mirror, ${result.none} none`;
   }
 
   /** The policy of the system whose rules classify the list (`lists add --rules`), else of its own system. */
