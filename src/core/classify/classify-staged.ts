@@ -1,3 +1,4 @@
+import { BATCH_BYTES } from '../pipeline/batch-bytes.js';
 import type { ProgressListener } from '../progress.js';
 import type { ClassifyOutcome, ClassifySelection, MessageToClassify } from '../store/classify-records.js';
 import { selectLists } from '../registry/select-lists.js';
@@ -58,8 +59,6 @@ export interface ClassifyResult {
   interrupted: boolean;
 }
 
-/** Raw bytes per batch, as fetch writes them: large messages make small batches. */
-export const CLASSIFY_BATCH_BYTES = 16 * 1024 * 1024;
 
 const RECLASSIFY_STATUSES: readonly StagedStatus[] = ['staged', 'classified', 'drained', 'deferred'];
 
@@ -89,7 +88,7 @@ export async function classifyStaged(store: Store, systems: Systems, options: Cl
         list,
         statuses,
         batchSize: options.batchSize ?? 64,
-        batchBytes: options.batchBytes ?? CLASSIFY_BATCH_BYTES,
+        batchBytes: options.batchBytes ?? BATCH_BYTES,
         signal: options.signal,
         classes: result.classes,
         changes,

@@ -2,6 +2,7 @@ import { ArchiveError, PartialMonthError } from '../errors.js';
 import { isDeletion, type ArchiveSource, type Month, type SkippedEntry, type SourceContext } from '../archive/archive-source.js';
 import { identifyMessage } from '../archive/message-key.js';
 import { monthOf } from '../archive/month.js';
+import { BATCH_BYTES } from '../pipeline/batch-bytes.js';
 import type { ProgressListener } from '../progress.js';
 import type { LockOwner } from '../locks/lock-owner.js';
 import type { DeletionToRecord } from '../store/fetch-state-records.js';
@@ -12,9 +13,8 @@ import type { Store } from '../store/store.js';
 import type { SystemDefinition } from '../systems/load-systems.js';
 import { planMonths } from './plan-months.js';
 
-/** A batch is written when it holds this many messages or bytes, whichever comes first. */
+/** A batch is written when it holds this many messages, or BATCH_BYTES of mail, whichever comes first. */
 export const BATCH_MESSAGES = 500;
-export const BATCH_BYTES = 16 * 1024 * 1024;
 
 export interface ListFetchResult {
   listId: number;

@@ -46,6 +46,8 @@ export async function eachClaimedList<R extends ClaimedListResult>(
 ): Promise<R[]> {
   const queue = [...listIds];
   const results: R[] = [];
+  // Once for every list, those with no work included: a dead holder's lock goes even where nothing needs the list now.
+  await store.locks.recoverDead(stage.stage, options.owner);
   const claimAndWork = async (listId: number): Promise<R | undefined> => {
     const list = await store.lists.byId(listId);
     if (!list) return undefined;

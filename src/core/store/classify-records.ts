@@ -1,4 +1,5 @@
 import { mapRow } from './row-mapping.js';
+import { idsIn, readBoundedBatch } from './read-bounded-batch.js';
 import { chunkRows, inPlaceholders, type SqlSession } from './sql-driver.js';
 import type { StagedStatus } from './staging-records.js';
 
@@ -53,33 +54,15 @@ export class ClassifyRecords {
    * first, so a batch of large messages never loads more than it keeps.
    */
   async nextBatch(selection: ClassifySelection, afterId: number, limit: number, maxBytes = Number.POSITIVE_INFINITY): Promise<MessageToClassify[]> {
-    const statusFilter = `list_id = ? AND status IN (${inPlaceholders(selection.statuses.length)})`;
-    for (let from = afterId; ; ) {
-      const sizes = await this.db.all<{ id: number; size: number }>(
-        `SELECT id, size FROM staged_messages WHERE ${statusFilter} AND id > ? ORDER BY id LIMIT ?`,
-        [selection.listId, ...selection.statuses, from, limit],
-      );
-      if (sizes.length === 0) return [];
-      const ids: number[] = [];
-      let bytes = 0;
-      for (const row of sizes) {
-        bytes += Number(row.size);
-        if (ids.length > 0 && bytes > maxBytes) break;
-        ids.push(Number(row.id));
-      }
-      const rows = await this.db.all(
-        `SELECT id, list_id, raw, status, msg_class FROM staged_messages WHERE ${statusFilter} AND id IN (${inPlaceholders(ids.length)}) ORDER BY id`,
-        [selection.listId, ...selection.statuses, ...ids],
-      );
-      // Rows another process moved on between the two reads are skipped, not mistaken for the end.
-      if (rows.length > 0) {
-        return rows.map((row) => {
-          const message = mapRow<MessageToClassify>(row);
-          return { ...message, id: Number(message.id), listId: Number(message.listId), raw: Buffer.isBuffer(message.raw) ? message.raw : Buffer.from(message.raw) };
-        });
-      }
-      from = ids[ids.length - 1]!;
-    }
+    const where = `list_id = ? AND status IN (${inPlaceholders(selection.statuses.length)})`;
+    const params = [selection.listId, ...selection.statuses];
+    return readBoundedBatch(this.db, { where, params, afterId, limit, maxBytes }, async (ids) => {
+      const rows = await this.db.all(`SELECT id, list_id, raw, status, msg_class FROM staged_messages WHERE ${where} AND ${idsIn(ids)} ORDER BY id`, [...params, ...ids]);
+      return rows.map((row) => {
+        const message = mapRow<MessageToClassify>(row);
+        return { ...message, id: Number(message.id), listId: Number(message.listId), raw: Buffer.isBuffer(message.raw) ? message.raw : Buffer.from(message.raw) };
+      });
+    });
   }
 
   /**

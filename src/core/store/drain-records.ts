@@ -1,3 +1,4 @@
+import { idsIn, readBoundedBatch } from './read-bounded-batch.js';
 import { mapRow, parseJson } from './row-mapping.js';
 import { chunkRows, inPlaceholders, valuesPlaceholders, type SqlSession } from './sql-driver.js';
 
@@ -126,19 +127,23 @@ export class DrainRecords {
   }
 
   /** The next messages of a list in this status after `afterId`, in staging order. */
-  async nextBatch(listId: number, status: 'classified' | 'deferred', afterId: number, limit: number): Promise<DrainCandidate[]> {
-    const rows = await this.db.all<Record<string, unknown>>(
-      `SELECT id, message_key, message_id, content_hash, status, msg_class, class_source, captures, envelope, size
-       FROM staged_messages WHERE list_id = ? AND status = ? AND id > ? ORDER BY id LIMIT ?`,
-      [listId, status, afterId, limit],
-    );
-    return rows.map((row) => {
-      const candidate = mapRow<DrainCandidate>(row);
-      candidate.id = Number(candidate.id);
-      // A malformed JSON value is the drain's to report, not the reader's.
-      candidate.captures = readJson(row.captures) as DrainCandidate['captures'];
-      candidate.envelope = readJson(row.envelope);
-      return candidate;
+  /** The next classified (or deferred) messages of the list in id order: at most `limit` rows and `maxBytes` of mail. */
+  async nextBatch(listId: number, status: 'classified' | 'deferred', afterId: number, limit: number, maxBytes = Number.POSITIVE_INFINITY): Promise<DrainCandidate[]> {
+    const where = 'list_id = ? AND status = ?';
+    return readBoundedBatch(this.db, { where, params: [listId, status], afterId, limit, maxBytes }, async (ids) => {
+      const rows = await this.db.all<Record<string, unknown>>(
+        `SELECT id, message_key, message_id, content_hash, status, msg_class, class_source, captures, envelope, size
+         FROM staged_messages WHERE ${where} AND ${idsIn(ids)} ORDER BY id`,
+        [listId, status, ...ids],
+      );
+      return rows.map((row) => {
+        const candidate = mapRow<DrainCandidate>(row);
+        candidate.id = Number(candidate.id);
+        // A malformed JSON value is the drain's to report, not the reader's.
+        candidate.captures = readJson(row.captures) as DrainCandidate['captures'];
+        candidate.envelope = readJson(row.envelope);
+        return candidate;
+      });
     });
   }
 
