@@ -49,6 +49,9 @@ const HEAD_BYTES = 64 * 1024;
 const FROM_LINE_SHAPE = /^From \S*\s.*\d{1,2}:\d{2}/;
 const YEAR = /\b\d{4}\b/;
 
+/** The From_ line `git format-patch` writes: a commit id and git's fixed date. */
+const GIT_PATCH_FROM_LINE = /^From [0-9a-f]{7,40} Mon Sep 17 00:00:00 2001$/;
+
 export function looksLikeFromLine(line: string): boolean {
   return FROM_LINE_SHAPE.test(line) && YEAR.test(line.slice(5));
 }
@@ -137,7 +140,7 @@ export class MboxSplitter {
       if (work.subarray(lineStart, lineStart + FROM.length).equals(FROM) && this.blankBefore(work, lineStart)) {
         const lineEnd = endOfLine(work, lineStart, complete);
         const line = work.toString('latin1', lineStart, lineEnd).replace(/\r?\n$/, '');
-        if (looksLikeFromLine(line) && !this.insideOpenMultipart(work.subarray(segmentStart, lineStart))) {
+        if (looksLikeFromLine(line) && !(GIT_PATCH_FROM_LINE.test(line) && this.insideOpenMultipart(work.subarray(segmentStart, lineStart)))) {
           if (lineStart > segmentStart) this.append(work.subarray(segmentStart, lineStart));
           const message = this.takeMessage();
           if (message) yield message;
@@ -155,10 +158,11 @@ export class MboxSplitter {
   }
 
   /**
-   * A From_-shaped line inside a MIME part (a git patch attached unquoted)
-   * is not a separator: the current message declared a multipart boundary,
-   * used it, and has not closed it yet. A broken multipart that never uses its
-   * boundary does not hold a separator back.
+   * A git patch attached unquoted inside a MIME part starts with a From_-shaped
+   * line; it is not a separator while the current message has opened its
+   * multipart boundary and not closed it yet. Only git's own From_ line is
+   * held back this way (GIT_PATCH_FROM_LINE): a multipart that never closes
+   * its boundary must not swallow the messages after it.
    */
   private insideOpenMultipart(pending: Buffer): boolean {
     const boundary = multipartBoundary(this.head(pending));

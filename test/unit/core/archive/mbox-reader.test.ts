@@ -113,6 +113,34 @@ describe('readMbox', () => {
     for (const size of [1, 7, 50]) expect(splitInPieces(mbox, size), `pieces of ${size}`).toHaveLength(2);
   });
 
+  it('splits at the next ordinary From_ line after a multipart that opens its boundary and never closes it', async () => {
+    const mbox = Buffer.from(
+      [
+        'From a@example.org Mon Jan  1 00:00:00 2024',
+        'Content-Type: multipart/mixed; boundary="open"',
+        '',
+        '--open',
+        'Content-Type: text/plain',
+        '',
+        'the part never ends',
+        '',
+        'From b@example.org Mon Jan  1 00:00:01 2024',
+        'Subject: b',
+        '',
+        'b',
+        '',
+        'From c@example.org Mon Jan  1 00:00:02 2024',
+        'Subject: c',
+        '',
+        'c',
+        '',
+      ].join('\n'),
+    );
+    const messages = await collect(Readable.from([mbox]));
+    expect(messages).toHaveLength(3);
+    for (const size of [1, 7, 50]) expect(splitInPieces(mbox, size), `pieces of ${size}`).toHaveLength(3);
+  });
+
   it('splits a message that declares a multipart boundary it never uses', async () => {
     const mbox = Buffer.from(
       'From a@x.org Mon Jan  1 00:00:00 2024\nContent-Type: multipart/mixed; boundary=nope\n\nbody\n\nFrom b@x.org Mon Jan  1 00:00:01 2024\nSubject: b\n\nb\n',
