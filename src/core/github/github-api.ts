@@ -125,7 +125,8 @@ export class GitHubApi {
     for (let round = 1; ; round++) {
       let document: HttpDocument;
       try {
-        document = await this.client.document(url, { headers: this.headers, signal: this.options.signal, rateLimitWait: githubRateLimitWait });
+        // GitHub's limits are waited out here (up to the bound above), not refused by the pacer.
+        document = await this.client.document(url, { headers: this.headers, signal: this.options.signal, rateLimitWait: githubRateLimitWait, longestWaitMs: Number.POSITIVE_INFINITY });
       } catch (error) {
         if (!(error instanceof ArchiveError)) throw error;
         if (error.kind !== 'rate_limited') {

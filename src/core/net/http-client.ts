@@ -45,6 +45,13 @@ export interface DocumentRequest {
    * how long to wait in ms, or undefined when the answer is no rate limit.
    */
   rateLimitWait?: (status: number, headers: ResponseHeaders, now: number) => number | undefined;
+  /**
+   * The longest the pacer may hold this request for its host (after a long
+   * Retry-After) before it fails as rate-limited instead. Default: the
+   * pacer's ceiling, so an archive's list is set aside for a later run rather
+   * than held for an hour; an API whose limits must be waited out gives Infinity.
+   */
+  longestWaitMs?: number;
 }
 
 /** A whole text document with its status and headers. */
@@ -150,7 +157,7 @@ export class HttpClient {
   private async open(url: string, attempt: number, options: OpenRequest): Promise<HttpBody | undefined> {
     const { signal } = options;
     const host = new URL(url).host;
-    await this.pacer.wait(host, signal);
+    await this.pacer.wait(host, signal, options.longestWaitMs ?? this.pacer.maxIntervalMs);
     let response: Dispatcher.ResponseData;
     try {
       response = await request(url, {

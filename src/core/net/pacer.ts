@@ -1,4 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import { ArchiveError } from '../errors.js';
 
 /** Time, made injectable so tests of waiting never wait. */
 export interface Clock {
@@ -52,11 +53,19 @@ export class Pacer {
     this.firstStrainMs = options.firstStrainMs ?? 100;
   }
 
-  /** Waits for the host's next slot and takes it. */
-  async wait(host: string, signal?: AbortSignal): Promise<void> {
+  /**
+   * Waits for the host's next slot and takes it. A slot further away than
+   * `longestMs` (the host asked for a long Retry-After) is refused with a
+   * rate_limited ArchiveError instead, so a run does not sleep for an hour
+   * holding a list.
+   */
+  async wait(host: string, signal?: AbortSignal, longestMs = Number.POSITIVE_INFINITY): Promise<void> {
     const pace = this.pace(host);
     const now = this.clock.now();
     const start = Math.max(now, pace.nextAt);
+    if (start - now > longestMs) {
+      throw new ArchiveError(`${host} asked listminer to wait until ${new Date(start).toISOString()}.`, 'rate_limited', start - now);
+    }
     pace.nextAt = start + pace.intervalMs;
     await this.clock.sleep(start - now, signal);
   }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ArchiveError } from '../../../../src/core/errors.js';
 import { isLoopbackHost, Pacer } from '../../../../src/core/net/pacer.js';
 import { fakeClock } from '../../../helpers/archive-server.js';
 
@@ -10,6 +11,19 @@ describe('Pacer', () => {
     await pacer.wait('lists.apache.org');
     await pacer.wait('lists.apache.org');
     expect(clock.sleeps).toEqual([1000, 1000]);
+  });
+
+  it('refuses, rather than sleeps through, a wait longer than asked: another list of a host that said Retry-After: 3600', async () => {
+    const clock = fakeClock();
+    const pacer = new Pacer({ clock });
+    pacer.strain('lists.apache.org', 3_600_000);
+    const refused = await pacer.wait('lists.apache.org', undefined, 60_000).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ArchiveError);
+    expect(refused).toMatchObject({ kind: 'rate_limited', retryAfterMs: 3_600_000 });
+    expect(clock.sleeps).toEqual([]);
+    // Without a bound (the GitHub API client waits limits out) it sleeps as before.
+    await pacer.wait('lists.apache.org');
+    expect(clock.sleeps).toEqual([3_600_000]);
   });
 
   it('paces each host on its own', async () => {
