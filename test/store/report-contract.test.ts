@@ -137,11 +137,10 @@ describeOnDialects('report records on $dialect', (getStore) => {
     expect(await store.reports.missedLinkShadows([other])).toBe(0);
   });
 
-  it('reports pr_equivalents as absent until the view exists, then counts its rows of the given lists', async () => {
-    expect(await store.reports.hasRelation('pr_equivalents')).toBe(false);
-    expect(await store.reports.prEquivalents([kafka])).toBeUndefined();
-    await store.db.exec("CREATE VIEW pr_equivalents AS SELECT id AS series_id, list_id FROM email_messages WHERE msg_class = 'patch_submission'");
-    expect(await store.reports.hasRelation('pr_equivalents')).toBe(true);
+  it('counts the pr_equivalents rows of the given lists', async () => {
+    expect(await store.reports.prEquivalents([kafka])).toBe(0);
+    const series = await store.db.get<{ id: number }>("INSERT INTO patch_series (list_id, series_key, title, author_address) VALUES (?, 'a', 't', 'a@x') RETURNING id", [kafka]);
+    await store.db.run("UPDATE email_messages SET patch_series_id = ? WHERE list_id = ? AND msg_class = 'patch_submission'", [series!.id, kafka]);
     expect(await store.reports.prEquivalents([kafka])).toBe(1);
     expect(await store.reports.prEquivalents([noRepo])).toBe(0);
   });

@@ -29,7 +29,6 @@ export class PostgresDriver implements SqlDriver {
     maxParameters: 65_000,
     migrationLockSql: 'SELECT pg_advisory_xact_lock(4711204611)',
     jsonParameter: 'CAST(? AS JSONB)',
-    relationExistsSql: 'SELECT 1 AS present WHERE to_regclass(CAST(? AS TEXT)) IS NOT NULL',
     // timestamptz as text follows the session's TimeZone; the month must not.
     utcMonth: (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM')`,
   };

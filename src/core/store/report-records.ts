@@ -250,14 +250,9 @@ export class ReportRecords {
     return Number(row?.n ?? 0);
   }
 
-  /** Whether a table or view exists (a report over a relation a later migration adds). */
-  async hasRelation(name: string): Promise<boolean> {
-    return (await this.db.get(this.db.capabilities.relationExistsSql, [name])) !== undefined;
-  }
 
   /** Rows of the pr_equivalents view of these lists; undefined while the view does not exist. */
-  async prEquivalents(listIds: readonly number[]): Promise<number | undefined> {
-    if (!(await this.hasRelation('pr_equivalents'))) return undefined;
+  async prEquivalents(listIds: readonly number[]): Promise<number> {
     if (listIds.length === 0) return 0;
     const row = await this.db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM pr_equivalents WHERE list_id IN (${inPlaceholders(listIds.length)})`, listIds);
     return Number(row?.n ?? 0);

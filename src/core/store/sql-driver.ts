@@ -27,8 +27,6 @@ export interface SqlCapabilities {
   readonly migrationLockSql: string;
   /** A placeholder for JSON text where nothing else tells the engine its type (a VALUES list). */
   readonly jsonParameter: string;
-  /** A statement with one `?` (a table or view name) that returns a row when the relation exists. */
-  readonly relationExistsSql: string;
   /** The UTC month (`YYYY-MM`) of a timestamp column, as text. */
   utcMonth(column: string): string;
 }

@@ -24,7 +24,6 @@ export class SqliteDriver implements SqlDriver {
     maxParameters: 32_766,
     migrationLockSql: '',
     jsonParameter: '?',
-    relationExistsSql: "SELECT 1 AS present FROM sqlite_master WHERE type IN ('table', 'view') AND name = ?",
     // Timestamps are ISO-8601 UTC text.
     utcMonth: (column: string) => `substr(${column}, 1, 7)`,
   };

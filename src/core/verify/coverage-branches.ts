@@ -29,7 +29,7 @@ export interface CoverageFigures {
   routing: ReadonlyMap<string | null, number>;
   mail: MailFigures;
   /** Rows of pr_equivalents for lists of `none`-policy systems; undefined while the view does not exist. */
-  prEquivalents: number | undefined;
+  prEquivalents: number;
 }
 
 const REQUIRED_CLASSES = new Set(['issue_event', 'patch_submission', 'review']);
@@ -62,8 +62,8 @@ export function judgeBranches(figures: CoverageFigures): CoverageBranch[] {
     branch('signaled-repo:resolved', 'informational', mail.signaledResolved, { of: mail.signaledCaptured }),
     branch('senders-resolved', 'cross_system', mail.humansResolved, { of: mail.humans, note: 'human mail with a contributor' }),
     branch('external-keys', 'cross_system', mail.issueEventsWithKey, { of: mail.issueEvents, note: 'issue_event mail with captures.external_key' }),
-    branch('pr-equivalents', 'informational', figures.prEquivalents ?? 0, {
-      note: figures.prEquivalents === undefined ? 'no pr_equivalents view yet (project creates it)' : 'patch series of none-policy lists',
+    branch('pr-equivalents', 'informational', figures.prEquivalents, {
+      note: 'patch series of none-policy lists',
     }),
   );
   return branches;
