@@ -25,7 +25,6 @@ export interface PostgresOptions {
 export class PostgresDriver implements SqlDriver {
   readonly dialect = 'postgres' as const;
   readonly capabilities = {
-    skipLockedClause: 'FOR UPDATE SKIP LOCKED',
     maxParameters: 65_000,
     migrationLockSql: 'SELECT pg_advisory_xact_lock(4711204611)',
     jsonParameter: 'CAST(? AS JSONB)',

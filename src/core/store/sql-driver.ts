@@ -19,8 +19,6 @@ export interface SqlExecutor {
 }
 
 export interface SqlCapabilities {
-  /** Clause appended to a SELECT that claims rows other processes must skip. */
-  readonly skipLockedClause: string;
   /** Largest number of bound parameters one statement may carry. */
   readonly maxParameters: number;
   /** Statement that serializes migrations across processes inside a transaction ('' when the transaction already does). */

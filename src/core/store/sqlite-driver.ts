@@ -20,7 +20,6 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 30_000;
 export class SqliteDriver implements SqlDriver {
   readonly dialect = 'sqlite' as const;
   readonly capabilities = {
-    skipLockedClause: '',
     maxParameters: 32_766,
     migrationLockSql: '',
     jsonParameter: '?',

@@ -13,7 +13,7 @@ describe('SQL helpers', () => {
   });
 
   it('keeps every chunk under the parameter limit', () => {
-    const chunks = chunkRows(Array.from({ length: 25 }, (_, i) => i), 4, { maxParameters: 40, skipLockedClause: '', migrationLockSql: '', jsonParameter: '?' });
+    const chunks = chunkRows(Array.from({ length: 25 }, (_, i) => i), 4, { maxParameters: 40, migrationLockSql: '', jsonParameter: '?' });
     expect(chunks.map((c) => c.length)).toEqual([10, 10, 5]);
   });
 
