@@ -16,8 +16,12 @@ export interface StoreDigest {
   bodies: Record<string, string>;
   /** email <name> of every contributor, sorted. */
   contributors: string[];
-  /** Fetch and drain locks still held: "fetch list" / "drain list" with the holder's pid. */
+  /** Locks still held: "stage list (pid N)". */
   locks: string[];
+  /** list|key → projected_kind, of every drained message. */
+  projected: Record<string, string>;
+  /** Issues by repo and key (synthetic ones carry no stable id across runs): state and comment count. */
+  issues: string[];
 }
 
 export async function digestStore(url: string): Promise<StoreDigest> {
@@ -37,6 +41,12 @@ export async function digestStore(url: string): Promise<StoreDigest> {
     const locks = await db.all<{ stage: string; name: string; locked_pid: number | null }>(
       'SELECT s.stage, l.name, s.locked_pid FROM stage_locks s JOIN lists l ON l.id = s.list_id WHERE s.locked_at IS NOT NULL OR s.locked_pid IS NOT NULL ORDER BY s.stage, l.name',
     );
+    const projected = await db.all<{ name: string; message_key: string; projected_kind: string | null }>(
+      'SELECT l.name, e.message_key, e.projected_kind FROM email_messages e JOIN lists l ON l.id = e.list_id',
+    );
+    const issues = await db.all<{ url: string; external_key: string | null; number: number | null; state: string | null; comment_count: number }>(
+      'SELECT r.url, i.external_key, i.number, i.state, i.comment_count FROM issues i JOIN repos r ON r.id = i.repo_id',
+    );
     const sorted = <T>(entries: Array<[string, T]>) => Object.fromEntries(entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)));
     return {
       staged: sorted(staged.map((r) => [`${r.name}|${r.message_key}`, `${r.status} ${r.content_hash}`])),
@@ -45,6 +55,8 @@ export async function digestStore(url: string): Promise<StoreDigest> {
       bodies: sorted(drained.map((r) => [`${r.name}|${r.message_key}`, String(r.body_hash)])),
       contributors: contributors.map((r) => `${r.email} <${r.name ?? ''}>`).sort(),
       locks: locks.map((r) => `${r.stage} ${r.name} (pid ${r.locked_pid})`),
+      projected: sorted(projected.map((r) => [`${r.name}|${r.message_key}`, String(r.projected_kind)])),
+      issues: issues.map((r) => `${r.url} ${r.external_key ?? `#${r.number}`}: ${r.state} with ${Number(r.comment_count)} comments`).sort(),
     };
   } finally {
     await store.close();

@@ -23,6 +23,7 @@ import { digestStore } from '../helpers/store-digest.js';
 const random = suiteSeed('crash-and-resume', 20_240_601);
 const GENERATED_MESSAGES = shortOrLong(1200, 6000);
 const KILL_POINTS: Record<Dialect, number> = { sqlite: shortOrLong(20, 60), postgres: shortOrLong(6, 24) };
+const SYNC_KILL_POINTS: Record<Dialect, number> = { sqlite: shortOrLong(4, 12), postgres: shortOrLong(2, 8) };
 const TIMEOUT_MS = LONG_MODE ? 3_600_000 : 600_000;
 
 type Stage = 'fetch' | 'classify --workers 1' | 'classify --workers 2' | 'drain';
@@ -213,4 +214,61 @@ describeOnDialectDatabases('every stage stopped with SIGTERM on $dialect', (data
     },
     TIMEOUT_MS,
   );
+});
+
+/**
+ * sync runs the four stages in one process: killed anywhere in it (its own
+ * registration of the archive included), a second sync must end as one
+ * uninterrupted sync did, projection and synthetic issues included.
+ */
+describeOnDialectDatabases('sync killed with SIGKILL at random points on $dialect', (databases) => {
+  const { dialect } = databases;
+  const rng = random.fork(`sync-${dialect}`);
+  let dir: string;
+  let mbox: string;
+  let cleanMs: number;
+  let clean: Awaited<ReturnType<typeof digestStore>>;
+  const sync = (url: string) => ['sync', mbox, '--rules', 'apache_ponymail', '--repo', 'https://github.com/apache/kafka', '--db', url];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'listminer-sync-crash-'));
+    mbox = writeListMbox(join(dir, 'dev.mbox'), GENERATED_MESSAGES, { tag: 'sync' });
+    const db = await databases.create();
+    const began = Date.now();
+    const run = await startCli(sync(db.url), { env: { LISTMINER_CACHE: join(dir, 'cache') } }).exited;
+    cleanMs = Date.now() - began;
+    expect(run.code, run.stderr).toBe(0);
+    clean = await digestStore(db.url);
+    expect(Object.keys(clean.projected).length).toBeGreaterThan(0);
+  }, TIMEOUT_MS);
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it(`ends as an uninterrupted sync did, whichever point it was killed at (${SYNC_KILL_POINTS[dialect]} points)`, async () => {
+    const log: string[] = [];
+    for (let n = 0; n < SYNC_KILL_POINTS[dialect]; n++) {
+      const db = await databases.create();
+      const cache = join(dir, `cache-${n}`);
+      const afterMs = Math.round(rng.next() * cleanMs);
+      const running = startCli(sync(db.url), { env: { LISTMINER_CACHE: cache } });
+      await new Promise((resolve) => setTimeout(resolve, afterMs));
+      running.child.kill('SIGKILL');
+      const killed = await running.exited;
+      log.push(`point ${n}: killed after ${afterMs} ms${killed.signal ? '' : ' (it had already finished)'}`);
+      const again = await startCli(sync(db.url), { env: { LISTMINER_CACHE: cache } }).exited;
+      const where = `point ${n} (${afterMs} of ${cleanMs} ms), seed ${random.seed}`;
+      expect(again.code, `${where}: ${again.stderr}`).toBe(0);
+      const after = await digestStore(db.url);
+      expect(after.locks, where).toEqual([]);
+      expect(after.staged, where).toEqual(clean.staged);
+      expect(after.classes, where).toEqual(clean.classes);
+      expect(after.threadRoots, where).toEqual(clean.threadRoots);
+      expect(after.bodies, where).toEqual(clean.bodies);
+      expect(after.contributors, where).toEqual(clean.contributors);
+      expect(after.projected, where).toEqual(clean.projected);
+      expect(after.issues, where).toEqual(clean.issues);
+      await db.drop();
+    }
+    console.log(`sync killed on ${dialect}: clean sync ${cleanMs} ms\n  ${log.join('\n  ')}`);
+  }, TIMEOUT_MS);
 });
