@@ -14,7 +14,8 @@ import { openFormatWriter } from './open-format-writer.js';
 import { readTableBatches, type TableScope } from './read-table-batches.js';
 
 export const MANIFEST_FILE = 'manifest.json';
-const DEFAULT_BATCH_SIZE = 1000;
+/** Rows read and written at once: what the export holds in memory besides DuckDB. */
+const DEFAULT_BATCH_SIZE = 500;
 
 export interface ExportOptions {
   format: ExportFormat;

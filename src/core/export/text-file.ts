@@ -20,8 +20,8 @@ export class TextFile {
 
   async write(text: string): Promise<void> {
     if (this.failure) throw this.failure;
-    if (!this.stream.write(text)) await Promise.race([once(this.stream, 'drain'), once(this.stream, 'error')]);
-    if (this.failure) throw this.failure;
+    // `once` rejects when the stream fails while it waits.
+    if (!this.stream.write(text)) await once(this.stream, 'drain');
   }
 
   async finish(): Promise<number> {
