@@ -2,6 +2,7 @@ import { BreakerRecords } from './breaker-records.js';
 import { FetchStateRecords } from './fetch-state-records.js';
 import { ContributorRecords } from './contributor-records.js';
 import { DrainRecords } from './drain-records.js';
+import { ExportRecords } from './export-records.js';
 import { ClassifyRecords } from './classify-records.js';
 import { ListRecords } from './list-records.js';
 import { LockRecords } from './lock-records.js';
@@ -35,6 +36,7 @@ export class Store {
   readonly tracker: TrackerRecords;
   readonly project: ProjectRecords;
   readonly reports: ReportRecords;
+  readonly exports: ExportRecords;
 
   /** `db` runs statements of this store: on the driver, or inside this store's transaction. */
   constructor(
@@ -53,6 +55,7 @@ export class Store {
     this.tracker = new TrackerRecords(db);
     this.project = new ProjectRecords(db);
     this.reports = new ReportRecords(db);
+    this.exports = new ExportRecords(db);
   }
 
   /** Runs fn with a Store bound to one transaction: all of it commits, or none of it. */

@@ -1,0 +1,43 @@
+import { once } from 'node:events';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { rename, rm, stat } from 'node:fs/promises';
+
+/**
+ * A UTF-8 text file written as a stream under `<path>.partial` and renamed
+ * to `path` when finished, so a file under its final name is always whole.
+ * Writes wait while the stream's buffer is full: memory stays at one batch.
+ */
+export class TextFile {
+  private readonly partial: string;
+  private readonly stream: WriteStream;
+  private failure: Error | undefined;
+
+  constructor(private readonly path: string) {
+    this.partial = `${path}.partial`;
+    this.stream = createWriteStream(this.partial, { encoding: 'utf8' });
+    this.stream.on('error', (error) => (this.failure ??= error));
+  }
+
+  async write(text: string): Promise<void> {
+    if (this.failure) throw this.failure;
+    // `once` rejects when the stream fails while it waits.
+    if (!this.stream.write(text)) await once(this.stream, 'drain');
+  }
+
+  async finish(): Promise<number> {
+    if (this.failure) throw this.failure;
+    this.stream.end();
+    await once(this.stream, 'close');
+    if (this.failure) throw this.failure;
+    await rename(this.partial, this.path);
+    return (await stat(this.path)).size;
+  }
+
+  async abort(): Promise<void> {
+    if (!this.stream.closed) {
+      this.stream.destroy();
+      await once(this.stream, 'close').catch(() => undefined);
+    }
+    await rm(this.partial, { force: true });
+  }
+}
