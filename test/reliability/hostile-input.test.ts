@@ -38,7 +38,8 @@ const LARGE_MESSAGE_BYTES = shortOrLong(2, 6) * 1024 * 1024;
 const MEMORY_LIMIT = 500 * 1024 * 1024;
 const TIMEOUT_MS = LONG_MODE ? 3_600_000 : 600_000;
 
-const MARKER = /hostile-[a-z0-9-]+?-\d+/;
+/** A message's marker, hostile-<kind>-<n>; greedy, since a kind may hold digits (raw-8bit-headers). */
+const MARKER = /hostile-[a-z0-9-]+-\d+\b/;
 const kindOf = (marker: string) => marker.replace(/^hostile-/, '').replace(/-\d+$/, '');
 const tally = (markers: Iterable<string>) => {
   const counts: Record<string, number> = {};
