@@ -6,6 +6,7 @@ import type { ProgressListener } from '../core/progress.js';
 import { chooseDb, chooseStoreTimeouts, redactSecrets } from '../core/db-target.js';
 import { ExitCode, ListminerError } from '../core/errors.js';
 import { withStore } from '../core/store/open-store.js';
+import { lostConnectionFailure } from '../core/store/store-failure.js';
 import type { Store } from '../core/store/store.js';
 import { loadSystems, type Systems } from '../core/systems/load-systems.js';
 import { chooseProgressMode, runWithProgress } from './progress-view.js';
@@ -68,7 +69,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const { config, warnings } = loadConfig(this.flags.config, process.env);
     this.settings = config;
     for (const warning of warnings) this.note(`warning: ${warning.file}:${warning.line ?? ''} ${warning.message}`);
+    process.on('uncaughtException', this.crashListener);
   }
+
+  /** An error thrown where no command code can catch it (a database client's timer) still gets its sentence and exit code. */
+  private readonly crashListener = (error: Error) => {
+    process.exit(this.report(lostConnectionFailure(error, redactSecrets(this.database)) ?? error, error));
+  };
 
   /** The database this run uses: --db, LISTMINER_DB, the config file, the default. */
   protected get database(): string {
@@ -111,6 +118,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   override async finally(error: Error | undefined): Promise<unknown> {
+    process.off('uncaughtException', this.crashListener);
     process.off('SIGINT', this.stopListener);
     process.off('SIGTERM', this.stopListener);
     return super.finally(error);
@@ -143,15 +151,20 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   protected override async catch(error: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
     if (error instanceof Errors.ExitError) throw error;
+    return this.exit(this.report(error));
+  }
+
+  /** The one place an error becomes a sentence and a hint (the stack too with --debug); returns its exit code. */
+  private report(error: Error & { exitCode?: number; oclif?: { exit?: number } }, cause: Error = error): number {
     const described = describeError(error);
     if (this.jsonEnabled()) {
       this.logJson({ error: { message: described.message, hint: described.hint, exitCode: described.exitCode } });
     } else {
       this.logToStderr(`Error: ${described.message}`);
       if (described.hint) this.logToStderr(`Hint: ${described.hint}`);
-      if (this.argv.includes('--debug') && error.stack) this.logToStderr(redactSecrets(error.stack));
+      if (this.argv.includes('--debug') && cause.stack) this.logToStderr(redactSecrets(cause.stack));
     }
-    return this.exit(described.exitCode);
+    return described.exitCode;
   }
 }
 

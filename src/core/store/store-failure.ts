@@ -16,3 +16,22 @@ export class StoreFailure extends OperationError {
     super(message, hint);
   }
 }
+
+/**
+ * The PostgreSQL client (postgres 3.4.9) can throw from a timer, outside any
+ * query, when it writes to a connection the server has just closed
+ * (porsager/postgres#1154, #1208: a buffered write after the socket is gone).
+ * No caller can catch that, so the command layer asks here whether an
+ * uncaught error is this one, to say what it means instead of crashing: the
+ * connection was lost, and the transaction it was in was rolled back by the
+ * server.
+ */
+export function lostConnectionFailure(error: unknown, database: string): StoreFailure | undefined {
+  const stack = error instanceof Error ? (error.stack ?? '') : '';
+  if (!(error instanceof TypeError) || !/postgres[\\/]src[\\/]connection\.js/.test(stack) || !/nextWrite|socket\.write/.test(stack + error.message)) return undefined;
+  return new StoreFailure(
+    `The connection to the database ${database} was lost (the server closed it while the client was writing); the batch being written was rolled back.`,
+    'Run again when the server is back: what was written before is kept and the run resumes from there.',
+    'CONNECTION_CLOSED',
+  );
+}
