@@ -1,8 +1,6 @@
 import { beforeAll, expect, it } from 'vitest';
-import { openStore } from '../../src/core/store/open-store.js';
-import type { Store } from '../../src/core/store/store.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
-import type { TestDatabase } from '../helpers/databases.js';
+import { type TestDatabase, withStoreAt } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 import { mail, stageClassified } from '../helpers/stage-classified.js';
 
@@ -15,21 +13,12 @@ interface DrainJson {
   deferred: number;
 }
 
-async function withTestStore<T>(url: string, fn: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openStore(url);
-  try {
-    return await fn(store);
-  } finally {
-    await store.close();
-  }
-}
-
 describeOnDialectDatabases('drain command on $dialect', (databases) => {
   let db: TestDatabase;
   beforeAll(async () => {
     db = await databases.create();
     // A list whose repo URL is known but not registered yet, with mail already fetched and classified.
-    await withTestStore(db.url, async (store) => {
+    await withStoreAt(db.url, async (store) => {
       await store.db.run("INSERT INTO lists (system, name, list_address, repo_url, created_at) VALUES ('apache_ponymail', 'dev@kafka.apache.org', 'dev@kafka.apache.org', ?, ?)", [
         KAFKA,
         new Date().toISOString(),
@@ -55,7 +44,7 @@ describeOnDialectDatabases('drain command on $dialect', (databases) => {
     expect(second.code, second.stderr).toBe(0);
     expect(second.json).toMatchObject({ drained: 3, deferred: 0, lists: [{ status: 'drained', drained: 3, deferred: 0, shunted: 0 }] });
 
-    const rows = await withTestStore(db.url, (store) =>
+    const rows = await withStoreAt(db.url, (store) =>
       store.db.all<Record<string, unknown>>('SELECT message_key, thread_root_key, signaled_repo_url, signaled_repo_id, sender_id, is_bot FROM email_messages ORDER BY message_key'),
     );
     expect(rows.map((r) => [r.message_key, r.thread_root_key, r.signaled_repo_url, r.signaled_repo_id === null ? null : Number(r.signaled_repo_id), Boolean(r.is_bot)])).toEqual([
@@ -67,7 +56,7 @@ describeOnDialectDatabases('drain command on $dialect', (databases) => {
     const site = await runCliJson<{ signaledMessagesResolved: number; repo: { id: number } }>(['repos', 'add', SITE, '--db', db.url]);
     expect(site.code, site.stderr).toBe(0);
     expect(site.json.signaledMessagesResolved).toBe(1);
-    const reply = await withTestStore(db.url, (store) => store.db.get<{ signaled_repo_id: number }>("SELECT signaled_repo_id FROM email_messages WHERE message_key = 'reply@x'"));
+    const reply = await withStoreAt(db.url, (store) => store.db.get<{ signaled_repo_id: number }>("SELECT signaled_repo_id FROM email_messages WHERE message_key = 'reply@x'"));
     expect(Number(reply!.signaled_repo_id)).toBe(site.json.repo.id);
 
     const again = await runCliJson<DrainJson>(['drain', '--db', db.url]);
@@ -82,7 +71,7 @@ describeOnDialectDatabases('drain command on $dialect', (databases) => {
 
   it('two drain processes at once share the lists out and write each message once', async () => {
     const other = await databases.create();
-    await withTestStore(other.url, async (store) => {
+    await withStoreAt(other.url, async (store) => {
       for (const name of ['a', 'b', 'c', 'd']) {
         const repoId = (await store.repos.ensure({ url: KAFKA, host: 'github.com', owner: 'apache', name: 'kafka' })).repo.id;
         const listId = (await store.lists.register({ system: 'apache_ponymail', name: `${name}@kafka.apache.org`, repoUrl: KAFKA, repoId })).list.id;
@@ -97,7 +86,7 @@ describeOnDialectDatabases('drain command on $dialect', (databases) => {
     expect(one.json.drained + two.json.drained).toBe(160);
     const drainedBy = [...one.json.lists, ...two.json.lists].filter((l) => l.drained > 0).map((l) => l.name);
     expect(drainedBy.sort()).toEqual(['a', 'b', 'c', 'd'].map((n) => `${n}@kafka.apache.org`));
-    const counts = await withTestStore(other.url, async (store) => ({
+    const counts = await withStoreAt(other.url, async (store) => ({
       messages: Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM email_messages'))!.n),
       people: Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM contributors'))!.n),
       drained: Number((await store.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM staged_messages WHERE status = 'drained'"))!.n),

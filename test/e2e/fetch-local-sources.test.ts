@@ -5,9 +5,8 @@ import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { addMonths, monthOf } from '../../src/core/archive/month.js';
-import { openStore } from '../../src/core/store/open-store.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
-import type { TestDatabase } from '../helpers/databases.js';
+import { type TestDatabase, queryAt } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 
 interface ListJson {
@@ -40,26 +39,18 @@ const fromLine = (at: Date) => {
 const mail = (id: string, at: Date) => `From: ${id}@example.org\nDate: ${at.toUTCString()}\nMessage-ID: <${id}@example.org>\nSubject: ${id}\n\nbody of ${id}\n`;
 const mbox = (messages: Array<[string, Date]>) => messages.map(([id, at]) => `${fromLine(at)}\n${mail(id, at)}\n`).join('');
 
-async function query<T>(url: string, sql: string, params: string[] = []): Promise<T[]> {
-  const store = await openStore(url);
-  try {
-    return await store.db.all<T>(sql, params);
-  } finally {
-    await store.close();
-  }
-}
 const stagedKeys = async (url: string, list: string) =>
   (
-    await query<{ message_key: string }>(
+    await queryAt<{ message_key: string }>(
       url,
       'SELECT s.message_key FROM staged_messages s JOIN lists l ON l.id = s.list_id WHERE l.name = ? ORDER BY s.message_key',
       [list],
     )
   ).map((r) => r.message_key);
 const listRow = async (url: string, list: string) =>
-  (await query<{ last_month: string | null; last_failure: string | null }>(url, 'SELECT last_month, last_failure FROM lists WHERE name = ?', [list]))[0]!;
+  (await queryAt<{ last_month: string | null; last_failure: string | null }>(url, 'SELECT last_month, last_failure FROM lists WHERE name = ?', [list]))[0]!;
 const fetchedMonths = async (url: string, list: string) =>
-  (await query<{ month: string }>(url, 'SELECT f.month FROM fetched_months f JOIN lists l ON l.id = f.list_id WHERE l.name = ? ORDER BY f.month', [list])).map(
+  (await queryAt<{ month: string }>(url, 'SELECT f.month FROM fetched_months f JOIN lists l ON l.id = f.list_id WHERE l.name = ? ORDER BY f.month', [list])).map(
     (r) => r.month,
   );
 

@@ -8,7 +8,7 @@ import { addMonths, monthOf } from '../../src/core/archive/month.js';
 import { openStore } from '../../src/core/store/open-store.js';
 import { RUN_JS, runCli, runCliJson } from '../helpers/cli.js';
 import { corpusMissing } from '../helpers/corpus.js';
-import type { TestDatabase } from '../helpers/databases.js';
+import { type TestDatabase, queryAt } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 import { kernelMail, PublicInboxArchive, withMessageId } from '../helpers/public-inbox-archive.js';
 
@@ -29,15 +29,6 @@ async function stagedKeys(url: string, list: string): Promise<string[]> {
       [list],
     );
     return rows.map((r) => r.message_key);
-  } finally {
-    await store.close();
-  }
-}
-
-async function query<T>(url: string, sql: string, params: string[] = []): Promise<T[]> {
-  const store = await openStore(url);
-  try {
-    return await store.db.all<T>(sql, params);
   } finally {
     await store.close();
   }
@@ -77,7 +68,7 @@ describeOnDialectDatabases('fetch of a public-inbox archive on $dialect', (datab
     const keys = await stagedKeys(db.url, 'linux-kselftest');
     expect(keys).toHaveLength(list!.staged);
     expect(list!.staged + list!.duplicates).toBe(mail.length + 1);
-    const deletions = await query<{ source_ref: string }>(db.url, 'SELECT source_ref FROM archive_deletions');
+    const deletions = await queryAt<{ source_ref: string }>(db.url, 'SELECT source_ref FROM archive_deletions');
     expect(deletions).toEqual([{ source_ref: `1.git/${archive.commits(1)[1]}` }]);
   });
 
@@ -182,10 +173,10 @@ describeOnDialectDatabases('a fetch stopped mid-month on $dialect', (databases) 
   it('killed, then re-run, stages exactly the messages a clean run stages', async () => {
     const db = await registered();
     const { pid } = await stopMidMonth(db, 'SIGKILL');
-    expect(await query(db.url, 'SELECT month FROM fetched_months WHERE month = ?', [bigMonth])).toEqual([]);
-    const [partial] = await query<{ n: number }>(db.url, 'SELECT COUNT(*) AS n FROM staged_messages');
+    expect(await queryAt(db.url, 'SELECT month FROM fetched_months WHERE month = ?', [bigMonth])).toEqual([]);
+    const [partial] = await queryAt<{ n: number }>(db.url, 'SELECT COUNT(*) AS n FROM staged_messages');
     expect(Number(partial!.n)).toBeLessThan(12_000);
-    const [held] = await query<{ locked_pid: number }>(db.url, "SELECT locked_pid FROM stage_locks WHERE stage = 'fetch'");
+    const [held] = await queryAt<{ locked_pid: number }>(db.url, "SELECT locked_pid FROM stage_locks WHERE stage = 'fetch'");
     expect(Number(held!.locked_pid)).toBe(pid);
 
     // The dead process's lock is recovered; the month is read again from its start.
@@ -199,7 +190,7 @@ describeOnDialectDatabases('a fetch stopped mid-month on $dialect', (databases) 
     const db = await registered();
     const { code } = await stopMidMonth(db, 'SIGINT');
     expect(code).toBe(130);
-    const [list] = await query<{ locked_at: string | null; last_month: string | null; failed_attempts: number }>(db.url, "SELECT fetch_lock.locked_at, last_month, failed_attempts FROM lists LEFT JOIN stage_locks fetch_lock ON fetch_lock.list_id = lists.id AND fetch_lock.stage = 'fetch'");
+    const [list] = await queryAt<{ locked_at: string | null; last_month: string | null; failed_attempts: number }>(db.url, "SELECT fetch_lock.locked_at, last_month, failed_attempts FROM lists LEFT JOIN stage_locks fetch_lock ON fetch_lock.list_id = lists.id AND fetch_lock.stage = 'fetch'");
     expect(list).toMatchObject({ locked_at: null, last_month: addMonths(NOW_MONTH, -2) });
     expect(Number(list!.failed_attempts)).toBe(0);
     const rerun = await runCliJson<FetchJson>(['fetch', '--db', db.url], { env });
@@ -236,7 +227,7 @@ describeOnDialectDatabases('two fetch processes on one $dialect database', (data
     const work = readFileSync(log, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { list: string; pid: number; start: number; end: number });
     expect(work.map((w) => w.list).sort()).toEqual(Array.from({ length: 12 }, (_, i) => `list-${i}`).sort());
     expect(new Set(work.map((w) => w.pid)).size).toBe(2);
-    const staged = await query<{ message_key: string; n: number }>(db.url, 'SELECT message_key, COUNT(*) AS n FROM staged_messages GROUP BY message_key');
+    const staged = await queryAt<{ message_key: string; n: number }>(db.url, 'SELECT message_key, COUNT(*) AS n FROM staged_messages GROUP BY message_key');
     expect(staged).toHaveLength(48);
     expect(staged.every((row) => Number(row.n) === 1)).toBe(true);
   });

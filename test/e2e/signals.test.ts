@@ -6,9 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import postgres from 'postgres';
-import { openStore } from '../../src/core/store/open-store.js';
 import { RUN_JS, runCli } from '../helpers/cli.js';
-import type { TestDatabase } from '../helpers/databases.js';
+import { type TestDatabase, queryAt } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 
 /** Enough mail that every stage is still at work when the signal comes. */
@@ -27,30 +26,21 @@ beforeAll(() => {
   execFileSync(process.execPath, ['--input-type=module', '-e', script]);
 });
 
-async function query<T>(url: string, sql: string): Promise<T[]> {
-  const store = await openStore(url);
-  try {
-    return await store.db.all<T>(sql);
-  } finally {
-    await store.close();
-  }
-}
-
 async function count(url: string, sql: string): Promise<number> {
-  return Number((await query<{ n: number }>(url, sql))[0]!.n);
+  return Number((await queryAt<{ n: number }>(url, sql))[0]!.n);
 }
 
 /** What a run leaves in the store, in a form two databases can be compared by. */
 async function storeContents(url: string): Promise<unknown> {
   return {
-    staged: await query(url, 'SELECT message_key, status, msg_class, class_source, error FROM staged_messages ORDER BY message_key'),
-    drained: await query(
+    staged: await queryAt(url, 'SELECT message_key, status, msg_class, class_source, error FROM staged_messages ORDER BY message_key'),
+    drained: await queryAt(
       url,
       `SELECT e.message_key, e.msg_class, e.thread_root_key, e.signaled_repo_url, c.email AS sender
        FROM email_messages e LEFT JOIN contributors c ON c.id = e.sender_id ORDER BY e.message_key`,
     ),
     bodies: await count(url, 'SELECT COUNT(*) AS n FROM message_bodies'),
-    fetchedMonths: await query(url, 'SELECT month FROM fetched_months ORDER BY month'),
+    fetchedMonths: await queryAt(url, 'SELECT month FROM fetched_months ORDER BY month'),
   };
 }
 
@@ -120,7 +110,7 @@ describeOnDialectDatabases('every stage stopped by a signal on $dialect', (datab
   beforeAll(async () => {
     const db = await registered();
     await run(db, 'fetch', '--full');
-    cleanKeys = await query(db.url, KEYS);
+    cleanKeys = await queryAt(db.url, KEYS);
     await run(db, 'classify');
     await run(db, 'drain');
     clean = await storeContents(db.url);
@@ -134,8 +124,8 @@ describeOnDialectDatabases('every stage stopped by a signal on $dialect', (datab
     expect(await count(db.url, STAGED)).toBeLessThan(MESSAGES);
     expect(await count(db.url, LOCKS_HELD)).toBe(0);
     await run(db, 'fetch', '--full');
-    expect(await query(db.url, KEYS)).toEqual(cleanKeys);
-    expect(await query(db.url, 'SELECT month FROM fetched_months ORDER BY month')).toEqual((clean as { fetchedMonths: unknown }).fetchedMonths);
+    expect(await queryAt(db.url, KEYS)).toEqual(cleanKeys);
+    expect(await queryAt(db.url, 'SELECT month FROM fetched_months ORDER BY month')).toEqual((clean as { fetchedMonths: unknown }).fetchedMonths);
   }, SLOW);
 
   it('classify on SIGINT and drain on SIGTERM stop mid-run with exit 130, release their locks, and re-runs complete the same store', async () => {

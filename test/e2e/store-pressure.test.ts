@@ -5,9 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/core/store/open-store.js';
 import { runCli } from '../helpers/cli.js';
-import type { TestDatabase } from '../helpers/databases.js';
+import { type TestDatabase, queryAt } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 
 const MESSAGES = 2000;
@@ -25,22 +24,13 @@ beforeAll(() => {
   execFileSync(process.execPath, ['--input-type=module', '-e', script]);
 });
 
-async function query<T>(url: string, sql: string): Promise<T[]> {
-  const store = await openStore(url);
-  try {
-    return await store.db.all<T>(sql);
-  } finally {
-    await store.close();
-  }
-}
-
 const STAGED = 'SELECT message_key, status, msg_class, class_source FROM staged_messages ORDER BY message_key';
 const CLASSIFIED = "SELECT COUNT(*) AS n FROM staged_messages WHERE status = 'classified'";
 /** Rows a batch would have left half-written: a class without its envelope, or the other way round. */
 const HALF_WRITTEN = "SELECT COUNT(*) AS n FROM staged_messages WHERE (status = 'classified') <> (msg_class IS NOT NULL AND envelope IS NOT NULL)";
 
 async function count(url: string, sql: string): Promise<number> {
-  return Number((await query<{ n: number }>(url, sql))[0]!.n);
+  return Number((await queryAt<{ n: number }>(url, sql))[0]!.n);
 }
 
 async function cli(db: TestDatabase, args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
@@ -78,9 +68,9 @@ describeOnDialectDatabases('the store under pressure on $dialect', (databases) =
     const db = await database();
     await registered(db);
     await ok(db, 'fetch', '--full');
-    cleanKeys = await query(db.url, 'SELECT message_key FROM staged_messages ORDER BY message_key');
+    cleanKeys = await queryAt(db.url, 'SELECT message_key FROM staged_messages ORDER BY message_key');
     await ok(db, 'classify');
-    cleanClassified = await query(db.url, STAGED);
+    cleanClassified = await queryAt(db.url, STAGED);
   }, SLOW);
   it.skipIf(dialect !== 'sqlite')('SQLITE_BUSY: another process holding the write lock past the busy timeout stops classify with a sentence; nothing is half-written and a re-run completes', async () => {
     const db = await database();
@@ -97,7 +87,7 @@ describeOnDialectDatabases('the store under pressure on $dialect', (databases) =
     }
     expect(await count(db.url, CLASSIFIED)).toBe(0);
     await ok(db, 'classify');
-    expect(await query(db.url, STAGED)).toEqual(cleanClassified);
+    expect(await queryAt(db.url, STAGED)).toEqual(cleanClassified);
   }, SLOW);
 
   describe.skipIf(dialect !== 'sqlite')('a full disk', () => {
@@ -138,8 +128,8 @@ describeOnDialectDatabases('the store under pressure on $dialect', (databases) =
         growDisk();
       }
       await ok(db, 'fetch', '--full');
-      expect(await query(db.url, 'SELECT message_key FROM staged_messages ORDER BY message_key')).toEqual(cleanKeys);
-      expect(await query(db.url, "SELECT locked_at FROM stage_locks WHERE stage = 'fetch'")).toEqual([{ locked_at: null }]);
+      expect(await queryAt(db.url, 'SELECT message_key FROM staged_messages ORDER BY message_key')).toEqual(cleanKeys);
+      expect(await queryAt(db.url, "SELECT locked_at FROM stage_locks WHERE stage = 'fetch'")).toEqual([{ locked_at: null }]);
     }, SLOW);
 
     it('stops classify with a sentence naming the file; nothing is half-written and a re-run completes', async (context) => {
@@ -157,7 +147,7 @@ describeOnDialectDatabases('the store under pressure on $dialect', (databases) =
       expect(await count(db.url, CLASSIFIED)).toBeLessThan(MESSAGES);
       expect(await count(db.url, HALF_WRITTEN)).toBe(0);
       await ok(db, 'classify');
-      expect(await query(db.url, STAGED)).toEqual(cleanClassified);
+      expect(await queryAt(db.url, STAGED)).toEqual(cleanClassified);
     }, SLOW);
   });
 
@@ -192,7 +182,7 @@ describeOnDialectDatabases('the store under pressure on $dialect', (databases) =
     expect(await count(db.url, CLASSIFIED)).toBe(0);
     expect(await count(db.url, HALF_WRITTEN)).toBe(0);
     await ok(db, 'classify');
-    expect(await query(db.url, STAGED)).toEqual(cleanClassified);
+    expect(await queryAt(db.url, STAGED)).toEqual(cleanClassified);
   }, SLOW);
 });
 

@@ -86,3 +86,18 @@ export async function createTestStore(dialect: Dialect): Promise<TestStore> {
     },
   });
 }
+
+/** Opens the store at `url` (a test database the CLI writes), runs fn, and closes it however fn ends. */
+export async function withStoreAt<T>(url: string, fn: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore(url);
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/** The rows of one query against the store at `url`. */
+export function queryAt<T>(url: string, sql: string, params: readonly string[] = []): Promise<T[]> {
+  return withStoreAt(url, (store) => store.db.all<T>(sql, params));
+}
