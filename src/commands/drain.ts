@@ -4,7 +4,7 @@ import { renderTable } from '../cli/render-table.js';
 import { drainLists, type DrainResult } from '../core/drain/drain-lists.js';
 import { ExitCode, ListminerError } from '../core/errors.js';
 import { giveRepoCommand } from '../core/registry/register-list.js';
-import { selectLists } from '../core/registry/select-lists.js';
+import { selectListIds } from '../core/registry/select-lists.js';
 
 export default class Drain extends BaseCommand<typeof Drain> {
   static override summary = 'Move classified mail into the research tables, one writer per list.';
@@ -26,7 +26,7 @@ export default class Drain extends BaseCommand<typeof Drain> {
     const systems = this.systems(flags.systems);
     const signal = this.stopSignal();
     const result = await this.withStore(async (store) => {
-      const listIds = flags.list || flags.system ? (await selectLists(store, { names: flags.list, system: flags.system })).map((list) => list.id) : undefined;
+      const listIds = await selectListIds(store, { names: flags.list, system: flags.system });
       return this.withProgress('drain', (progress) =>
         drainLists(store, { listIds, workers: flags.workers ?? this.settings.workers, mirrorHandling: this.settings.mirrorHandling, systems, signal }, progress),
       );

@@ -3,7 +3,7 @@ import { BaseCommand, listFlags, systemsFlag } from '../cli/base-command.js';
 import { renderTable } from '../cli/render-table.js';
 import { ExitCode, ListminerError } from '../core/errors.js';
 import { projectLists, type ProjectResult } from '../core/project/project-lists.js';
-import { selectLists } from '../core/registry/select-lists.js';
+import { selectListIds } from '../core/registry/select-lists.js';
 
 export default class Project extends BaseCommand<typeof Project> {
   static override summary = 'Tie drained mail to issues and pull requests, one writer per list.';
@@ -26,7 +26,7 @@ export default class Project extends BaseCommand<typeof Project> {
     const systems = this.systems(flags.systems);
     const signal = this.stopSignal();
     const result = await this.withStore(async (store) => {
-      const listIds = flags.list || flags.system ? (await selectLists(store, { names: flags.list, system: flags.system })).map((list) => list.id) : undefined;
+      const listIds = await selectListIds(store, { names: flags.list, system: flags.system });
       return this.withProgress('project', (progress) =>
         projectLists(store, { listIds, workers: flags.workers ?? this.settings.workers, systems, backfillKeys: flags['backfill-keys'], signal }, progress),
       );

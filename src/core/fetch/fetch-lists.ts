@@ -75,6 +75,7 @@ type HostHold = Omit<HeldByBreaker, 'lists'>;
  */
 export async function fetchLists(store: Store, systems: Systems, options: FetchOptions, progress: ProgressListener): Promise<FetchResult> {
   if (options.system) requireSystem(systems, options.system);
+  // Only named lists become ids: --system alone filters the claim, which still passes over sidelined lists.
   const listIds = options.lists?.length ? (await selectLists(store, { names: options.lists, system: options.system })).map((list) => list.id) : undefined;
   const owner = options.owner ?? currentLockOwner();
   const clock = options.clock ?? (() => new Date());

@@ -40,3 +40,9 @@ export async function selectList(store: Store, name: string, system?: string): P
   }
   return lists[0]!;
 }
+
+/** The ids of the lists `--list`/`--system` name, or undefined when they name none: every list then. */
+export async function selectListIds(store: Store, selection: ListSelection): Promise<number[] | undefined> {
+  if (!selection.names?.length && !selection.system) return undefined;
+  return (await selectLists(store, selection)).map((list) => list.id);
+}

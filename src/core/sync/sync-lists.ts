@@ -4,7 +4,7 @@ import { drainLists, type DrainResult } from '../drain/drain-lists.js';
 import { fetchLists, type FetchOptions, type FetchResult } from '../fetch/fetch-lists.js';
 import type { ProgressEvent, ProgressListener } from '../progress.js';
 import { projectLists, type ProjectResult } from '../project/project-lists.js';
-import { selectLists } from '../registry/select-lists.js';
+import { selectListIds } from '../registry/select-lists.js';
 import type { Store } from '../store/store.js';
 import type { Systems } from '../systems/load-systems.js';
 
@@ -43,8 +43,7 @@ export interface SyncResult {
  * locks and checkpoints, so a sync stopped anywhere resumes like the stages.
  */
 export async function syncLists(store: Store, systems: Systems, options: SyncOptions, progress: ProgressListener): Promise<SyncResult> {
-  const named = options.lists?.length || options.system ? await selectLists(store, { names: options.lists, system: options.system }) : undefined;
-  const listIds = named?.map((list) => list.id);
+  const listIds = await selectListIds(store, { names: options.lists, system: options.system });
   const stopped = () => Boolean(options.signal?.aborted);
 
   const fetch = await runStage('fetch', progress, (stageProgress) =>
