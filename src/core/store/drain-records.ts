@@ -307,8 +307,9 @@ export class DrainRecords {
   async descendantsNaming(listId: number, ids: readonly string[]): Promise<string[]> {
     const out = new Set<string>();
     for (const chunk of chunkRows([...new Set(ids)], 1, this.db.capabilities)) {
+      // No DISTINCT: it leads SQLite to walk the list's whole primary key instead of the ancestor index.
       const rows = await this.db.all<{ message_key: string }>(
-        `SELECT DISTINCT message_key FROM thread_links WHERE list_id = ? AND ancestor_id IN (${inPlaceholders(chunk.length)})`,
+        `SELECT message_key FROM thread_links WHERE list_id = ? AND ancestor_id IN (${inPlaceholders(chunk.length)})`,
         [listId, ...chunk],
       );
       for (const row of rows) out.add(row.message_key);

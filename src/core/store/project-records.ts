@@ -138,17 +138,20 @@ export class ProjectRecords {
 
   /** Every message of the list in these threads (a thread is named by its root's id). */
   async threadMessages(listId: number, rootIds: readonly number[]): Promise<ProjectMessage[]> {
-    const out: ProjectMessage[] = [];
-    for (const chunk of chunkRows([...new Set(rootIds)], 2, this.db.capabilities)) {
+    const byId = new Map<number, ProjectMessage>();
+    for (const chunk of chunkRows([...new Set(rootIds)], 1, this.db.capabilities)) {
       const list = inPlaceholders(chunk.length);
-      const rows = await this.db.all(
-        `SELECT ${MESSAGE_COLUMNS} FROM email_messages WHERE list_id = ? AND (thread_root_id IN (${list}) OR id IN (${list})) ORDER BY id`,
-        [listId, ...chunk, ...chunk],
-      );
-      out.push(...rows.map(toMessage));
+      // Two lookups, not one with OR, and `+list_id` to keep the second on the primary key:
+      // otherwise SQLite reads the list's whole thread index for every batch.
+      for (const where of [`list_id = ? AND thread_root_id IN (${list})`, `id IN (${list}) AND +list_id = ?`]) {
+        const params = where.startsWith('id') ? [...chunk, listId] : [listId, ...chunk];
+        for (const row of await this.db.all(`SELECT ${MESSAGE_COLUMNS} FROM email_messages WHERE ${where}`, params)) {
+          const message = toMessage(row);
+          byId.set(message.id, message);
+        }
+      }
     }
-    const seen = new Set<number>();
-    return out.filter((m) => !seen.has(m.id) && seen.add(m.id));
+    return [...byId.values()].sort((a, b) => a.id - b.id);
   }
 
   /** The issue holding this key in the repo, native or synthetic. */
