@@ -85,7 +85,7 @@ async function stagedDigests(url: string): Promise<Map<string, string>> {
   const store = await openStore(url);
   try {
     const rows = await store.db.all<{ message_key: string; raw: Buffer | Uint8Array }>(
-      'SELECT message_key, raw FROM staged_messages ORDER BY message_key',
+      'SELECT message_key, raw FROM staged_messages JOIN staged_message_raws ON staged_message_id = id ORDER BY message_key',
     );
     return new Map(rows.map((row) => [row.message_key, createHash('sha256').update(row.raw).digest('hex')]));
   } finally {

@@ -70,7 +70,7 @@ async function fetchState(url: string): Promise<FetchState> {
   const store = await openStore(url);
   try {
     const rows = await store.db.all<{ name: string; message_key: string; archive_month: string; raw: Buffer | Uint8Array }>(
-      'SELECT l.name, s.message_key, s.archive_month, s.raw FROM staged_messages s JOIN lists l ON l.id = s.list_id',
+      'SELECT l.name, s.message_key, s.archive_month, r.raw FROM staged_messages s JOIN lists l ON l.id = s.list_id JOIN staged_message_raws r ON r.staged_message_id = s.id',
     );
     const months = await store.db.all<{ name: string; month: string }>('SELECT l.name, f.month FROM fetched_months f JOIN lists l ON l.id = f.list_id');
     const perMonth: Record<string, number> = {};

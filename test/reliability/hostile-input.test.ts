@@ -100,7 +100,7 @@ describeOnDialectDatabases('fetch, classify and drain on hostile input on $diale
     const store = await openStore(db.url);
     try {
       const list = (await store.lists.byName('mbox', path))!;
-      const rows = await store.db.all<{ status: string; raw: Buffer | Uint8Array }>('SELECT status, raw FROM staged_messages WHERE list_id = ?', [list.id]);
+      const rows = await store.db.all<{ status: string; raw: Buffer | Uint8Array }>('SELECT status, raw FROM staged_messages JOIN staged_message_raws ON staged_message_id = id WHERE list_id = ?', [list.id]);
       const statuses: Record<string, number> = {};
       for (const row of rows) statuses[row.status] = (statuses[row.status] ?? 0) + 1;
       const markers = rows.map((row) => MARKER.exec(Buffer.from(row.raw).toString('latin1'))?.[0]).filter((m): m is string => Boolean(m));

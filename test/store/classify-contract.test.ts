@@ -16,7 +16,7 @@ describeOnDialects('classify stage on $dialect', (getStore) => {
   const systems = loadSystems();
   const rows = () =>
     getStore().db.all<{ message_key: string; status: string; msg_class: string | null; class_source: string | null; captures: string | null; envelope: string | null; error: string | null; raw: Buffer }>(
-      'SELECT message_key, status, msg_class, class_source, captures, envelope, error, raw FROM staged_messages ORDER BY message_key',
+      'SELECT message_key, status, msg_class, class_source, captures, envelope, error, raw FROM staged_messages JOIN staged_message_raws ON staged_message_id = id ORDER BY message_key',
     );
   const byKey = async (key: string) => (await rows()).find((r) => r.message_key === key)!;
 

@@ -171,7 +171,9 @@ class DrainRun implements ListStage<ListDrainResult> {
 
   /** The row to write, or why the message cannot be drained. */
   private prepare(candidate: DrainCandidate, repoId: number, template: string | undefined): NewEmailMessage | string {
-    const envelope = readEnvelope(candidate.envelope);
+    // A drained message's envelope is dropped once drained; one set back to classified by hand
+    // still has its stored row, and its labels can be brought up to date from its stored body.
+    const envelope = readEnvelope(candidate.envelope) ?? (candidate.storedBody === null ? undefined : readEnvelope({ body: candidate.storedBody }));
     if (!envelope) return 'drain: the staged message has no readable envelope; classify it again';
     const handling = MIRROR_CLASSES.has(candidate.msgClass ?? '') ? (this.options.mirrorHandling ?? 'metadata_only') : 'full';
     const captures = handling === 'skip' ? null : candidate.captures && typeof candidate.captures === 'object' ? candidate.captures : null;

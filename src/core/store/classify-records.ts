@@ -57,7 +57,11 @@ export class ClassifyRecords {
     const where = `list_id = ? AND status IN (${inPlaceholders(selection.statuses.length)})`;
     const params = [selection.listId, ...selection.statuses];
     return readBoundedBatch(this.db, { where, params, afterId, limit, maxBytes }, async (ids) => {
-      const rows = await this.db.all(`SELECT id, list_id, raw, status, msg_class FROM staged_messages WHERE ${where} AND ${idsIn(ids)} ORDER BY id`, [...params, ...ids]);
+      const rows = await this.db.all(
+        `SELECT s.id, s.list_id, r.raw, s.status, s.msg_class FROM staged_messages s JOIN staged_message_raws r ON r.staged_message_id = s.id
+         WHERE ${where} AND ${idsIn(ids)} ORDER BY s.id`,
+        [...params, ...ids],
+      );
       return rows.map((row) => {
         const message = mapRow<MessageToClassify>(row);
         return { ...message, id: Number(message.id), listId: Number(message.listId), raw: Buffer.isBuffer(message.raw) ? message.raw : Buffer.from(message.raw) };
@@ -95,7 +99,7 @@ export class ClassifyRecords {
              envelope = v.column6, error = NULL, updated_at = ?
            FROM (VALUES ${chunk.map(() => `(CAST(? AS BIGINT), ?, ?, ?, ${json}, ${json}, ?)`).join(', ')}) AS v
            WHERE staged_messages.id = v.column1 AND staged_messages.status = v.column7 RETURNING id`,
-          [now, ...chunk.flatMap((o) => [o.id, keepsStatus(o.status) ? o.status : 'classified', o.classification.msgClass, o.classification.source, JSON.stringify(o.classification.captures), o.envelopeJson, o.status])],
+          [now, ...chunk.flatMap((o) => [o.id, keepsStatus(o.status) ? o.status : 'classified', o.classification.msgClass, o.classification.source, JSON.stringify(o.classification.captures), envelopeToKeep(o), o.status])],
         );
         for (const row of rows) written.add(Number(row.id));
       }
@@ -112,6 +116,11 @@ export class ClassifyRecords {
       return written;
     });
   }
+}
+
+/** Drain has what a drained message's envelope holds, and never reads it again. */
+function envelopeToKeep(outcome: { status: StagedStatus; envelopeJson: string }): string | null {
+  return outcome.status === 'drained' ? null : outcome.envelopeJson;
 }
 
 /** Drained, deferred and already classified mail keeps its status when labelled again. */

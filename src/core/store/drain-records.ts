@@ -14,6 +14,8 @@ export interface DrainCandidate {
   captures: Record<string, string> | null;
   envelope: unknown;
   size: number;
+  /** For a message drained before, whose envelope drain dropped then: its stored body text ('' without one). */
+  storedBody: string | null;
 }
 
 /** One email_messages row to write, with its body and thread links. */
@@ -132,8 +134,13 @@ export class DrainRecords {
     const where = 'list_id = ? AND status = ?';
     return readBoundedBatch(this.db, { where, params: [listId, status], afterId, limit, maxBytes }, async (ids) => {
       const rows = await this.db.all<Record<string, unknown>>(
-        `SELECT id, message_key, message_id, content_hash, status, msg_class, class_source, captures, envelope, size
-         FROM staged_messages WHERE ${where} AND ${idsIn(ids)} ORDER BY id`,
+        `SELECT s.id, s.message_key, s.message_id, s.content_hash, s.status, s.msg_class, s.class_source, s.captures, s.envelope, s.size,
+           CASE WHEN e.id IS NULL THEN NULL ELSE COALESCE(b.body_text, '') END AS stored_body
+         FROM staged_messages s
+         LEFT JOIN email_messages e ON s.envelope IS NULL AND e.list_id = s.list_id AND e.message_key = s.message_key
+         LEFT JOIN email_message_bodies eb ON eb.email_message_id = e.id
+         LEFT JOIN message_bodies b ON b.id = eb.body_id
+         WHERE s.list_id = ? AND s.status = ? AND s.${idsIn(ids)} ORDER BY s.id`,
         [listId, status, ...ids],
       );
       return rows.map((row) => {
@@ -170,7 +177,11 @@ export class DrainRecords {
     }
     const written = await this.insertMessages(listId, messages.filter((m) => !stored.has(m.messageKey)), now);
     for (const chunk of chunkRows(messages.map((m) => m.stagedId), 1, this.db.capabilities)) {
-      await this.db.run(`UPDATE staged_messages SET status = 'drained', error = NULL, updated_at = ? WHERE id IN (${inPlaceholders(chunk.length)})`, [now, ...chunk]);
+      // Everything of the envelope is in the research tables now; --reclassify writes a new one from the raw bytes.
+      await this.db.run(`UPDATE staged_messages SET status = 'drained', envelope = NULL, error = NULL, updated_at = ? WHERE id IN (${inPlaceholders(chunk.length)})`, [
+        now,
+        ...chunk,
+      ]);
     }
     return written;
   }

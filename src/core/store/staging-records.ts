@@ -34,7 +34,7 @@ export interface MonthCheckpoint {
   fingerprint?: string | null;
 }
 
-const STAGE_COLUMNS = ['list_id', 'message_key', 'message_id', 'content_hash', 'raw', 'size', 'archive_month', 'status', 'fetched_at', 'updated_at'];
+const STAGE_COLUMNS = ['list_id', 'message_key', 'message_id', 'content_hash', 'size', 'archive_month', 'status', 'fetched_at', 'updated_at'];
 
 /**
  * Writes raw messages into staging. Identity is (list, message key); the
@@ -55,33 +55,43 @@ export class StagingRecords {
     });
   }
 
-  /** Stages messages not stored yet; call it inside a transaction when it goes with other writes. */
+  /**
+   * Stages messages not stored yet: the row, then its raw bytes, in one
+   * transaction (the caller's, when it is in one).
+   */
   async stage(listId: number, month: string | null, messages: readonly MessageToStage[]): Promise<StageResult> {
     if (messages.length === 0) return { staged: 0, duplicates: 0 };
-    const stored = await this.storedHashes(listId, messages);
-    const rows: unknown[][] = [];
-    const now = new Date().toISOString();
-    let duplicates = 0;
-    for (const message of messages) {
-      const key = chooseKey(message, stored);
-      if (key === undefined) {
-        duplicates++;
-        continue;
+    return this.db.transaction(async (tx) => {
+      const stored = await new StagingRecords(tx).storedHashes(listId, messages);
+      const rows: unknown[][] = [];
+      const raws = new Map<string, Buffer>();
+      const now = new Date().toISOString();
+      let duplicates = 0;
+      for (const message of messages) {
+        const key = chooseKey(message, stored);
+        if (key === undefined) {
+          duplicates++;
+          continue;
+        }
+        stored.set(key, message.contentHash);
+        raws.set(key, message.raw);
+        rows.push([listId, key, message.messageId, message.contentHash, message.raw.length, month, 'staged', now, now]);
       }
-      stored.set(key, message.contentHash);
-      rows.push([listId, key, message.messageId, message.contentHash, message.raw, message.raw.length, month, 'staged', now, now]);
-    }
-    let staged = 0;
-    for (const chunk of chunkRows(rows, STAGE_COLUMNS.length, this.db.capabilities)) {
-      const result = await this.db.run(
-        `INSERT INTO staged_messages (${STAGE_COLUMNS.join(', ')}) VALUES ${valuesPlaceholders(chunk.length, STAGE_COLUMNS.length)}
-         ON CONFLICT (list_id, message_key) DO NOTHING`,
-        chunk.flat() as never[],
-      );
-      staged += result.changes;
-    }
-    // A row another writer inserted between our read and our write is a duplicate too.
-    return { staged, duplicates: duplicates + (rows.length - staged) };
+      const inserted: unknown[][] = [];
+      for (const chunk of chunkRows(rows, STAGE_COLUMNS.length, this.db.capabilities)) {
+        const ids = await tx.all<{ id: number; message_key: string }>(
+          `INSERT INTO staged_messages (${STAGE_COLUMNS.join(', ')}) VALUES ${valuesPlaceholders(chunk.length, STAGE_COLUMNS.length)}
+           ON CONFLICT (list_id, message_key) DO NOTHING RETURNING id, message_key`,
+          chunk.flat() as never[],
+        );
+        for (const row of ids) inserted.push([Number(row.id), raws.get(row.message_key)!]);
+      }
+      for (const chunk of chunkRows(inserted, 2, this.db.capabilities)) {
+        await tx.run(`INSERT INTO staged_message_raws (staged_message_id, raw) VALUES ${valuesPlaceholders(chunk.length, 2)}`, chunk.flat() as never[]);
+      }
+      // A row another writer inserted between our read and our write is a duplicate too.
+      return { staged: inserted.length, duplicates: duplicates + (rows.length - inserted.length) };
+    });
   }
 
   /** Records the month as done: the list's checkpoint moves to it. */
