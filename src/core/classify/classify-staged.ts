@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { BATCH_BYTES } from '../pipeline/batch-bytes.js';
 import type { ProgressListener } from '../progress.js';
 import type { ClassifyOutcome, ClassifySelection, MessageToClassify } from '../store/classify-records.js';
@@ -25,7 +26,7 @@ export interface ClassifyOptions {
   batchBytes?: number;
   /** Aborting stops the run after the batch being written; the rest stays for the next run. */
   signal?: AbortSignal;
-  /** Worker threads that parse (1: parse on the main thread). Needs the systems file on disk. */
+  /** Worker threads that parse (1: parse on the main thread); one per CPU, at most 8, when absent. Needs the systems file on disk. */
   workers?: number;
 }
 
@@ -62,6 +63,16 @@ export interface ClassifyResult {
 
 const RECLASSIFY_STATUSES: readonly StagedStatus[] = ['staged', 'classified', 'drained', 'deferred'];
 
+/** Below this many messages to label, a run parses on the main thread. */
+const WORKERS_FROM_MESSAGES = 2000;
+
+/** One worker per CPU (at most 8); none for a small run, where starting one costs as much as parsing a few hundred messages. */
+async function defaultWorkers(store: Store, lists: readonly ListRecord[], statuses: readonly StagedStatus[]): Promise<number> {
+  let pending = 0;
+  for (const list of lists) pending += await store.classify.count({ listId: list.id, statuses });
+  return pending >= WORKERS_FROM_MESSAGES ? Math.min(8, availableParallelism()) : 1;
+}
+
 /**
  * The classify stage: every staged message without a class gets its
  * envelope and class. Reads and writes go in batches, one transaction per
@@ -76,7 +87,8 @@ export async function classifyStaged(store: Store, systems: Systems, options: Cl
   if (options.retryShunted) statuses.push('shunted');
   const result: ClassifyResult = { classified: 0, shunted: 0, changed: 0, changes: [], classes: {}, lists: [], interrupted: false };
   const changes = new Map<string, ClassChange>();
-  const pool = ClassifyPool.start(options.workers ?? 1, systems.file);
+  const workers = options.workers ?? (await defaultWorkers(store, lists, statuses));
+  const pool = ClassifyPool.start(workers, systems.file);
   try {
     for (const list of lists) {
       if (options.signal?.aborted) break;
