@@ -163,6 +163,8 @@ export class PostgresDriver implements SqlDriver {
     let cached = this.placeholders.get(sql);
     if (cached === undefined) {
       cached = numberPlaceholders(sql);
+      // Batches of every size make texts of their own: keep the cache from growing with the archive.
+      if (this.placeholders.size >= 500) this.placeholders.clear();
       this.placeholders.set(sql, cached);
     }
     return cached;

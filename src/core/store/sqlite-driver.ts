@@ -8,6 +8,9 @@ import type { SqlDriver, SqlExecutor, SqlRunResult, SqlValue } from './sql-drive
 
 type Statement = Database.Statement<unknown[]>;
 
+/** Prepared statements kept for reuse. */
+const STATEMENT_CACHE_SIZE = 200;
+
 /** How long a write waits for another process's write lock before it fails, unless told otherwise. */
 export const DEFAULT_BUSY_TIMEOUT_MS = 30_000;
 
@@ -116,12 +119,20 @@ export class SqliteDriver implements SqlDriver {
     return explainSqliteError(error, this.displayName, this.busyTimeoutMs);
   }
 
+  /**
+   * A prepared statement per SQL text, the most recently used kept. Batches
+   * of every size up to 500 rows each make a text of their own; an unbounded
+   * cache would grow with the archive.
+   */
   private prepare(sql: string): Statement {
     let statement = this.statements.get(sql);
-    if (!statement) {
+    if (statement) {
+      this.statements.delete(sql);
+    } else {
       statement = this.db.prepare(sql);
-      this.statements.set(sql, statement);
+      if (this.statements.size >= STATEMENT_CACHE_SIZE) this.statements.delete(this.statements.keys().next().value!);
     }
+    this.statements.set(sql, statement);
     return statement;
   }
 }
