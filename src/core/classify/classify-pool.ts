@@ -7,6 +7,13 @@ import type { ListContext } from './rule-set.js';
 
 const WORKER_FILE = fileURLToPath(new URL('./classify-worker.js', import.meta.url));
 
+/**
+ * A worker's young generation kept small: each worker is a heap of its own, and
+ * with V8's default two workers took the stage from 180 MB to 305 MB RSS on
+ * 100,000 messages. 8 MB: 265 MB, for 4% more CPU.
+ */
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8 };
+
 interface Pending {
   resolve: (verdicts: StoredVerdict[]) => void;
   reject: (error: Error) => void;
@@ -48,7 +55,7 @@ export class ClassifyPool {
    */
   static start(size: number, systemsFile: string): ClassifyPool | undefined {
     if (size < 2 || !existsSync(WORKER_FILE)) return undefined;
-    return new ClassifyPool(Array.from({ length: size }, () => new Worker(WORKER_FILE, { workerData: { systemsFile } })));
+    return new ClassifyPool(Array.from({ length: size }, () => new Worker(WORKER_FILE, { workerData: { systemsFile }, resourceLimits: WORKER_LIMITS })));
   }
 
   get size(): number {
