@@ -161,9 +161,9 @@ class DrainRun implements ListStage<ListDrainResult> {
 
   private async writeInOne(listId: number, messages: NewEmailMessage[], result: ListDrainResult): Promise<void> {
     const { written, repaired } = await this.store.transaction(async (tx) => {
-      const keys = await tx.drain.writeMessages(listId, messages);
-      const repair = await repairThreadRoots(tx.drain, listId, keys);
-      return { written: keys.length, repaired: repair.repaired };
+      const written = await tx.drain.writeMessages(listId, messages);
+      const repair = await repairThreadRoots(tx.drain, listId, written);
+      return { written: written.length, repaired: repair.repaired };
     });
     result.drained += written;
     result.threadsRepaired += repaired;

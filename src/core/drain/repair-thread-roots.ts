@@ -1,4 +1,4 @@
-import type { DrainRecords, ThreadRow } from '../store/drain-records.js';
+import type { DrainRecords, ThreadRow, WrittenMessage } from '../store/drain-records.js';
 
 /**
  * Thread roots (docs/drain.md has the rule and why). A message's anchor is
@@ -22,8 +22,10 @@ interface Root {
 }
 
 /** Works out the roots again for newly drained messages and what names them; call it in the transaction that wrote them. */
-export async function repairThreadRoots(records: DrainRecords, listId: number, newKeys: readonly string[]): Promise<RootRepair> {
-  if (newKeys.length === 0) return { repaired: 0 };
+export async function repairThreadRoots(records: DrainRecords, listId: number, written: readonly WrittenMessage[]): Promise<RootRepair> {
+  if (written.length === 0) return { repaired: 0 };
+  const newKeys = written.map((m) => m.messageKey);
+  const fresh = new Set(newKeys);
   const affected = new Set(newKeys);
   let frontier = [...newKeys];
   while (frontier.length > 0) {
@@ -32,8 +34,14 @@ export async function repairThreadRoots(records: DrainRecords, listId: number, n
     frontier = next;
   }
 
-  const rows = await records.threadRows(listId, affected);
-  const links = await records.threadLinks(listId, affected);
+  // What was just written is known without asking the store: only older mail naming it is read.
+  const older = [...affected].filter((key) => !fresh.has(key));
+  const rows = await records.threadRows(listId, older);
+  const links = await records.threadLinks(listId, older);
+  for (const m of written) {
+    rows.set(m.messageKey, { id: m.id, messageKey: m.messageKey, sentAt: m.sentAt, threadRootKey: null, threadRootId: null });
+    if (m.ancestors.length > 0) links.set(m.messageKey, m.ancestors);
+  }
   const outside = new Set<string>();
   for (const ancestors of links.values()) for (const id of ancestors) if (!affected.has(id)) outside.add(id);
   const stored = await records.threadRows(listId, outside);
@@ -78,7 +86,6 @@ export async function repairThreadRoots(records: DrainRecords, listId: number, n
     for (const key of path) roots.set(key, root);
   }
 
-  const fresh = new Set(newKeys);
   const changed = [...roots]
     .filter(([key, root]) => rows.get(key)!.threadRootKey !== root.key || rows.get(key)!.threadRootId !== root.id)
     .map(([key, root]) => ({ key, rootKey: root.key, rootId: root.id }));

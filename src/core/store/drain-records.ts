@@ -52,6 +52,15 @@ export interface NewEmailMessage {
   ancestors: string[];
 }
 
+/** A message drain has just written, with what threading needs of it. */
+export interface WrittenMessage {
+  id: number;
+  messageKey: string;
+  sentAt: string | null;
+  /** Ancestor Message-IDs, oldest first, as written to thread_links. */
+  ancestors: string[];
+}
+
 /** What threading needs of a drained message. */
 export interface ThreadRow {
   id: number;
@@ -163,9 +172,9 @@ export class DrainRecords {
    * rows and thread links, and marks the staged rows drained. A message
    * already drained is not written again; when it comes back classified
    * (classify --reclassify), its class, captures and signaled repo are
-   * brought up to date and nothing else changes. Returns the keys written now.
+   * brought up to date and nothing else changes. Returns the messages written now.
    */
-  async writeMessages(listId: number, messages: readonly NewEmailMessage[]): Promise<string[]> {
+  async writeMessages(listId: number, messages: readonly NewEmailMessage[]): Promise<WrittenMessage[]> {
     if (messages.length === 0) return [];
     const now = new Date().toISOString();
     const stored = await this.storedKeys(listId, messages.map((m) => m.messageKey));
@@ -198,7 +207,7 @@ export class DrainRecords {
     return out;
   }
 
-  private async insertMessages(listId: number, messages: readonly NewEmailMessage[], now: string): Promise<string[]> {
+  private async insertMessages(listId: number, messages: readonly NewEmailMessage[], now: string): Promise<WrittenMessage[]> {
     if (messages.length === 0) return [];
     const bodyIds = await this.storeBodies(messages, now);
     const rows = messages.map((m) => [
@@ -257,7 +266,7 @@ export class DrainRecords {
         chunk.flat() as never[],
       );
     }
-    return [...written.keys()];
+    return fresh.map((m) => ({ id: written.get(m.messageKey)!, messageKey: m.messageKey, sentAt: m.sentAt, ancestors: m.ancestors }));
   }
 
   private async storeBodies(messages: readonly NewEmailMessage[], now: string): Promise<Map<string, number>> {
