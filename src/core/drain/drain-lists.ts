@@ -6,6 +6,7 @@ import type { DrainCandidate, NewEmailMessage } from '../store/drain-records.js'
 import type { ListRecord } from '../store/list-records.js';
 import { StoreFailure } from '../store/store-failure.js';
 import type { Store } from '../store/store.js';
+import type { TableStatistics } from '../store/table-statistics.js';
 import type { Systems } from '../systems/load-systems.js';
 import { isBotSender } from './is-bot-sender.js';
 import { findSignaledRepoUrl } from './find-signaled-repo-url.js';
@@ -82,12 +83,15 @@ class DrainRun implements ListStage<ListDrainResult> {
   readonly owner = currentLockOwner();
   private readonly senders = new Map<string, number>();
   private readonly repoIds = new Map<string, number | null>();
+  private readonly statistics: TableStatistics;
 
   constructor(
     private readonly store: Store,
     private readonly options: DrainOptions,
     private readonly progress: ProgressListener,
-  ) {}
+  ) {
+    this.statistics = store.drain.statistics();
+  }
 
   start(list: ListRecord): ListDrainResult {
     return { listId: list.id, system: list.system, name: list.name, status: 'drained', drained: 0, deferred: 0, shunted: 0, threadsRepaired: 0 };
@@ -167,6 +171,7 @@ class DrainRun implements ListStage<ListDrainResult> {
     });
     result.drained += written;
     result.threadsRepaired += repaired;
+    await this.statistics.grew(written);
   }
 
   /** The row to write, or why the message cannot be drained. */

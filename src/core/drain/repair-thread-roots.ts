@@ -88,8 +88,8 @@ export async function repairThreadRoots(records: DrainRecords, listId: number, w
 
   const changed = [...roots]
     .filter(([key, root]) => rows.get(key)!.threadRootKey !== root.key || rows.get(key)!.threadRootId !== root.id)
-    .map(([key, root]) => ({ key, rootKey: root.key, rootId: root.id }));
-  await records.setThreadRoots(listId, changed);
+    .map(([key, root]) => ({ key, id: rows.get(key)!.id, rootKey: root.key, rootId: root.id }));
+  await records.setThreadRoots(changed);
   return { repaired: changed.filter((c) => !fresh.has(c.key)).length };
 }
 

@@ -1,5 +1,6 @@
 import { idsIn, readBoundedBatch } from './read-bounded-batch.js';
 import { mapRow, parseJson } from './row-mapping.js';
+import { TableStatistics } from './table-statistics.js';
 import { chunkRows, inPlaceholders, valuesPlaceholders, type SqlSession } from './sql-driver.js';
 
 /** A classified staged message as drain reads it (the raw bytes stay where they are). */
@@ -143,24 +144,47 @@ export class DrainRecords {
     const where = 'list_id = ? AND status = ?';
     return readBoundedBatch(this.db, { where, params: [listId, status], afterId, limit, maxBytes }, async (ids) => {
       const rows = await this.db.all<Record<string, unknown>>(
-        `SELECT s.id, s.message_key, s.message_id, s.content_hash, s.status, s.msg_class, s.class_source, s.captures, s.envelope, s.size,
-           CASE WHEN e.id IS NULL THEN NULL ELSE COALESCE(b.body_text, '') END AS stored_body
-         FROM staged_messages s
-         LEFT JOIN email_messages e ON s.envelope IS NULL AND e.list_id = s.list_id AND e.message_key = s.message_key
-         LEFT JOIN email_message_bodies eb ON eb.email_message_id = e.id
-         LEFT JOIN message_bodies b ON b.id = eb.body_id
-         WHERE s.list_id = ? AND s.status = ? AND s.${idsIn(ids)} ORDER BY s.id`,
+        `SELECT id, message_key, message_id, content_hash, status, msg_class, class_source, captures, envelope, size
+         FROM staged_messages WHERE ${where} AND ${idsIn(ids)} ORDER BY id`,
         [listId, status, ...ids],
       );
-      return rows.map((row) => {
+      const candidates = rows.map((row) => {
         const candidate = mapRow<DrainCandidate>(row);
         candidate.id = Number(candidate.id);
         // A malformed JSON value is the drain's to report, not the reader's.
         candidate.captures = readJson(row.captures) as DrainCandidate['captures'];
         candidate.envelope = readJson(row.envelope);
+        candidate.storedBody = null;
         return candidate;
       });
+      const bare = candidates.filter((c) => c.envelope === null);
+      if (bare.length > 0) {
+        const bodies = await this.storedBodies(listId, bare.map((c) => c.messageKey));
+        for (const candidate of bare) candidate.storedBody = bodies.get(candidate.messageKey) ?? null;
+      }
+      return candidates;
     });
+  }
+
+  /** The body text of messages already drained, by key ('' for one kept without a body). */
+  private async storedBodies(listId: number, keys: readonly string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    for (const chunk of chunkRows(keys, 1, this.db.capabilities)) {
+      const rows = await this.db.all<{ message_key: string; body_text: string | null }>(
+        `SELECT e.message_key, b.body_text FROM email_messages e
+           LEFT JOIN email_message_bodies eb ON eb.email_message_id = e.id
+           LEFT JOIN message_bodies b ON b.id = eb.body_id
+         WHERE e.list_id = ? AND e.message_key IN (${inPlaceholders(chunk.length)})`,
+        [listId, ...chunk],
+      );
+      for (const row of rows) out.set(row.message_key, row.body_text ?? '');
+    }
+    return out;
+  }
+
+  /** The planner statistics of the tables drain grows (see TableStatistics). */
+  statistics(): TableStatistics {
+    return new TableStatistics(this.db, ['email_messages', 'thread_links', 'email_message_bodies', 'message_bodies', 'staged_messages']);
   }
 
   async shunt(stagedId: number, error: string): Promise<void> {
@@ -337,15 +361,15 @@ export class DrainRecords {
     return [...out];
   }
 
-  /** Sets the thread root of each message, many per statement. */
-  async setThreadRoots(listId: number, roots: ReadonlyArray<{ key: string; rootKey: string; rootId: number }>): Promise<void> {
-    // VALUES columns are column1, column2, … on both engines; the cast types the id for PostgreSQL.
+  /** Sets the thread root of each message (by its id), many per statement. */
+  async setThreadRoots(roots: ReadonlyArray<{ id: number; rootKey: string; rootId: number }>): Promise<void> {
+    // VALUES columns are column1, column2, … on both engines; the casts type the ids for PostgreSQL.
     for (const chunk of chunkRows(roots, 3, this.db.capabilities)) {
       await this.db.run(
         `UPDATE email_messages SET thread_root_key = v.column2, thread_root_id = v.column3
-         FROM (VALUES ${chunk.map(() => '(?, ?, CAST(? AS BIGINT))').join(', ')}) AS v
-         WHERE email_messages.list_id = ? AND email_messages.message_key = v.column1`,
-        [...chunk.flatMap((r) => [r.key, r.rootKey, r.rootId]), listId],
+         FROM (VALUES ${chunk.map(() => '(CAST(? AS BIGINT), ?, CAST(? AS BIGINT))').join(', ')}) AS v
+         WHERE email_messages.id = v.column1`,
+        chunk.flatMap((r) => [r.id, r.rootKey, r.rootId]),
       );
     }
   }

@@ -30,6 +30,7 @@ export class PostgresDriver implements SqlDriver {
     jsonParameter: 'CAST(? AS JSONB)',
     // timestamptz as text follows the session's TimeZone; the month must not.
     utcMonth: (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM')`,
+    analyzeSql: (tables: readonly string[]) => `ANALYZE ${tables.join(', ')}`,
   };
   readonly displayName: string;
   private readonly sql: Sql;

@@ -27,6 +27,8 @@ export interface SqlCapabilities {
   readonly jsonParameter: string;
   /** The UTC month (`YYYY-MM`) of a timestamp column, as text. */
   utcMonth(column: string): string;
+  /** The statement that refreshes the planner's statistics of these tables ('' when the engine plans without them). */
+  analyzeSql(tables: readonly string[]): string;
 }
 
 export interface SqlDriver extends SqlExecutor {
