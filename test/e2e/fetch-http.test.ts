@@ -1,3 +1,4 @@
+import { decodeRaw } from '../../src/core/store/raw-codec.js';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
@@ -84,10 +85,10 @@ function ponyMail(behaviour: Map<string, Behaviour>) {
 async function stagedDigests(url: string): Promise<Map<string, string>> {
   const store = await openStore(url);
   try {
-    const rows = await store.db.all<{ message_key: string; raw: Buffer | Uint8Array }>(
-      'SELECT message_key, raw FROM staged_messages JOIN staged_message_raws ON staged_message_id = id ORDER BY message_key',
+    const rows = await store.db.all<{ message_key: string; raw: Buffer | Uint8Array; raw_codec: string | null }>(
+      'SELECT message_key, raw, raw_codec FROM staged_messages JOIN staged_message_raws ON staged_message_id = id ORDER BY message_key',
     );
-    return new Map(rows.map((row) => [row.message_key, createHash('sha256').update(row.raw).digest('hex')]));
+    return new Map(rows.map((row) => [row.message_key, createHash('sha256').update(decodeRaw(row.raw, row.raw_codec)).digest('hex')]));
   } finally {
     await store.close();
   }

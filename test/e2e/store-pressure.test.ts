@@ -27,7 +27,8 @@ beforeAll(() => {
 const STAGED = 'SELECT message_key, status, msg_class, class_source FROM staged_messages ORDER BY message_key';
 const CLASSIFIED = "SELECT COUNT(*) AS n FROM staged_messages WHERE status = 'classified'";
 /** Rows a batch would have left half-written: a class without its envelope, or the other way round. */
-const HALF_WRITTEN = "SELECT COUNT(*) AS n FROM staged_messages WHERE (status = 'classified') <> (msg_class IS NOT NULL AND envelope IS NOT NULL)";
+const HALF_WRITTEN = `SELECT COUNT(*) AS n FROM staged_messages
+  WHERE (status = 'classified') <> (msg_class IS NOT NULL AND EXISTS (SELECT 1 FROM staged_envelopes WHERE staged_message_id = staged_messages.id))`;
 
 async function count(url: string, sql: string): Promise<number> {
   return Number((await queryAt<{ n: number }>(url, sql))[0]!.n);

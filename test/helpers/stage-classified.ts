@@ -30,18 +30,14 @@ export async function stageClassified(store: Store, listId: number, raw: Buffer,
     identity.contentHash,
   ]);
   const envelope = { ...(await parseEnvelope(raw)), ...options.envelope };
-  await store.db.run(
-    `UPDATE staged_messages SET status = 'classified', msg_class = ?, class_source = ?, captures = ?, envelope = ?, updated_at = ?
+  const labelled = await store.db.run(
+    `UPDATE staged_messages SET status = 'classified', msg_class = ?, class_source = ?, captures = ?, updated_at = ?
      WHERE id = ? AND status = 'staged'`,
-    [
-      options.msgClass === undefined ? 'discuss' : options.msgClass,
-      options.classSource ?? 'test',
-      JSON.stringify(options.captures ?? {}),
-      JSON.stringify(envelope),
-      new Date().toISOString(),
-      row!.id,
-    ],
+    [options.msgClass === undefined ? 'discuss' : options.msgClass, options.classSource ?? 'test', JSON.stringify(options.captures ?? {}), new Date().toISOString(), row!.id],
   );
+  if (labelled.changes > 0) {
+    await store.db.run(`INSERT INTO staged_envelopes (staged_message_id, envelope) VALUES (?, ?)`, [row!.id, JSON.stringify(envelope)]);
+  }
   return { stagedId: Number(row!.id), messageKey: row!.message_key };
 }
 

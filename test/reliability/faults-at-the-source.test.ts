@@ -1,3 +1,4 @@
+import { decodeRaw } from '../../src/core/store/raw-codec.js';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -69,9 +70,10 @@ interface FetchState {
 async function fetchState(url: string): Promise<FetchState> {
   const store = await openStore(url);
   try {
-    const rows = await store.db.all<{ name: string; message_key: string; archive_month: string; raw: Buffer | Uint8Array }>(
-      'SELECT l.name, s.message_key, s.archive_month, r.raw FROM staged_messages s JOIN lists l ON l.id = s.list_id JOIN staged_message_raws r ON r.staged_message_id = s.id',
+    const stored = await store.db.all<{ name: string; message_key: string; archive_month: string; raw: Buffer | Uint8Array; raw_codec: string | null }>(
+      'SELECT l.name, s.message_key, s.archive_month, r.raw, r.raw_codec FROM staged_messages s JOIN lists l ON l.id = s.list_id JOIN staged_message_raws r ON r.staged_message_id = s.id',
     );
+    const rows = stored.map((row) => ({ ...row, raw: decodeRaw(row.raw, row.raw_codec) }));
     const months = await store.db.all<{ name: string; month: string }>('SELECT l.name, f.month FROM fetched_months f JOIN lists l ON l.id = f.list_id');
     const perMonth: Record<string, number> = {};
     for (const row of rows) perMonth[`${row.name}|${row.archive_month}`] = (perMonth[`${row.name}|${row.archive_month}`] ?? 0) + 1;

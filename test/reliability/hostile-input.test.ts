@@ -1,3 +1,4 @@
+import { decodeRaw } from '../../src/core/store/raw-codec.js';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -100,10 +101,13 @@ describeOnDialectDatabases('fetch, classify and drain on hostile input on $diale
     const store = await openStore(db.url);
     try {
       const list = (await store.lists.byName('mbox', path))!;
-      const rows = await store.db.all<{ status: string; raw: Buffer | Uint8Array }>('SELECT status, raw FROM staged_messages JOIN staged_message_raws ON staged_message_id = id WHERE list_id = ?', [list.id]);
+      const rows = await store.db.all<{ status: string; raw: Buffer | Uint8Array; raw_codec: string | null }>(
+        'SELECT status, raw, raw_codec FROM staged_messages JOIN staged_message_raws ON staged_message_id = id WHERE list_id = ?',
+        [list.id],
+      );
       const statuses: Record<string, number> = {};
       for (const row of rows) statuses[row.status] = (statuses[row.status] ?? 0) + 1;
-      const markers = rows.map((row) => MARKER.exec(Buffer.from(row.raw).toString('latin1'))?.[0]).filter((m): m is string => Boolean(m));
+      const markers = rows.map((row) => MARKER.exec(decodeRaw(row.raw, row.raw_codec).toString('latin1'))?.[0]).filter((m): m is string => Boolean(m));
       const hashes = new Set((await store.db.all<{ content_hash: string }>('SELECT content_hash FROM staged_messages WHERE list_id = ?', [list.id])).map((r) => r.content_hash));
       return { count: rows.length, statuses, markers, hashes };
     } finally {

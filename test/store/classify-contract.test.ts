@@ -1,3 +1,4 @@
+import { decodeRaw } from '../../src/core/store/raw-codec.js';
 import { readFileSync } from 'node:fs';
 import { beforeEach, expect, it } from 'vitest';
 import { identifyMessage } from '../../src/core/archive/message-key.js';
@@ -15,9 +16,13 @@ describeOnDialects('classify stage on $dialect', (getStore) => {
   let listId: number;
   const systems = loadSystems();
   const rows = () =>
-    getStore().db.all<{ message_key: string; status: string; msg_class: string | null; class_source: string | null; captures: string | null; envelope: string | null; error: string | null; raw: Buffer }>(
-      'SELECT message_key, status, msg_class, class_source, captures, envelope, error, raw FROM staged_messages JOIN staged_message_raws ON staged_message_id = id ORDER BY message_key',
-    );
+    getStore()
+      .db.all<{ message_key: string; status: string; msg_class: string | null; class_source: string | null; captures: string | null; envelope: string | null; error: string | null; raw: Buffer; raw_codec: string | null }>(
+        `SELECT message_key, status, msg_class, class_source, captures, error, raw, raw_codec,
+           (SELECT envelope FROM staged_envelopes WHERE staged_envelopes.staged_message_id = staged_messages.id) AS envelope
+         FROM staged_messages JOIN staged_message_raws ON staged_message_raws.staged_message_id = staged_messages.id ORDER BY message_key`,
+      )
+      .then((rows) => rows.map((row) => ({ ...row, raw: decodeRaw(row.raw, row.raw_codec) })));
   const byKey = async (key: string) => (await rows()).find((r) => r.message_key === key)!;
 
   beforeEach(async () => {

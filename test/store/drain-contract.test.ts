@@ -24,7 +24,7 @@ describeOnDialects('drain on $dialect', (getStore) => {
     // Two that cannot be drained: no class (the table refuses it) and no envelope.
     await stageClassified(store, withRepo, from('a@example.org', 'no-class@x'), { msgClass: null });
     const broken = await stageClassified(store, withRepo, from('a@example.org', 'no-envelope@x'));
-    await store.db.run('UPDATE staged_messages SET envelope = NULL WHERE id = ?', [broken.stagedId]);
+    await store.db.run('DELETE FROM staged_envelopes WHERE staged_message_id = ?', [broken.stagedId]);
 
     const first = await drain(store, { workers: 2 });
     for (const listId of [withRepo, lkml, noRepo]) {

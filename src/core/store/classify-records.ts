@@ -1,4 +1,4 @@
-import { mapRow } from './row-mapping.js';
+import { decodeRaw } from './raw-codec.js';
 import { idsIn, readBoundedBatch } from './read-bounded-batch.js';
 import { chunkRows, inPlaceholders, type SqlSession } from './sql-driver.js';
 import type { StagedStatus } from './staging-records.js';
@@ -57,15 +57,12 @@ export class ClassifyRecords {
     const where = `list_id = ? AND status IN (${inPlaceholders(selection.statuses.length)})`;
     const params = [selection.listId, ...selection.statuses];
     return readBoundedBatch(this.db, { where, params, afterId, limit, maxBytes }, async (ids) => {
-      const rows = await this.db.all(
-        `SELECT s.id, s.list_id, r.raw, s.status, s.msg_class FROM staged_messages s JOIN staged_message_raws r ON r.staged_message_id = s.id
+      const rows = await this.db.all<{ id: number; list_id: number; raw: Uint8Array; raw_codec: string | null; status: StagedStatus; msg_class: string | null }>(
+        `SELECT s.id, s.list_id, r.raw, r.raw_codec, s.status, s.msg_class FROM staged_messages s JOIN staged_message_raws r ON r.staged_message_id = s.id
          WHERE ${where} AND ${idsIn(ids)} ORDER BY s.id`,
         [...params, ...ids],
       );
-      return rows.map((row) => {
-        const message = mapRow<MessageToClassify>(row);
-        return { ...message, id: Number(message.id), listId: Number(message.listId), raw: Buffer.isBuffer(message.raw) ? message.raw : Buffer.from(message.raw) };
-      });
+      return rows.map((row) => ({ id: Number(row.id), listId: Number(row.list_id), raw: readRaw(row), status: row.status, msgClass: row.msg_class }));
     });
   }
 
@@ -93,15 +90,24 @@ export class ClassifyRecords {
         );
         for (const row of rows) written.add(Number(row.id));
       }
-      for (const chunk of chunkRows(labels, 7, this.db.capabilities)) {
+      for (const chunk of chunkRows(labels, 6, this.db.capabilities)) {
         const rows = await tx.all<{ id: number }>(
           `UPDATE staged_messages SET status = v.column2, msg_class = v.column3, class_source = v.column4, captures = v.column5,
-             envelope = v.column6, error = NULL, updated_at = ?
-           FROM (VALUES ${chunk.map(() => `(CAST(? AS BIGINT), ?, ?, ?, ${json}, ${json}, ?)`).join(', ')}) AS v
-           WHERE staged_messages.id = v.column1 AND staged_messages.status = v.column7 RETURNING id`,
-          [now, ...chunk.flatMap((o) => [o.id, keepsStatus(o.status) ? o.status : 'classified', o.classification.msgClass, o.classification.source, JSON.stringify(o.classification.captures), envelopeToKeep(o), o.status])],
+             error = NULL, updated_at = ?
+           FROM (VALUES ${chunk.map(() => `(CAST(? AS BIGINT), ?, ?, ?, ${json}, ?)`).join(', ')}) AS v
+           WHERE staged_messages.id = v.column1 AND staged_messages.status = v.column6 RETURNING id`,
+          [now, ...chunk.flatMap((o) => [o.id, keepsStatus(o.status) ? o.status : 'classified', o.classification.msgClass, o.classification.source, JSON.stringify(o.classification.captures), o.status])],
         );
         for (const row of rows) written.add(Number(row.id));
+      }
+      // Drain copies the envelope into email_messages and message_bodies and deletes it: drained mail labelled again takes none back.
+      const envelopes = labels.filter((o) => written.has(o.id) && o.status !== 'drained');
+      for (const chunk of chunkRows(envelopes, 2, this.db.capabilities)) {
+        await tx.run(
+          `INSERT INTO staged_envelopes (staged_message_id, envelope) VALUES ${chunk.map(() => `(?, ${json})`).join(', ')}
+           ON CONFLICT (staged_message_id) DO UPDATE SET envelope = excluded.envelope`,
+          chunk.flatMap((o) => [o.id, o.envelopeJson]),
+        );
       }
       // Mail already drained takes the new labels in its research row too.
       const relabel = labels.filter((o) => written.has(o.id) && (o.status === 'drained' || o.status === 'deferred'));
@@ -118,9 +124,13 @@ export class ClassifyRecords {
   }
 }
 
-/** Drain has what a drained message's envelope holds, and never reads it again. */
-function envelopeToKeep(outcome: { status: StagedStatus; envelopeJson: string }): string | null {
-  return outcome.status === 'drained' ? null : outcome.envelopeJson;
+/** A row's message as the archive handed it over; a row that cannot give it back is named. */
+function readRaw(row: { id: number; raw: Uint8Array; raw_codec: string | null }): Buffer {
+  try {
+    return decodeRaw(row.raw, row.raw_codec);
+  } catch (error) {
+    throw new Error(`staged message ${row.id}: its raw bytes cannot be read: ${(error as Error).message}`);
+  }
 }
 
 /** Drained, deferred and already classified mail keeps its status when labelled again. */

@@ -144,7 +144,8 @@ export class DrainRecords {
     const where = 'list_id = ? AND status = ?';
     return readBoundedBatch(this.db, { where, params: [listId, status], afterId, limit, maxBytes }, async (ids) => {
       const rows = await this.db.all<Record<string, unknown>>(
-        `SELECT id, message_key, message_id, content_hash, status, msg_class, class_source, captures, envelope, size
+        `SELECT id, message_key, message_id, content_hash, status, msg_class, class_source, captures, size,
+           (SELECT envelope FROM staged_envelopes WHERE staged_message_id = staged_messages.id) AS envelope
          FROM staged_messages WHERE ${where} AND ${idsIn(ids)} ORDER BY id`,
         [listId, status, ...ids],
       );
@@ -211,11 +212,9 @@ export class DrainRecords {
     }
     const written = await this.insertMessages(listId, messages.filter((m) => !stored.has(m.messageKey)), now);
     for (const chunk of chunkRows(messages.map((m) => m.stagedId), 1, this.db.capabilities)) {
+      await this.db.run(`UPDATE staged_messages SET status = 'drained', error = NULL, updated_at = ? WHERE id IN (${inPlaceholders(chunk.length)})`, [now, ...chunk]);
       // Everything of the envelope is in the research tables now; --reclassify writes a new one from the raw bytes.
-      await this.db.run(`UPDATE staged_messages SET status = 'drained', envelope = NULL, error = NULL, updated_at = ? WHERE id IN (${inPlaceholders(chunk.length)})`, [
-        now,
-        ...chunk,
-      ]);
+      await this.db.run(`DELETE FROM staged_envelopes WHERE staged_message_id IN (${inPlaceholders(chunk.length)})`, chunk);
     }
     return written;
   }

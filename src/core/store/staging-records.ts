@@ -1,3 +1,4 @@
+import { encodeRaw } from './raw-codec.js';
 import { chunkRows, inPlaceholders, valuesPlaceholders, type SqlSession } from './sql-driver.js';
 
 export type StagedStatus = 'staged' | 'classified' | 'drained' | 'deferred' | 'shunted';
@@ -56,7 +57,8 @@ export class StagingRecords {
   }
 
   /**
-   * Stages messages not stored yet: the row, then its raw bytes, in one
+   * Stages messages not stored yet: the row, then its raw bytes (compressed
+   * when that makes them smaller), in one
    * transaction (the caller's, when it is in one).
    */
   async stage(listId: number, month: string | null, messages: readonly MessageToStage[]): Promise<StageResult> {
@@ -84,10 +86,14 @@ export class StagingRecords {
            ON CONFLICT (list_id, message_key) DO NOTHING RETURNING id, message_key`,
           chunk.flat() as never[],
         );
-        for (const row of ids) inserted.push([Number(row.id), raws.get(row.message_key)!]);
+        for (const row of ids) {
+          // Compressed only once it is known to be new: a re-fetch of stored mail costs no CPU here.
+          const { bytes, codec } = encodeRaw(raws.get(row.message_key)!);
+          inserted.push([Number(row.id), bytes, codec]);
+        }
       }
-      for (const chunk of chunkRows(inserted, 2, this.db.capabilities)) {
-        await tx.run(`INSERT INTO staged_message_raws (staged_message_id, raw) VALUES ${valuesPlaceholders(chunk.length, 2)}`, chunk.flat() as never[]);
+      for (const chunk of chunkRows(inserted, 3, this.db.capabilities)) {
+        await tx.run(`INSERT INTO staged_message_raws (staged_message_id, raw, raw_codec) VALUES ${valuesPlaceholders(chunk.length, 3)}`, chunk.flat() as never[]);
       }
       // A row another writer inserted between our read and our write is a duplicate too.
       return { staged: inserted.length, duplicates: duplicates + (rows.length - inserted.length) };
