@@ -1,7 +1,7 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 
 /**
- * How `staged_messages.raw` holds a message (docs/store.md, "Raw bytes and
+ * How `staged_message_raws.raw` holds a message (docs/store.md, "Raw bytes and
  * envelopes"): `raw_codec` NULL is the bytes as the archive handed them over
  * (every row written before migration 010, and mail that does not shrink);
  * `deflate` is raw DEFLATE (RFC 1951, no zlib or gzip wrapper). Only the
