@@ -58,8 +58,8 @@ export class StagingRecords {
 
   /**
    * Stages messages not stored yet: the row, then its raw bytes (compressed
-   * when that makes them smaller), in one
-   * transaction (the caller's, when it is in one).
+   * when that makes them smaller), in one transaction (the caller's, when it
+   * is in one).
    */
   async stage(listId: number, month: string | null, messages: readonly MessageToStage[]): Promise<StageResult> {
     if (messages.length === 0) return { staged: 0, duplicates: 0 };
