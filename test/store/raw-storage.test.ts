@@ -108,6 +108,19 @@ describeOnDialects('raw bytes and envelopes in the store on $dialect', (getStore
     expect(await readBack(store, listId, ['drained'])).toEqual(messages);
   });
 
+  it('gives the pages of drained envelopes back to the file system (SQLite)', async () => {
+    if (dialect !== 'sqlite') return; // PostgreSQL reuses them through autovacuum; its files do not shrink
+    const store = getStore();
+    const listId = await addTestList(store, 'dev@kafka.apache.org', KAFKA);
+    const messages = Array.from({ length: 300 }, (_, i) => listMail(`m${i}@x`, `Thread ${i}`, `Message ${i} of a long thread.\n`.repeat(200)));
+    await store.staging.stageBatch(listId, '2024-01', messages.map(stage));
+    await classifyStaged(store, loadSystems(), {}, silentProgress);
+    expect(await store.db.get('PRAGMA auto_vacuum')).toEqual({ auto_vacuum: 2 }); // incremental, set when the file was made
+    await drain(store);
+    expect(await envelopeCount(store)).toBe(0);
+    expect(await store.db.get('PRAGMA freelist_count')).toEqual({ freelist_count: 0 });
+  });
+
   it('removes the envelopes of a list with its mail', async () => {
     const store = getStore();
     const listId = await addTestList(store, 'dev@kafka.apache.org', KAFKA);

@@ -26,7 +26,7 @@ export interface ClassifyOptions {
   batchBytes?: number;
   /** Aborting stops the run after the batch being written; the rest stays for the next run. */
   signal?: AbortSignal;
-  /** Worker threads that parse (1: parse on the main thread); one per CPU, at most 8, when absent. Needs the systems file on disk. */
+  /** Worker threads that parse (1: parse on the main thread); a CPU's worth but one, at most 8, when absent. Needs the systems file on disk. */
   workers?: number;
 }
 
@@ -66,11 +66,17 @@ const RECLASSIFY_STATUSES: readonly StagedStatus[] = ['staged', 'classified', 'd
 /** Below this many messages to label, a run parses on the main thread. */
 const WORKERS_FROM_MESSAGES = 2000;
 
-/** One worker per CPU (at most 8); none for a small run, where starting one costs as much as parsing a few hundred messages. */
+/**
+ * A worker per CPU but one, which the main thread keeps for the store (at
+ * most 8): on 2 CPUs that is none, since two workers beside the main thread
+ * parsed 100,000 messages in 15.6 s where the main thread alone took 12.2 s
+ * (docs/performance.md). None either for a small run, where starting a
+ * worker costs as much as parsing a few hundred messages.
+ */
 async function defaultWorkers(store: Store, lists: readonly ListRecord[], statuses: readonly StagedStatus[]): Promise<number> {
   let pending = 0;
   for (const list of lists) pending += await store.classify.count({ listId: list.id, statuses });
-  return pending >= WORKERS_FROM_MESSAGES ? Math.min(8, availableParallelism()) : 1;
+  return pending >= WORKERS_FROM_MESSAGES ? Math.min(8, availableParallelism() - 1) : 1;
 }
 
 /**

@@ -63,6 +63,7 @@ const MIRROR_CLASSES = new Set(['github_mirror', 'commit_notify']);
 export async function drainLists(store: Store, options: DrainOptions, progress: ProgressListener): Promise<DrainResult> {
   const run = new DrainRun(store, options, progress);
   const results = await eachClaimedList(store, await store.drain.listsWithWork(options.listIds), run, { owner: run.owner, workers: options.workers, signal: options.signal }, progress);
+  if (results.some((r) => r.drained > 0)) await store.drain.reclaimSpace();
   return {
     lists: results,
     drained: sum(results, 'drained'),

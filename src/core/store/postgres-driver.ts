@@ -31,6 +31,8 @@ export class PostgresDriver implements SqlDriver {
     // timestamptz as text follows the session's TimeZone; the month must not.
     utcMonth: (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM')`,
     analyzeSql: (tables: readonly string[]) => `ANALYZE ${tables.join(', ')}`,
+    // Autovacuum makes the space of deleted rows reusable; a file never shrinks by itself.
+    reclaimSql: '',
   };
   readonly displayName: string;
   private readonly sql: Sql;

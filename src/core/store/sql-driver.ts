@@ -29,6 +29,8 @@ export interface SqlCapabilities {
   utcMonth(column: string): string;
   /** The statement that refreshes the planner's statistics of these tables ('' when the engine plans without them). */
   analyzeSql(tables: readonly string[]): string;
+  /** The statement that hands the pages of deleted rows back to the file system ('' when the engine does not). */
+  readonly reclaimSql: string;
 }
 
 export interface SqlDriver extends SqlExecutor {

@@ -30,6 +30,7 @@ export class SqliteDriver implements SqlDriver {
     utcMonth: (column: string) => `substr(${column}, 1, 7)`,
     // The store's queries are written so SQLite picks the right index without statistics.
     analyzeSql: () => '',
+    reclaimSql: 'PRAGMA incremental_vacuum',
   };
   readonly displayName: string;
   private readonly db: Database.Database;
@@ -45,6 +46,8 @@ export class SqliteDriver implements SqlDriver {
     let db: Database.Database | undefined;
     try {
       db = new Database(path);
+      // Takes effect only in a new, empty file: free pages can then be handed back (reclaimSql).
+      db.pragma('auto_vacuum = INCREMENTAL');
       db.pragma('journal_mode = WAL');
       db.pragma('foreign_keys = ON');
       db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
