@@ -1,4 +1,6 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +19,28 @@ const KERNEL = example('kernel-net.mbox');
 // Three messages: a subject with quotes, commas and non-ASCII over a body with newlines; one in April; one with no Date and an empty subject.
 const TRICKY = fileURLToPath(new URL('../fixtures/export/tricky.mbox', import.meta.url));
 const TRICKY_SUBJECT = 'Re: "Quoted", commas, and a café — naïve 日本語 ✓';
+
+const README = fileURLToPath(new URL('../../README.md', import.meta.url));
+
+/** The first fenced block of `language` after `heading` in the README's export section: the examples are tested as printed. */
+function readmeExample(heading: string, language: string): string {
+  const readme = readFileSync(README, 'utf8');
+  const section = readme.slice(readme.indexOf('### export'));
+  const block = new RegExp('```' + language + '\\n([\\s\\S]*?)```').exec(section.slice(section.indexOf(heading)));
+  if (!block) throw new Error(`no ${language} example after "${heading}" in the README's export section`);
+  return block[1]!;
+}
+
+/** A python whose pandas reads Parquet (with pyarrow or fastparquet); CI machines may have none. */
+function findPandas(): { python?: string; missing?: string } {
+  const probe = 'import pandas.io.parquet as p; p.get_engine("auto")';
+  for (const python of ['python3', '/usr/bin/python3', 'python']) {
+    if (spawnSync(python, ['-c', probe], { stdio: 'ignore' }).status === 0) return { python };
+  }
+  return { missing: 'no python here has pandas with a Parquet engine (pyarrow or fastparquet)' };
+}
+const pandas = findPandas();
+if (pandas.missing) console.warn(`skipping the README's pandas example: ${pandas.missing}`);
 
 const FORMATS = ['parquet', 'csv', 'jsonl'] as const;
 type Format = (typeof FORMATS)[number];
@@ -191,7 +215,10 @@ describeOnDialectDatabases('export on $dialect', (databases) => {
     for (const file of manifest.files) {
       expect(await parquetTypes(join(dir, file.file))).toEqual(file.columns.map((c) => ({ name: c.name, type: DUCKDB_TYPE_NAMES[c.type] ?? c.type })));
     }
-    const [tricky] = (await readParquet(join(dir, 'email_messages.parquet'))).filter((row) => row.message_key === 'tricky.1@example.org');
+    const mail = await readParquet(join(dir, 'email_messages.parquet'));
+    const ids = mail.map((row) => Number(row.id));
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    const [tricky] = mail.filter((row) => row.message_key === 'tricky.1@example.org');
     expect(tricky!.sent_at).toEqual(new Date('2024-03-05T09:00:00.000Z'));
     expect(typeof tricky!.id).toBe('bigint');
     expect(tricky!.is_bot).toBe(false);
@@ -242,6 +269,26 @@ describeOnDialectDatabases('export on $dialect', (databases) => {
     const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as ExportManifest;
     expect(manifest.filters).toMatchObject({ since: '2024-03', until: '2024-04', perList: true });
     expect(manifest.store).not.toMatch(/:[^/@]*@/);
+  });
+
+  it.skipIf(Boolean(pandas.missing))("the README's pandas example reads the Parquet export", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'listminer-pandas-'));
+    try {
+      await symlink(join(out, 'first', 'parquet'), join(dir, 'export'));
+      const run = spawnSync(pandas.python!, ['-c', readmeExample('pandas (with pyarrow):', 'python')], { cwd: dir, encoding: 'utf8' });
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stdout).toMatch(/message_count +participants +root_subject/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("the README's DuckDB example reads the Parquet export", async () => {
+    const dir = join(out, 'first', 'parquet').replaceAll("'", "''");
+    const sql = readmeExample('DuckDB:', 'sql').replaceAll("'export/", `'${dir}/`);
+    const rows = (await (await duckdb()).runAndReadAll(sql)).getRowObjectsJS();
+    expect(rows.length).toBeGreaterThan(0);
+    expect(Object.keys(rows[0]!)).toEqual(['list_name', 'msg_class', 'messages', 'people']);
   });
 
   it('refuses a month that is not YYYY-MM with exit code 2', async () => {

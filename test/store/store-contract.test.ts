@@ -28,6 +28,23 @@ describeOnDialects('store contract on $dialect', (getStore, dialect) => {
     await expect(openStore(store.url)).rejects.toThrow(/has migration 999_future.sql that this listminer does not know/);
   });
 
+  it('streams a query in batches of the size asked, in order, and serves other queries once the stream ends', async () => {
+    const store = getStore();
+    for (let i = 1; i <= 7; i++) await store.lists.register({ system: 'mbox', name: `/data/${i}.mbox` });
+    const batches: string[][] = [];
+    for await (const rows of store.db.stream<{ name: string }>('SELECT name FROM lists WHERE id > ? ORDER BY id', [0], 3)) {
+      batches.push(rows.map((row) => row.name));
+    }
+    expect(batches.map((batch) => batch.length)).toEqual([3, 3, 1]);
+    expect(batches.flat()).toEqual(Array.from({ length: 7 }, (_, i) => `/data/${i + 1}.mbox`));
+    // A stream left early lets go of its connection.
+    for await (const rows of store.db.stream('SELECT id FROM lists ORDER BY id', [], 2)) {
+      expect(rows).toHaveLength(2);
+      break;
+    }
+    expect(await store.lists.all()).toHaveLength(7);
+  });
+
   it('registers a list once however often and however concurrently it is added', async () => {
     const store = getStore();
     const add = () => store.lists.register({ system: 'apache_ponymail', name: 'dev@kafka.apache.org', listAddress: 'dev@kafka.apache.org' });

@@ -29,7 +29,7 @@ export function csvFormat(): FormatWriter {
       const file = new TextFile(path);
       await file.write(csvRecord(columns.map((column) => column.name)));
       return {
-        write: (rows) => file.write(rows.map(csvRecord).join('')),
+        write: (rows) => file.writeAll(rows.map(csvRecord)),
         finish: () => file.finish(),
         abort: () => file.abort(),
       };

@@ -13,7 +13,7 @@ export function jsonlFormat(): FormatWriter {
     async open(path: string, columns: readonly Column[]): Promise<TableWriter> {
       const file = new TextFile(path);
       return {
-        write: (rows) => file.write(rows.map((cells) => jsonLine(columns, cells)).join('')),
+        write: (rows) => file.writeAll(rows.map((cells) => jsonLine(columns, cells))),
         finish: () => file.finish(),
         abort: () => file.abort(),
       };

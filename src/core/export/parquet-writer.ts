@@ -1,133 +1,165 @@
+import { once } from 'node:events';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
-import type { DuckDBAppender, DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { fileURLToPath } from 'node:url';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { Cell, Column } from './export-columns.js';
 import type { FormatWriter, TableWriter } from './format-writer.js';
+import type { ParquetReply, ParquetRequest, ParquetWorkerData } from './parquet-worker.js';
+
+// In Node since 16; TypeScript's lib declares it from ES2024 on.
+const { waitAsync } = Atomics as unknown as {
+  waitAsync(array: Int32Array, index: number, value: number): { async: boolean; value: Promise<string> | string };
+};
+
+const WORKER_FILE = fileURLToPath(new URL('./parquet-worker.js', import.meta.url));
 
 /**
- * What DuckDB may hold in memory before it spills the staged rows to its
- * temp directory. Less fails the COPY of mail with large bodies: a row
- * group is at least 2,048 rows whatever ROW_GROUP_SIZE asks (docs/export.md).
+ * The most DuckDB may hold. A streamed COPY holds one row group being
+ * encoded, a few times its cells, so it stays far below; the room is for a
+ * single message body of tens of MB, which has to fit whole.
  */
-export const DUCKDB_MEMORY_LIMIT = '256MB';
-
+export const DUCKDB_MEMORY_LIMIT = '128MB';
 /**
- * About how many bytes of cells one Parquet row group holds. DuckDB's
- * writer buffers a whole row group, several times its cells' size; its
- * default of 122,880 rows is 180 MB of cells of email_messages with bodies,
- * more than the memory limit allows.
+ * About how many bytes one Parquet row group holds in DuckDB before it is
+ * encoded (ROW_GROUP_SIZE_BYTES): some 3,000 messages with bodies. DuckDB
+ * buffers the group being written, and keeps every group's metadata until
+ * the footer; smaller groups buffer less but leave more metadata. Measured on
+ * 1,000,000 messages with bodies: 2 MB groups peaked at 327 MB, 8 MB at 283
+ * MB, 16 MB at 300 MB (docs/export.md).
  */
-const ROW_GROUP_BYTES = 8 * 1024 * 1024;
-/** DuckDB rounds a smaller ROW_GROUP_SIZE up to this. */
-const MIN_ROW_GROUP_ROWS = 2048;
-const MAX_ROW_GROUP_ROWS = 122_880;
-
-const STAGING_TABLE = 'listminer_export';
+export const ROW_GROUP_BYTES = 8 * 1024 * 1024;
+/** Batches sent to the worker and not yet taken: enough that it never waits on the store for long. */
+const MAX_IN_FLIGHT = 2;
 
 /**
- * Parquet through DuckDB: each file's rows are appended batch by batch into
- * an in-memory DuckDB table of the declared schema, then `COPY … (FORMAT
- * parquet)` writes the file and the table is dropped. DuckDB keeps to
- * DUCKDB_MEMORY_LIMIT and spills to `tempDirectory` beyond it. The store is
- * never attached to DuckDB (its SQLite and Postgres scanners are extensions
- * it would download). The DuckDB module loads only when Parquet is asked for.
+ * Parquet through DuckDB's own writer (`COPY … (FORMAT parquet)`), fed as
+ * a stream: a worker thread runs DuckDB, and the COPY's source is a table
+ * function that hands DuckDB the rows this thread reads from the store, batch
+ * by batch. Nothing is staged, so memory is a few batches and one row group
+ * whatever the table's size (docs/export.md has the figures). The source
+ * blocks its thread while it waits for rows; that is why DuckDB lives in a
+ * worker and the store stays here.
  */
 export async function parquetFormat(tempDirectory: string): Promise<FormatWriter> {
-  const duckdb = await import('@duckdb/node-api');
   await mkdir(tempDirectory, { recursive: true });
-  const instance: DuckDBInstance = await duckdb.DuckDBInstance.create(':memory:', {
-    memory_limit: DUCKDB_MEMORY_LIMIT,
-    temp_directory: tempDirectory,
-    preserve_insertion_order: 'true',
-    // One thread: the writer buffers a row group per thread, and the export is bound by reading the store anyway.
-    threads: '1',
-  });
-  const connection = await instance.connect();
+  const channel = new MessageChannel();
+  const counters = new Int32Array(new SharedArrayBuffer(8));
+  const workerData: ParquetWorkerData = {
+    port: channel.port2,
+    counters,
+    memoryLimit: DUCKDB_MEMORY_LIMIT,
+    rowGroupBytes: ROW_GROUP_BYTES,
+    tempDirectory,
+  };
+  const worker = new Worker(WORKER_FILE, { workerData, transferList: [channel.port2] });
+  const link = new WorkerLink(worker, channel.port1, counters);
   return {
     extension: 'parquet',
-    open: (path, columns) => openParquetFile(connection, duckdb.timestampTZValue, path, columns),
+    open: (path, columns) => link.openFile(path, columns),
     async close() {
-      connection.closeSync();
-      instance.closeSync();
+      await link.close();
       await rm(tempDirectory, { recursive: true, force: true });
     },
   };
 }
 
-type TimestampValue = Parameters<DuckDBAppender['appendTimestampTZ']>[0];
+/** This thread's end of the worker: requests in order, back-pressure, and the replies of finished files. */
+class WorkerLink {
+  private sent = 0;
+  private fileSeq = 0;
+  private readonly replies = new Map<number, ParquetReply>();
+  private readonly waiting = new Map<number, (reply: ParquetReply) => void>();
+  private failure: Error | undefined;
+  private readonly failed: Promise<never>;
 
-async function openParquetFile(
-  connection: DuckDBConnection,
-  timestampTZValue: (micros: bigint) => TimestampValue,
-  path: string,
-  columns: readonly Column[],
-): Promise<TableWriter> {
-  const partial = `${path}.partial`;
-  await connection.run(`CREATE OR REPLACE TABLE ${STAGING_TABLE} (${columns.map((c) => `${quoteIdentifier(c.name)} ${c.type}`).join(', ')})`);
-  const appender = await connection.createAppender(STAGING_TABLE);
-  let open = true;
-  let rowCount = 0;
-  let cellBytes = 0;
-  const closeAppender = () => {
-    if (open) appender.closeSync();
-    open = false;
-  };
-  const append = (cell: Cell, column: Column): void => {
-    if (cell === null) return appender.appendNull();
-    switch (column.type) {
-      case 'BIGINT':
-        return appender.appendBigInt(BigInt(cell as number));
-      case 'BOOLEAN':
-        return appender.appendBoolean(cell as boolean);
-      case 'TIMESTAMPTZ':
-        return appender.appendTimestampTZ(timestampTZValue(BigInt(Date.parse(cell as string)) * 1000n));
-      case 'VARCHAR':
-        return appender.appendVarchar(cell as string);
+  constructor(
+    private readonly worker: Worker,
+    private readonly port: MessagePort,
+    private readonly counters: Int32Array,
+  ) {
+    let reject: (error: Error) => void = () => {};
+    this.failed = new Promise<never>((_, fail) => (reject = fail));
+    this.failed.catch(() => undefined);
+    const fail = (error: Error) => {
+      this.failure ??= error;
+      reject(this.failure);
+    };
+    worker.on('message', (reply: ParquetReply) => {
+      const resolve = this.waiting.get(reply.file);
+      this.waiting.delete(reply.file);
+      if (resolve) resolve(reply);
+      else this.replies.set(reply.file, reply);
+    });
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`the Parquet writer stopped (exit code ${code})`)));
+  }
+
+  async openFile(path: string, columns: readonly Column[]): Promise<TableWriter> {
+    const file = ++this.fileSeq;
+    const partial = `${path}.partial`;
+    await this.send({ type: 'open', file, path: partial, columns: [...columns] });
+    return {
+      write: async (rows) => {
+        const reply = this.replies.get(file);
+        if (reply?.error) throw new Error(`DuckDB could not write ${partial}: ${reply.error}`);
+        await this.send({ type: 'rows', file, rows: rows as Cell[][] });
+      },
+      finish: async () => {
+        await this.send({ type: 'end', file });
+        const reply = await this.reply(file);
+        if (reply.error) throw new Error(`DuckDB could not write ${partial}: ${reply.error}`);
+        await rename(partial, path);
+        return (await stat(path)).size;
+      },
+      abort: async () => {
+        try {
+          if (!this.failure) {
+            await this.send({ type: 'abort', file });
+            await this.reply(file);
+          }
+        } finally {
+          await rm(partial, { force: true });
+        }
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.failure) {
+      await this.worker.terminate();
+      return;
     }
-  };
-  return {
-    async write(rows) {
-      for (const cells of rows) {
-        columns.forEach((column, i) => {
-          const cell = cells[i] ?? null;
-          cellBytes += typeof cell === 'string' ? cell.length : 8;
-          append(cell, column);
-        });
-        appender.endRow();
-      }
-      rowCount += rows.length;
-      // Hands the batch to DuckDB, which may spill it, instead of holding it in the appender.
-      appender.flushSync();
-    },
-    async finish() {
-      closeAppender();
-      const rowGroupSize = rowGroupRows(rowCount, cellBytes);
-      await connection.run(`COPY ${STAGING_TABLE} TO ${quoteLiteral(partial)} (FORMAT parquet, ROW_GROUP_SIZE ${rowGroupSize})`);
-      await connection.run(`DROP TABLE ${STAGING_TABLE}`);
-      await rename(partial, path);
-      return (await stat(path)).size;
-    },
-    async abort() {
-      try {
-        closeAppender();
-      } finally {
-        await connection.run(`DROP TABLE IF EXISTS ${STAGING_TABLE}`);
-        await rm(partial, { force: true });
-      }
-    },
-  };
-}
+    const exited = once(this.worker, 'exit');
+    this.port.postMessage({ type: 'close' } satisfies ParquetRequest);
+    this.wake();
+    await exited;
+    this.port.close();
+  }
 
-/** Rows per row group so that one holds about ROW_GROUP_BYTES of this file's cells. */
-export function rowGroupRows(rows: number, bytes: number): number {
-  if (rows === 0 || bytes === 0) return MAX_ROW_GROUP_ROWS;
-  const perRow = bytes / rows;
-  return Math.max(MIN_ROW_GROUP_ROWS, Math.min(MAX_ROW_GROUP_ROWS, Math.floor(ROW_GROUP_BYTES / perRow)));
-}
+  /** Posts a request once fewer than MAX_IN_FLIGHT wait in the worker: the store is read no faster than DuckDB writes. */
+  private async send(request: ParquetRequest): Promise<void> {
+    for (;;) {
+      if (this.failure) throw this.failure;
+      const taken = Atomics.load(this.counters, 1);
+      if (this.sent - taken < MAX_IN_FLIGHT) break;
+      const wait = waitAsync(this.counters, 1, taken);
+      if (wait.async) await Promise.race([wait.value, this.failed]);
+    }
+    this.port.postMessage(request);
+    this.wake();
+  }
 
-function quoteIdentifier(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
+  private wake(): void {
+    Atomics.store(this.counters, 0, ++this.sent);
+    Atomics.notify(this.counters, 0);
+  }
 
-function quoteLiteral(text: string): string {
-  return `'${text.replaceAll("'", "''")}'`;
+  private reply(file: number): Promise<ParquetReply> {
+    const reply = this.replies.get(file);
+    if (reply) {
+      this.replies.delete(file);
+      return Promise.resolve(reply);
+    }
+    return Promise.race([new Promise<ParquetReply>((resolve) => this.waiting.set(file, resolve)), this.failed]);
+  }
 }

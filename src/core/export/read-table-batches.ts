@@ -3,6 +3,9 @@ import type { Store } from '../store/store.js';
 import { withCaptureColumns } from './export-cells.js';
 import type { TableName } from './export-columns.js';
 
+/** Raw bytes of mail one batch holds with --with-bodies, unless its first message alone is larger. */
+const BODY_BATCH_BYTES = 4 * 1024 * 1024;
+
 /** Below every id the store holds: synthetic issue ids go down to -(2^53 - 1). */
 const BEFORE_EVERY_ID = -(2 ** 53);
 
@@ -17,17 +20,18 @@ export interface TableScope {
 }
 
 /**
- * A table's rows in batches, each read after the last key of the one before
- * (keyset pagination), so memory holds one batch whatever the store's size.
- * The order is the table's key: id; threads by list then root id; senders
- * contributors by id, then bots by address.
+ * A table's rows in batches, so memory holds one batch whatever the store's
+ * size: mail, issues, pull requests and threads read after the last key of
+ * the batch before (keyset pagination); senders and pr_equivalents streamed
+ * from one grouped query. The order is the table's key: id; threads by list
+ * then root id; senders contributors by id, then bots by address.
  */
 export async function* readTableBatches(store: Store, table: TableName, scope: TableScope): AsyncGenerator<ExportRow[]> {
   const records = store.exports;
   const { mail, batchSize: limit } = scope;
   switch (table) {
     case 'email_messages':
-      yield* byId((after) => records.emailMessages(mail, after, limit, scope.withBodies), 'id', (rows) => rows.map(withCaptureColumns));
+      yield* byId((after) => records.emailMessages(mail, after, limit, scope.withBodies, BODY_BATCH_BYTES), 'id', (rows) => rows.map(withCaptureColumns));
       return;
     case 'threads':
       for (const listId of scope.threadListIds) {
@@ -42,16 +46,10 @@ export async function* readTableBatches(store: Store, table: TableName, scope: T
         }
       }
       return;
-    case 'senders': {
-      yield* byId((after) => records.contributorSenders(mail, after, limit), 'contributor_id');
-      let after = '';
-      for (;;) {
-        const rows = await records.botSenders(mail, after, limit);
-        if (rows.length === 0) return;
-        yield rows;
-        after = String(rows[rows.length - 1]!.address);
-      }
-    }
+    case 'senders':
+      yield* records.contributorSenders(mail, limit);
+      yield* records.botSenders(mail, limit);
+      return;
     case 'issues':
       yield* byId((after) => records.issues(scope.repos, mail, after, limit), 'id');
       return;
@@ -59,7 +57,7 @@ export async function* readTableBatches(store: Store, table: TableName, scope: T
       yield* byId((after) => records.pullRequests(scope.repos, mail, after, limit), 'id');
       return;
     case 'pr_equivalents':
-      yield* byId((after) => records.prEquivalents(mail, after, limit), 'series_id');
+      yield* records.prEquivalents(mail, limit);
       return;
   }
 }

@@ -3,6 +3,14 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { rename, rm, stat } from 'node:fs/promises';
 
 /**
+ * Characters handed to the stream at once. A batch joined into one string
+ * would be a large object to V8, kept until a full collection, so a batch of
+ * long bodies would grow the heap by its size each time; pieces this small
+ * die young.
+ */
+const CHUNK_CHARS = 32 * 1024;
+
+/**
  * A UTF-8 text file written as a stream under `<path>.partial` and renamed
  * to `path` when finished, so a file under its final name is always whole.
  * Writes wait while the stream's buffer is full: memory stays at one batch.
@@ -22,6 +30,19 @@ export class TextFile {
     if (this.failure) throw this.failure;
     // `once` rejects when the stream fails while it waits.
     if (!this.stream.write(text)) await once(this.stream, 'drain');
+  }
+
+  /** Writes the records one after another, a few of them at a time. */
+  async writeAll(records: Iterable<string>): Promise<void> {
+    let chunk = '';
+    for (const record of records) {
+      chunk += record;
+      if (chunk.length >= CHUNK_CHARS) {
+        await this.write(chunk);
+        chunk = '';
+      }
+    }
+    if (chunk !== '') await this.write(chunk);
   }
 
   async finish(): Promise<number> {

@@ -18,16 +18,37 @@ export interface MailScope {
 export type RepoScope = readonly number[] | undefined;
 
 /**
- * The read-only queries of `export`. Each reads one batch of a research
- * table after a key (keyset pagination: `key > after ORDER BY key LIMIT n`),
- * so an export of any size holds one batch at a time. Nothing here writes.
+ * The read-only queries of `export`. Tables of rows (mail, issues, pull
+ * requests, threads) are read one batch after a key (keyset pagination:
+ * `key > after ORDER BY key LIMIT n`); tables grouped over the whole mail
+ * (senders, pr_equivalents) are one query read as a stream. Either way an
+ * export of any size holds one batch at a time. Nothing here writes.
  */
 export class ExportRecords {
   constructor(private readonly db: SqlSession) {}
 
-  /** email_messages with their list, repo and (when asked) body, in id order. */
-  async emailMessages(scope: MailScope, after: number, limit: number, withBodies: boolean): Promise<ExportRow[]> {
+  /**
+   * email_messages with their list, repo and (when asked) body, in id order.
+   * With bodies a batch also stops at `maxBytes` of the messages' raw size
+   * (at least one message), so a run of large mail does not make it large:
+   * ids and sizes are read first, then the rows up to the last id that fits.
+   */
+  async emailMessages(scope: MailScope, after: number, limit: number, withBodies: boolean, maxBytes = Infinity): Promise<ExportRow[]> {
     const where = mailWhere('e', scope);
+    let upTo = Number.MAX_SAFE_INTEGER;
+    if (withBodies && Number.isFinite(maxBytes)) {
+      const sizes = await this.db.all<{ id: unknown; size: unknown }>(
+        `SELECT e.id, e.size FROM email_messages e WHERE e.id > ? ${where.sql} ORDER BY e.id LIMIT ?`,
+        [after, ...where.params, limit],
+      );
+      if (sizes.length === 0) return [];
+      let bytes = 0;
+      for (const [index, row] of sizes.entries()) {
+        bytes += Number(row.size ?? 0);
+        if (index > 0 && bytes > maxBytes) break;
+        upTo = Number(row.id);
+      }
+    }
     return this.db.all(
       `SELECT e.id, e.list_id, l.system AS list_system, l.name AS list_name, e.message_key, e.message_id,
          e.repo_id, r.url AS repo_url, e.sender_id, e.from_name, e.from_address, e.is_bot, e.subject, e.sent_at, e.sent_at_offset,
@@ -39,9 +60,9 @@ export class ExportRecords {
        JOIN lists l ON l.id = e.list_id
        LEFT JOIN repos r ON r.id = e.repo_id
        ${withBodies ? 'LEFT JOIN email_message_bodies eb ON eb.email_message_id = e.id LEFT JOIN message_bodies mb ON mb.id = eb.body_id' : ''}
-       WHERE e.id > ? ${where.sql}
+       WHERE e.id > ? AND e.id <= ? ${where.sql}
        ORDER BY e.id LIMIT ?`,
-      [after, ...where.params, limit],
+      [after, upTo, ...where.params, limit],
     );
   }
 
@@ -82,36 +103,42 @@ export class ExportRecords {
     );
   }
 
-  /** Contributors who sent mail in scope, with their mail's count and dates, in id order. */
-  async contributorSenders(scope: MailScope, after: number, limit: number): Promise<ExportRow[]> {
+  /**
+   * Contributors who sent mail in scope, with their mail's count and dates,
+   * in id order. One grouped query read as a stream: a batch of it by keyset
+   * would group the whole table again for every batch.
+   */
+  contributorSenders(scope: MailScope, batchSize: number): AsyncIterable<ExportRow[]> {
     const where = mailWhere('e', scope);
-    return this.db.all(
+    return this.db.stream(
       `SELECT c.id AS contributor_id, c.email AS address, c.name, c.github_login, FALSE AS is_bot,
          m.message_count, m.first_sent_at, m.last_sent_at
        FROM (SELECT e.sender_id, COUNT(*) AS message_count, MIN(e.sent_at) AS first_sent_at, MAX(e.sent_at) AS last_sent_at
-             FROM email_messages e WHERE e.sender_id > ? ${where.sql}
-             GROUP BY e.sender_id ORDER BY e.sender_id LIMIT ?) m
+             FROM email_messages e WHERE e.sender_id IS NOT NULL ${where.sql}
+             GROUP BY e.sender_id) m
        JOIN contributors c ON c.id = m.sender_id
        ORDER BY c.id`,
-      [after, ...where.params, limit],
+      where.params,
+      batchSize,
     );
   }
 
   /**
    * Bot senders of the mail in scope, one row per lower-cased address
-   * (bots never become contributors), after `after` in the engine's text order.
+   * (bots never become contributors), in the engine's text order; streamed.
    */
-  async botSenders(scope: MailScope, after: string, limit: number): Promise<ExportRow[]> {
+  botSenders(scope: MailScope, batchSize: number): AsyncIterable<ExportRow[]> {
     const where = mailWhere('e', scope);
-    return this.db.all(
+    return this.db.stream(
       `SELECT NULL AS contributor_id, b.address, b.name, NULL AS github_login, TRUE AS is_bot, b.message_count, b.first_sent_at, b.last_sent_at
        FROM (SELECT lower(e.from_address) AS address, MIN(e.from_name) AS name, COUNT(*) AS message_count,
                MIN(e.sent_at) AS first_sent_at, MAX(e.sent_at) AS last_sent_at
              FROM email_messages e
-             WHERE e.is_bot = TRUE AND e.from_address IS NOT NULL AND lower(e.from_address) > ? ${where.sql}
+             WHERE e.is_bot = TRUE AND e.from_address IS NOT NULL ${where.sql}
              GROUP BY lower(e.from_address)) b
-       ORDER BY b.address LIMIT ?`,
-      [after, ...where.params, limit],
+       ORDER BY b.address`,
+      where.params,
+      batchSize,
     );
   }
 
@@ -151,17 +178,22 @@ export class ExportRecords {
     );
   }
 
-  /** Rows of the pr_equivalents view of the lists in scope whose first activity lies in the window, in series order. */
-  async prEquivalents(scope: MailScope, after: number, limit: number): Promise<ExportRow[]> {
+  /**
+   * Rows of the pr_equivalents view of the lists in scope whose first
+   * activity lies in the window, in series order; streamed, since the view
+   * aggregates the whole table whatever part of it is asked for.
+   */
+  prEquivalents(scope: MailScope, batchSize: number): AsyncIterable<ExportRow[]> {
     const lists = idsClause('list_id', scope.listIds);
     const window = windowClause('first_activity_at', scope);
-    return this.db.all(
+    return this.db.stream(
       `SELECT series_id, list_id, repo_id, root_message_id, title, author_address, author_id, version, versions, patch_count,
          patches_announced, has_cover_letter, reply_count, reviewed_by, acked_by, tested_by, participants,
          first_activity_at, last_activity_at, merged, merged_at, source
-       FROM pr_equivalents WHERE series_id > ? ${lists.sql} ${window.sql}
-       ORDER BY series_id LIMIT ?`,
-      [after, ...lists.params, ...window.params, limit],
+       FROM pr_equivalents WHERE 1 = 1 ${lists.sql} ${window.sql}
+       ORDER BY series_id`,
+      [...lists.params, ...window.params],
+      batchSize,
     );
   }
 }

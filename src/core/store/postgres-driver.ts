@@ -94,11 +94,25 @@ export class PostgresDriver implements SqlDriver {
           get: async (sql, params) => (await this.query(tx, sql, params))[0] as never,
           run: (sql, params) => this.runOn(tx, sql, params),
           exec: async (script) => void (await tx.unsafe(script)),
+          stream: (sql, params, batchSize) => this.cursor(tx, sql, params, batchSize),
         };
         return fn(executor);
       }),
     );
     return result as T;
+  }
+
+  /** A server-side cursor: the client fetches batchSize rows at a time on one connection of the pool. */
+  async *stream<T>(sql: string, params: readonly SqlValue[], batchSize: number): AsyncIterable<T[]> {
+    try {
+      yield* this.cursor<T>(this.sql, sql, params, batchSize);
+    } catch (error) {
+      throw this.explain(error);
+    }
+  }
+
+  private async *cursor<T>(on: Queryable, sql: string, params: readonly SqlValue[], batchSize: number): AsyncIterable<T[]> {
+    for await (const rows of on.unsafe(this.numbered(sql), params as never[]).cursor(batchSize)) yield rows as unknown as T[];
   }
 
   async exec(script: string): Promise<void> {

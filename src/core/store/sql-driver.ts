@@ -16,6 +16,12 @@ export interface SqlExecutor {
   run(sql: string, params?: readonly SqlValue[]): Promise<SqlRunResult>;
   /** Runs a script of several statements without parameters (migrations). */
   exec(script: string): Promise<void>;
+  /**
+   * The rows of one query in batches of `batchSize`, read as they are
+   * consumed (a cursor), so a query over the whole store holds one batch.
+   * Nothing else runs on the connection until the iteration ends.
+   */
+  stream<T = Record<string, unknown>>(sql: string, params: readonly SqlValue[], batchSize: number): AsyncIterable<T[]>;
 }
 
 export interface SqlCapabilities {
@@ -64,6 +70,7 @@ export function driverSession(driver: SqlDriver): SqlSession {
     get: (sql, params) => driver.get(sql, params),
     run: (sql, params) => driver.run(sql, params),
     exec: (script) => driver.exec(script),
+    stream: (sql, params, batchSize) => driver.stream(sql, params, batchSize),
     transaction: (fn) => driver.transaction((executor) => fn(transactionSession(executor, driver.capabilities))),
   };
 }
@@ -76,6 +83,7 @@ function transactionSession(executor: SqlExecutor, capabilities: SqlCapabilities
     get: (sql, params) => executor.get(sql, params),
     run: (sql, params) => executor.run(sql, params),
     exec: (script) => executor.exec(script),
+    stream: (sql, params, batchSize) => executor.stream(sql, params, batchSize),
     transaction: (fn) => fn(session),
   };
   return session;

@@ -62,7 +62,32 @@ export class SqliteDriver implements SqlDriver {
       get: async (sql, params) => this.prepare(sql).get(...toSqlite(params)) as never,
       run: async (sql, params) => runStatement(this.prepare(sql), params),
       exec: async (script) => void this.db.exec(script),
+      stream: (sql, params, batchSize) => this.iterate(sql, params, batchSize),
     };
+  }
+
+  /** better-sqlite3's iterate(): rows come from SQLite as they are taken, under the lock, which holds until the last batch. */
+  async *stream<T>(sql: string, params: readonly SqlValue[], batchSize: number): AsyncIterable<T[]> {
+    const release = await this.mutex.acquire();
+    try {
+      yield* this.iterate<T>(sql, params, batchSize);
+    } catch (error) {
+      throw this.explain(error);
+    } finally {
+      release();
+    }
+  }
+
+  private async *iterate<T>(sql: string, params: readonly SqlValue[], batchSize: number): AsyncIterable<T[]> {
+    let batch: T[] = [];
+    for (const row of this.prepare(sql).iterate(...toSqlite(params))) {
+      batch.push(row as T);
+      if (batch.length === batchSize) {
+        yield batch;
+        batch = [];
+      }
+    }
+    if (batch.length > 0) yield batch;
   }
 
   all<T>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
