@@ -181,7 +181,7 @@ export class PostgresDriver implements SqlDriver {
     if (cached === undefined) {
       cached = numberPlaceholders(sql);
       // Batches of every size make texts of their own: keep the cache from growing with the archive.
-      if (this.placeholders.size >= 500) this.placeholders.clear();
+      if (this.placeholders.size >= 100) this.placeholders.clear();
       this.placeholders.set(sql, cached);
     }
     return cached;

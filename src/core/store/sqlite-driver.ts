@@ -9,7 +9,7 @@ import type { SqlDriver, SqlExecutor, SqlRunResult, SqlValue } from './sql-drive
 type Statement = Database.Statement<unknown[]>;
 
 /** Prepared statements kept for reuse. */
-const STATEMENT_CACHE_SIZE = 200;
+const STATEMENT_CACHE_SIZE = 100;
 
 /** How long a write waits for another process's write lock before it fails, unless told otherwise. */
 export const DEFAULT_BUSY_TIMEOUT_MS = 30_000;
