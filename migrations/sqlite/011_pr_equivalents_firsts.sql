@@ -1,7 +1,9 @@
--- pr_equivalents as in 009_project.sql, with each series' first patch (its
--- root message and author) ranked once in a CTE instead of looked up by a
--- subquery per series. PostgreSQL's file also inlines the CTEs its planner
--- misjudged; SQLite plans them well as they are.
+-- pr_equivalents is redefined for PostgreSQL by its 010 (a per-series
+-- subquery and CTEs its planner misjudged took minutes on a million
+-- messages). SQLite's planner handles 009's definition well, in about a
+-- second on the same store, while the PostgreSQL rewrite sent SQLite 3.51
+-- into nested scans of whole CTEs; so SQLite keeps 009's view, restated
+-- here so both engines carry the same migrations.
 
 DROP VIEW pr_equivalents;
 
@@ -35,14 +37,6 @@ activity AS (
          MAX(CASE WHEN msg_class = 'commit_notify' THEN 1 ELSE 0 END) AS merged
   FROM email_messages WHERE patch_series_id IS NOT NULL GROUP BY patch_series_id
 ),
--- The first patch of each series (lowest version, then earliest, then by key): its thread root and sender.
-firsts AS (
-  SELECT series_id, thread_root_id, sender_id
-  FROM (SELECT series_id, thread_root_id, sender_id,
-               ROW_NUMBER() OVER (PARTITION BY series_id ORDER BY version, sent_at, message_key) AS place
-        FROM patches) ranked
-  WHERE place = 1
-),
 trailer_counts AS (
   SELECT m.patch_series_id AS series_id,
          SUM(CASE WHEN json_extract(t.value, '$.kind') = 'Reviewed-by' THEN 1 ELSE 0 END) AS reviewed_by,
@@ -54,10 +48,10 @@ trailer_counts AS (
 )
 SELECT
   s.id AS series_id,
-  f.thread_root_id AS root_message_id,
+  (SELECT p.thread_root_id FROM patches p WHERE p.series_id = s.id ORDER BY p.version, p.sent_at, p.message_key LIMIT 1) AS root_message_id,
   s.title AS title,
   s.author_address AS author_address,
-  f.sender_id AS author_id,
+  (SELECT p.sender_id FROM patches p WHERE p.series_id = s.id ORDER BY p.version, p.sent_at, p.message_key LIMIT 1) AS author_id,
   v.version AS version,
   v.versions AS versions,
   l.patch_count AS patch_count,
@@ -79,6 +73,5 @@ FROM patch_series s
 JOIN versions v ON v.series_id = s.id
 JOIN latest l ON l.series_id = s.id
 JOIN activity a ON a.series_id = s.id
-JOIN firsts f ON f.series_id = s.id
 JOIN lists ON lists.id = s.list_id
 LEFT JOIN trailer_counts t ON t.series_id = s.id;

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -289,6 +289,20 @@ describeOnDialectDatabases('export on $dialect', (databases) => {
     const rows = (await (await duckdb()).runAndReadAll(sql)).getRowObjectsJS();
     expect(rows.length).toBeGreaterThan(0);
     expect(Object.keys(rows[0]!)).toEqual(['list_name', 'msg_class', 'messages', 'people']);
+  });
+
+  it('a Parquet file DuckDB cannot write fails the export with its reason, leaves no partial file and no manifest', async () => {
+    const dir = join(out, 'unwritable');
+    // A folder where the file being written should go: DuckDB cannot open it.
+    await mkdir(join(dir, 'threads.parquet.partial'), { recursive: true });
+    const result = await cli(['export', '--format', 'parquet', '--out', dir]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('DuckDB could not write');
+    const left = await readdir(dir);
+    expect(left).toContain('email_messages.parquet');
+    expect(left.filter((name) => name !== 'threads.parquet.partial' && name.endsWith('.partial'))).toEqual([]);
+    expect(left).not.toContain('manifest.json');
+    expect(left).not.toContain('.duckdb-tmp');
   });
 
   it('refuses a month that is not YYYY-MM with exit code 2', async () => {

@@ -14,11 +14,13 @@ const { waitAsync } = Atomics as unknown as {
 const WORKER_FILE = fileURLToPath(new URL('./parquet-worker.js', import.meta.url));
 
 /**
- * The most DuckDB may hold. A streamed COPY holds one row group being
- * encoded, a few times its cells, so it stays far below; the room is for a
- * single message body of tens of MB, which has to fit whole.
+ * The most DuckDB may hold: a ceiling, not what it takes. A streamed COPY
+ * holds one row group being encoded, a few times its cells, and stays far
+ * below; the room is for bodies of tens of MB, which have to fit whole (two
+ * 30 MB bodies failed with Out of Memory at 128 MB). Peaks measured the same
+ * at 128 and 512 MB on ordinary mail.
  */
-export const DUCKDB_MEMORY_LIMIT = '128MB';
+export const DUCKDB_MEMORY_LIMIT = '512MB';
 /**
  * About how many bytes one Parquet row group holds in DuckDB before it is
  * encoded (ROW_GROUP_SIZE_BYTES): some 3,000 messages with bodies. DuckDB
@@ -97,26 +99,28 @@ class WorkerLink {
   async openFile(path: string, columns: readonly Column[]): Promise<TableWriter> {
     const file = ++this.fileSeq;
     const partial = `${path}.partial`;
+    // Awaited by finish or abort, whichever comes; a COPY that failed early is told to the next write.
+    let replied: ParquetReply | undefined;
+    const reply = this.reply(file).then((answer) => (replied = answer));
+    reply.catch(() => undefined);
+    const failure = (answer: ParquetReply) => new Error(`DuckDB could not write ${partial}: ${answer.error}`);
     await this.send({ type: 'open', file, path: partial, columns: [...columns] });
     return {
       write: async (rows) => {
-        const reply = this.replies.get(file);
-        if (reply?.error) throw new Error(`DuckDB could not write ${partial}: ${reply.error}`);
+        if (replied?.error) throw failure(replied);
         await this.send({ type: 'rows', file, rows: rows as Cell[][] });
       },
       finish: async () => {
         await this.send({ type: 'end', file });
-        const reply = await this.reply(file);
-        if (reply.error) throw new Error(`DuckDB could not write ${partial}: ${reply.error}`);
+        const answer = await reply;
+        if (answer.error) throw failure(answer);
         await rename(partial, path);
         return (await stat(path)).size;
       },
       abort: async () => {
         try {
-          if (!this.failure) {
-            await this.send({ type: 'abort', file });
-            await this.reply(file);
-          }
+          if (!this.failure && !replied) await this.send({ type: 'abort', file });
+          await reply;
         } finally {
           await rm(partial, { force: true });
         }
