@@ -1,4 +1,4 @@
--- pr_equivalents is redefined for PostgreSQL by its 010 (a per-series
+-- pr_equivalents is redefined for PostgreSQL by its 011 (a per-series
 -- subquery and CTEs its planner misjudged took minutes on a million
 -- messages). SQLite's planner handles 009's definition well, in about a
 -- second on the same store, while the PostgreSQL rewrite sent SQLite 3.51
