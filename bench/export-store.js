@@ -232,19 +232,26 @@ function measure() {
   }
 }
 
-async function createDatabase() {
+/** Runs fn with a connection to the server's `postgres` database, and the name of the store's own. */
+async function withAdmin(fn) {
   const { default: postgres } = await import('postgres');
   const url = new URL(db);
   const name = url.pathname.slice(1);
   url.pathname = '/postgres';
   const admin = postgres(url.toString(), { max: 1, onnotice: () => {} });
   try {
-    const [found] = await admin`SELECT 1 FROM pg_database WHERE datname = ${name}`;
-    if (found) throw new Error(`database ${name} exists: drop it first`);
-    await admin.unsafe(`CREATE DATABASE "${name.replaceAll('"', '""')}"`);
+    return await fn(admin, name, `"${name.replaceAll('"', '""')}"`);
   } finally {
     await admin.end();
   }
+}
+
+async function createDatabase() {
+  await withAdmin(async (admin, name, quoted) => {
+    const [found] = await admin`SELECT 1 FROM pg_database WHERE datname = ${name}`;
+    if (found) throw new Error(`database ${name} exists: drop it first`);
+    await admin.unsafe(`CREATE DATABASE ${quoted}`);
+  });
 }
 
 async function drop() {
@@ -252,14 +259,5 @@ async function drop() {
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${db}${suffix}`, { force: true });
     return;
   }
-  const { default: postgres } = await import('postgres');
-  const url = new URL(db);
-  const name = url.pathname.slice(1);
-  url.pathname = '/postgres';
-  const admin = postgres(url.toString(), { max: 1, onnotice: () => {} });
-  try {
-    await admin.unsafe(`DROP DATABASE IF EXISTS "${name.replaceAll('"', '""')}" WITH (FORCE)`);
-  } finally {
-    await admin.end();
-  }
+  await withAdmin((admin, _name, quoted) => admin.unsafe(`DROP DATABASE IF EXISTS ${quoted} WITH (FORCE)`));
 }
