@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { BATCH_BYTES } from '../pipeline/batch-bytes.js';
+import { BATCH_BYTES, BATCH_MESSAGES } from '../pipeline/batch-bytes.js';
 import type { ProgressListener } from '../progress.js';
 import type { ClassifyOutcome, ClassifySelection, MessageToClassify } from '../store/classify-records.js';
 import { selectLists } from '../registry/select-lists.js';
@@ -105,7 +105,7 @@ export async function classifyStaged(store: Store, systems: Systems, options: Cl
         pool,
         list,
         statuses,
-        batchSize: options.batchSize ?? 64,
+        batchSize: options.batchSize ?? BATCH_MESSAGES,
         batchBytes: options.batchBytes ?? BATCH_BYTES,
         signal: options.signal,
         classes: result.classes,

@@ -11,7 +11,7 @@ import type { Systems } from '../systems/load-systems.js';
 import { isBotSender } from './is-bot-sender.js';
 import { findSignaledRepoUrl } from './find-signaled-repo-url.js';
 import { currentLockOwner } from '../locks/lock-owner.js';
-import { BATCH_BYTES } from '../pipeline/batch-bytes.js';
+import { BATCH_BYTES, BATCH_MESSAGES } from '../pipeline/batch-bytes.js';
 import { eachClaimedList, type ListStage } from '../pipeline/each-claimed-list.js';
 import { repairThreadRoots } from './repair-thread-roots.js';
 import { threadAncestors } from './thread-ancestors.js';
@@ -122,7 +122,7 @@ class DrainRun implements ListStage<ListDrainResult> {
   private async drainStatus(list: ListRecord, repoId: number, template: string | undefined, status: 'classified' | 'deferred', result: ListDrainResult, task: string): Promise<void> {
     let afterId = 0;
     while (!this.options.signal?.aborted) {
-      const batch = await this.store.drain.nextBatch(list.id, status, afterId, this.options.batchSize ?? 500, BATCH_BYTES);
+      const batch = await this.store.drain.nextBatch(list.id, status, afterId, this.options.batchSize ?? BATCH_MESSAGES, BATCH_BYTES);
       if (batch.length === 0) return;
       afterId = batch[batch.length - 1]!.id;
       const messages: NewEmailMessage[] = [];

@@ -2,19 +2,18 @@ import { ArchiveError, PartialMonthError } from '../errors.js';
 import { isDeletion, type ArchiveSource, type Month, type SkippedEntry, type SourceContext } from '../archive/archive-source.js';
 import { identifyMessage } from '../archive/message-key.js';
 import { monthOf } from '../archive/month.js';
-import { BATCH_BYTES } from '../pipeline/batch-bytes.js';
+import { BATCH_BYTES, BATCH_MESSAGES } from '../pipeline/batch-bytes.js';
 import type { ProgressListener } from '../progress.js';
 import type { LockOwner } from '../locks/lock-owner.js';
 import type { DeletionToRecord } from '../store/fetch-state-records.js';
 import type { ListRecord } from '../store/list-records.js';
+import type { RawEncoder } from '../store/raw-encoder.js';
+import type { StoredRaw } from '../store/raw-codec.js';
 import type { MessageToStage } from '../store/staging-records.js';
 import { StoreFailure } from '../store/store-failure.js';
 import type { Store } from '../store/store.js';
 import type { SystemDefinition } from '../systems/load-systems.js';
 import { planMonths } from './plan-months.js';
-
-/** A batch is written when it holds this many messages, or BATCH_BYTES of mail, whichever comes first. */
-export const BATCH_MESSAGES = 500;
 
 export interface ListFetchResult {
   listId: number;
@@ -48,6 +47,8 @@ export interface ListFetchSettings {
   cacheDir: string;
   signal?: AbortSignal;
   clock: () => Date;
+  /** Compresses each batch off the main thread; without one, batches are compressed as they are written. */
+  encoder?: RawEncoder;
 }
 
 /** Thrown inside a fetch when Ctrl-C arrives: not a failure of the list. */
@@ -179,12 +180,12 @@ async function fetchOneMonth(
   let bytes = 0;
   let seen = 0;
   let staged = 0;
-  const write = async (last: boolean) => {
-    const batch = messages;
-    const withdrawn = deletions;
-    messages = [];
-    deletions = [];
-    bytes = 0;
+  // The batch being written while the next is read: the database's time (a
+  // PostgreSQL server's above all) overlaps reading and hashing the mail.
+  let writing: Promise<void> = Promise.resolve();
+  const commit = async (batch: MessageToStage[], encoding: Promise<StoredRaw[]> | undefined, withdrawn: DeletionToRecord[], last: boolean) => {
+    const encoded = await encoding;
+    if (encoded) batch.forEach((message, index) => (message.stored = encoded[index]));
     // Counted once committed: a batch that fails (a full disk) was never stored.
     const written = await store.transaction(async (tx) => {
       const outcome = await tx.staging.stage(listId, month, batch);
@@ -198,9 +199,22 @@ async function fetchOneMonth(
     result.duplicates += written.duplicates;
     result.deletions += written.recorded;
   };
+  /** Starts writing what was read, once the batch before it is written: one batch at a time, in order, the month's checkpoint with the last. */
+  const write = async (last: boolean) => {
+    const batch = messages;
+    const withdrawn = deletions;
+    messages = [];
+    deletions = [];
+    bytes = 0;
+    // Compressed while the batch before it is written.
+    const encoding = batch.length > 0 ? settings.encoder?.encode(batch.map((message) => message.raw)) : undefined;
+    await writing;
+    writing = commit(batch, encoding, withdrawn, last);
+    writing.catch(() => {}); // awaited before the next batch and before the month ends; this only keeps it from going unhandled meanwhile
+  };
   try {
     for await (const item of source.fetchMonth(context, month)) {
-      const identity = identifyMessage(item.raw);
+      const identity = identifyMessage(item.raw, isDeletion(item) ? undefined : item.headers);
       if (isDeletion(item)) {
         deletions.push({ messageKey: identity.key, sourceRef: item.sourceRef, deletedAt: item.deletedAt });
       } else {
@@ -209,6 +223,7 @@ async function fetchOneMonth(
         seen++;
         result.seen++;
       }
+      // A batch is written when it holds BATCH_MESSAGES messages or BATCH_BYTES of mail, whichever comes first.
       if (messages.length >= BATCH_MESSAGES || bytes >= BATCH_BYTES || deletions.length >= BATCH_MESSAGES) {
         await write(false);
         report(`${month}  ${result.staged} staged`);
@@ -219,12 +234,15 @@ async function fetchOneMonth(
         throw new Interrupted();
       }
     }
+    await write(true);
   } catch (error) {
     // The intact part of a month read in part (a cut file) is kept; the month is not checkpointed.
     if (error instanceof PartialMonthError) await write(false);
     throw error;
+  } finally {
+    // Nothing returns or fails past a write still going: its failure (the database's) is the one reported.
+    await writing;
   }
-  await write(true);
 }
 
 /** A list's result before anything was fetched. */
