@@ -7,8 +7,6 @@ import type { ProgressListener } from '../progress.js';
 import type { LockOwner } from '../locks/lock-owner.js';
 import type { DeletionToRecord } from '../store/fetch-state-records.js';
 import type { ListRecord } from '../store/list-records.js';
-import type { RawEncoder } from '../store/raw-encoder.js';
-import type { StoredRaw } from '../store/raw-codec.js';
 import type { MessageToStage } from '../store/staging-records.js';
 import { StoreFailure } from '../store/store-failure.js';
 import type { Store } from '../store/store.js';
@@ -47,8 +45,6 @@ export interface ListFetchSettings {
   cacheDir: string;
   signal?: AbortSignal;
   clock: () => Date;
-  /** Compresses each batch off the main thread; without one, batches are compressed as they are written. */
-  encoder?: RawEncoder;
 }
 
 /** Thrown inside a fetch when Ctrl-C arrives: not a failure of the list. */
@@ -183,9 +179,7 @@ async function fetchOneMonth(
   // The batch being written while the next is read: the database's time (a
   // PostgreSQL server's above all) overlaps reading and hashing the mail.
   let writing: Promise<void> = Promise.resolve();
-  const commit = async (batch: MessageToStage[], encoding: Promise<StoredRaw[]> | undefined, withdrawn: DeletionToRecord[], last: boolean) => {
-    const encoded = await encoding;
-    if (encoded) batch.forEach((message, index) => (message.stored = encoded[index]));
+  const commit = async (batch: MessageToStage[], withdrawn: DeletionToRecord[], last: boolean) => {
     // Counted once committed: a batch that fails (a full disk) was never stored.
     const written = await store.transaction(async (tx) => {
       const outcome = await tx.staging.stage(listId, month, batch);
@@ -206,10 +200,8 @@ async function fetchOneMonth(
     messages = [];
     deletions = [];
     bytes = 0;
-    // Compressed while the batch before it is written.
-    const encoding = batch.length > 0 ? settings.encoder?.encode(batch.map((message) => message.raw)) : undefined;
     await writing;
-    writing = commit(batch, encoding, withdrawn, last);
+    writing = commit(batch, withdrawn, last);
     writing.catch(() => {}); // awaited before the next batch and before the month ends; this only keeps it from going unhandled meanwhile
   };
   try {

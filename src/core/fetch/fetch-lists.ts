@@ -6,7 +6,6 @@ import type { ListRecord } from '../store/list-records.js';
 import type { Store } from '../store/store.js';
 import type { BackendName } from '../systems/backend-names.js';
 import { requireSystem, type SystemDefinition, type Systems } from '../systems/load-systems.js';
-import { RawEncoder } from '../store/raw-encoder.js';
 import { emptyListResult, fetchList, type ListFetchResult } from './fetch-list.js';
 import { currentLockOwner, STALE_LOCK_MS, type LockOwner } from '../locks/lock-owner.js';
 import { selectLists } from '../registry/select-lists.js';
@@ -101,15 +100,13 @@ export async function fetchLists(store: Store, systems: Systems, options: FetchO
     });
   };
 
-  // One compression thread for the run: the lists fetched at once share it.
-  const encoder = new RawEncoder();
   const work = async () => {
     while (!options.signal?.aborted) {
       const list = await claim();
       if (!list) return;
       claimed.add(list.id);
       try {
-        const result = await fetchClaimed(store, systems, list, open, owner, clock, encoder, options, progress);
+        const result = await fetchClaimed(store, systems, list, open, owner, clock, options, progress);
         const host = result.error?.kind === 'rate_limited' ? listHost(systems, list) : undefined;
         if (host) rateLimited.set(host, { host, why: 'rate_limited', openUntil: result.error!.retryAfter! });
         results.push(result);
@@ -119,7 +116,7 @@ export async function fetchLists(store: Store, systems: Systems, options: FetchO
     }
   };
   // Every worker finishes (and releases its list) before an error from one of them is raised.
-  const settled = await Promise.allSettled(Array.from({ length: Math.max(1, options.workers ?? 1) }, work)).finally(() => encoder.close());
+  const settled = await Promise.allSettled(Array.from({ length: Math.max(1, options.workers ?? 1) }, work));
   const broken = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   if (broken) throw broken.reason;
 
@@ -192,7 +189,6 @@ async function fetchClaimed(
   open: (backend: BackendName, list: ListRecord) => Promise<ArchiveSource>,
   owner: LockOwner,
   clock: () => Date,
-  encoder: RawEncoder,
   options: FetchOptions,
   progress: ProgressListener,
 ): Promise<ListFetchResult> {
@@ -227,7 +223,6 @@ async function fetchClaimed(
         cacheDir: options.cacheDir,
         signal: options.signal,
         clock,
-        encoder,
       },
       progress,
     );

@@ -1,4 +1,4 @@
-import { encodeRaw, type StoredRaw } from './raw-codec.js';
+import { encodeRaw } from './raw-codec.js';
 import { chunkRows, inPlaceholders, valuesPlaceholders, type SqlSession } from './sql-driver.js';
 
 export type StagedStatus = 'staged' | 'classified' | 'drained' | 'deferred' | 'shunted';
@@ -16,8 +16,6 @@ export interface StagingIdentity {
 
 export interface MessageToStage extends StagingIdentity {
   raw: Buffer;
-  /** `raw` as it is stored, when compressed beforehand (RawEncoder); else it is compressed here. */
-  stored?: StoredRaw;
 }
 
 export interface StageResult {
@@ -68,7 +66,7 @@ export class StagingRecords {
     return this.db.transaction(async (tx) => {
       const stored = await new StagingRecords(tx).storedHashes(listId, messages);
       const rows: unknown[][] = [];
-      const staging = new Map<string, MessageToStage>();
+      const raws = new Map<string, Buffer>();
       const now = new Date().toISOString();
       let duplicates = 0;
       for (const message of messages) {
@@ -78,7 +76,7 @@ export class StagingRecords {
           continue;
         }
         stored.set(key, message.contentHash);
-        staging.set(key, message);
+        raws.set(key, message.raw);
         rows.push([listId, key, message.messageId, message.contentHash, message.raw.length, month, 'staged', now, now]);
       }
       const inserted: unknown[][] = [];
@@ -89,9 +87,8 @@ export class StagingRecords {
           chunk.flat() as never[],
         );
         for (const row of ids) {
-          // Compressed here only once it is known to be new: a re-fetch of stored mail costs no CPU here.
-          const message = staging.get(row.message_key)!;
-          const { bytes, codec } = message.stored ?? encodeRaw(message.raw);
+          // Compressed only once it is known to be new: a re-fetch of stored mail costs no CPU here.
+          const { bytes, codec } = encodeRaw(raws.get(row.message_key)!);
           inserted.push([Number(row.id), bytes, codec]);
         }
       }
