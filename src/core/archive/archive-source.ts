@@ -1,5 +1,5 @@
 import { ArchiveError } from '../errors.js';
-
+import type { HeaderBlock } from './raw-headers.js';
 
 /** A month as the archives file mail: `2024-03`. */
 export type Month = string;
@@ -9,6 +9,8 @@ export interface RawMessage {
   raw: Buffer;
   /** Archive reference for this copy (commit id, file name, offset), for errors and deletions. */
   sourceRef?: string;
+  /** The header block of `raw`, when the source has read it already: fetch does not read it again. */
+  headers?: HeaderBlock;
 }
 
 /** A public-inbox `d` commit: the archive withdrew a message it had published. */

@@ -1,6 +1,6 @@
 import type { Month } from './archive-source.js';
 import { monthOf } from './month.js';
-import { firstField, readHeaderBlock } from './raw-headers.js';
+import { firstField, readHeaderBlock, type HeaderBlock } from './raw-headers.js';
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 const ASCTIME = /\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\s+\d{1,2}\s+\d{1,2}:\d{2}(?::\d{2})?\s+(?:[A-Z]{3,4}\s+)?(\d{4})\b/i;
@@ -13,10 +13,11 @@ const PLACEHOLDER_DATES = /Jan\s+1 00:00:00 1970|Sep 17 00:00:00 2001/;
  * Date header; else the date of its From_ line; else the fallback the source
  * gives (a file's modification month), so a message without a usable date is
  * still read, never dropped. Dates before 1970 or more than a year ahead are
- * not usable, nor are the placeholder dates tools put in From_ lines.
+ * not usable, nor are the placeholder dates tools put in From_ lines. Takes
+ * the raw message, or its header block when the caller has read it already.
  */
-export function messageMonth(raw: Buffer, fallback: Month, fromLine?: string, now = new Date()): Month {
-  const date = firstField(readHeaderBlock(raw), 'date');
+export function messageMonth(message: Buffer | HeaderBlock, fallback: Month, fromLine?: string, now = new Date()): Month {
+  const date = firstField(Buffer.isBuffer(message) ? readHeaderBlock(message) : message, 'date');
   if (date) {
     const parsed = new Date(date.replace(/\s*\([^)]*\)\s*$/, ''));
     if (plausible(parsed, now)) return monthOf(parsed);

@@ -20,10 +20,11 @@ interface Pending {
 }
 
 /**
- * Worker threads that parse and classify batches of raw messages, so the
- * main thread only reads and writes the store. Parsing is the expensive part
- * of the pipeline (docs/classify.md has the figures); on a machine with more
- * cores, more workers keep them busy.
+ * Worker threads that parse and classify batches of raw messages beside the
+ * main thread, which writes the store and parses a batch itself when every
+ * worker is busy. Parsing is the expensive part of the pipeline
+ * (docs/classify.md has the figures); on a machine with more cores, more
+ * workers keep them busy.
  */
 export class ClassifyPool {
   private readonly pending = new Map<number, Pending>();
@@ -50,16 +51,21 @@ export class ClassifyPool {
 
   /**
    * Starts `size` workers reading the given systems file; undefined when
-   * workers are not worth it (one asked for) or not available (running from
-   * TypeScript source, where the compiled worker does not exist).
+   * none is asked for or none is available (running from TypeScript source,
+   * where the compiled worker does not exist).
    */
   static start(size: number, systemsFile: string): ClassifyPool | undefined {
-    if (size < 2 || !existsSync(WORKER_FILE)) return undefined;
+    if (size < 1 || !existsSync(WORKER_FILE)) return undefined;
     return new ClassifyPool(Array.from({ length: size }, () => new Worker(WORKER_FILE, { workerData: { systemsFile }, resourceLimits: WORKER_LIMITS })));
   }
 
   get size(): number {
     return this.workers.length;
+  }
+
+  /** Whether a worker has no batch: otherwise the caller parses the next one itself. */
+  get hasIdleWorker(): boolean {
+    return this.load.includes(0);
   }
 
   /** Classifies a batch on the least busy worker. The raw buffers may be handed over: do not read them afterwards. */

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { BATCH_BYTES } from '../pipeline/batch-bytes.js';
+import { BATCH_BYTES, BATCH_MESSAGES } from '../pipeline/batch-bytes.js';
 import type { ProgressListener } from '../progress.js';
 import type { ClassifyOutcome, ClassifySelection, MessageToClassify } from '../store/classify-records.js';
 import { selectLists } from '../registry/select-lists.js';
@@ -67,16 +67,20 @@ const RECLASSIFY_STATUSES: readonly StagedStatus[] = ['staged', 'classified', 'd
 const WORKERS_FROM_MESSAGES = 2000;
 
 /**
- * A worker per CPU but one, which the main thread keeps for the store (at
- * most 8): on 2 CPUs that is none, since two workers beside the main thread
- * parsed 100,000 messages in 15.6 s where the main thread alone took 12.2 s
- * (docs/performance.md). None either for a small run, where starting a
- * worker costs as much as parsing a few hundred messages.
+ * Threads that parse: one per CPU (at most 8), the main thread among them,
+ * which parses a batch whenever every worker is busy and writes the store
+ * in between. Only the main thread on 2 CPUs: there the second thread made
+ * classify about a fifth faster but put `sync`'s peak RSS over 300 MB
+ * (about 320 against 280, docs/performance.md); `--workers 2` asks for it.
+ * Only the main thread for a small run too, where starting a worker costs
+ * as much as parsing a few hundred messages.
  */
 async function defaultWorkers(store: Store, lists: readonly ListRecord[], statuses: readonly StagedStatus[]): Promise<number> {
+  const cpus = availableParallelism();
+  if (cpus <= 2) return 1;
   let pending = 0;
   for (const list of lists) pending += await store.classify.count({ listId: list.id, statuses });
-  return pending >= WORKERS_FROM_MESSAGES ? Math.min(8, availableParallelism() - 1) : 1;
+  return pending >= WORKERS_FROM_MESSAGES ? Math.min(8, cpus) : 1;
 }
 
 /**
@@ -94,7 +98,7 @@ export async function classifyStaged(store: Store, systems: Systems, options: Cl
   const result: ClassifyResult = { classified: 0, shunted: 0, changed: 0, changes: [], classes: {}, lists: [], interrupted: false };
   const changes = new Map<string, ClassChange>();
   const workers = options.workers ?? (await defaultWorkers(store, lists, statuses));
-  const pool = ClassifyPool.start(workers, systems.file);
+  const pool = ClassifyPool.start(workers - 1, systems.file);
   try {
     for (const list of lists) {
       if (options.signal?.aborted) break;
@@ -105,7 +109,7 @@ export async function classifyStaged(store: Store, systems: Systems, options: Cl
         pool,
         list,
         statuses,
-        batchSize: options.batchSize ?? 64,
+        batchSize: options.batchSize ?? BATCH_MESSAGES,
         batchBytes: options.batchBytes ?? BATCH_BYTES,
         signal: options.signal,
         classes: result.classes,
@@ -158,14 +162,15 @@ async function classifyList(run: ListRun): Promise<ListClassifyResult> {
   progress({ type: 'start', task, title: `${list.system} ${list.name}`, total });
 
   const judge = async (batch: MessageToClassify[]): Promise<StoredVerdict[]> => {
-    if (pool) return pool.classify(rulesName, context, batch.map((m) => m.raw));
+    // A batch goes to a free worker; with every worker busy the main thread parses it between its writes.
+    if (pool?.hasIdleWorker) return pool.classify(rulesName, context, batch.map((m) => m.raw));
     const verdicts: StoredVerdict[] = [];
     for (const message of batch) verdicts.push(toStoredVerdict(await classifyMessage(message.raw, rules, context)));
     return verdicts;
   };
-  // Batches in flight: enough to keep every worker busy while the main thread writes,
-  // and never more than a batch's worth of raw bytes waiting beyond the first.
-  const depth = pool ? pool.size * 2 : 1;
+  // Batches in flight: one per worker and one for the main thread, and never
+  // more than a batch's worth of raw bytes waiting beyond the first.
+  const depth = (pool?.size ?? 0) + 1;
   const inFlight: { batch: MessageToClassify[]; bytes: number; verdicts: Promise<StoredVerdict[]> }[] = [];
   const bytesInFlight = () => inFlight.reduce((sum, entry) => sum + entry.bytes, 0);
   let afterId = 0;

@@ -11,7 +11,7 @@ import type { Systems } from '../systems/load-systems.js';
 import { isBotSender } from './is-bot-sender.js';
 import { findSignaledRepoUrl } from './find-signaled-repo-url.js';
 import { currentLockOwner } from '../locks/lock-owner.js';
-import { BATCH_BYTES } from '../pipeline/batch-bytes.js';
+import { BATCH_BYTES, BATCH_MESSAGES } from '../pipeline/batch-bytes.js';
 import { eachClaimedList, type ListStage } from '../pipeline/each-claimed-list.js';
 import { repairThreadRoots } from './repair-thread-roots.js';
 import { threadAncestors } from './thread-ancestors.js';
@@ -120,11 +120,18 @@ class DrainRun implements ListStage<ListDrainResult> {
   }
 
   private async drainStatus(list: ListRecord, repoId: number, template: string | undefined, status: 'classified' | 'deferred', result: ListDrainResult, task: string): Promise<void> {
-    let afterId = 0;
+    const read = (afterId: number) => {
+      const batch = this.store.drain.nextBatch(list.id, status, afterId, this.options.batchSize ?? BATCH_MESSAGES, BATCH_BYTES);
+      batch.catch(() => {}); // awaited in turn below; this only keeps a batch left unread by a stop from going unhandled
+      return batch;
+    };
+    let next = read(0);
     while (!this.options.signal?.aborted) {
-      const batch = await this.store.drain.nextBatch(list.id, status, afterId, this.options.batchSize ?? 500, BATCH_BYTES);
+      const batch = await next;
       if (batch.length === 0) return;
-      afterId = batch[batch.length - 1]!.id;
+      // The next batch is read while this one is written (on PostgreSQL, over another connection):
+      // its rows come after this batch's, and nothing written for this batch changes them.
+      next = read(batch[batch.length - 1]!.id);
       const messages: NewEmailMessage[] = [];
       for (const candidate of batch) {
         const prepared = this.prepare(candidate, repoId, template);

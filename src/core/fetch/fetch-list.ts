@@ -2,7 +2,7 @@ import { ArchiveError, PartialMonthError } from '../errors.js';
 import { isDeletion, type ArchiveSource, type Month, type SkippedEntry, type SourceContext } from '../archive/archive-source.js';
 import { identifyMessage } from '../archive/message-key.js';
 import { monthOf } from '../archive/month.js';
-import { BATCH_BYTES } from '../pipeline/batch-bytes.js';
+import { BATCH_BYTES, BATCH_MESSAGES } from '../pipeline/batch-bytes.js';
 import type { ProgressListener } from '../progress.js';
 import type { LockOwner } from '../locks/lock-owner.js';
 import type { DeletionToRecord } from '../store/fetch-state-records.js';
@@ -12,9 +12,6 @@ import { StoreFailure } from '../store/store-failure.js';
 import type { Store } from '../store/store.js';
 import type { SystemDefinition } from '../systems/load-systems.js';
 import { planMonths } from './plan-months.js';
-
-/** A batch is written when it holds this many messages, or BATCH_BYTES of mail, whichever comes first. */
-export const BATCH_MESSAGES = 500;
 
 export interface ListFetchResult {
   listId: number;
@@ -179,12 +176,10 @@ async function fetchOneMonth(
   let bytes = 0;
   let seen = 0;
   let staged = 0;
-  const write = async (last: boolean) => {
-    const batch = messages;
-    const withdrawn = deletions;
-    messages = [];
-    deletions = [];
-    bytes = 0;
+  // The batch being written while the next is read: the database's time (a
+  // PostgreSQL server's above all) overlaps reading and hashing the mail.
+  let writing: Promise<void> = Promise.resolve();
+  const commit = async (batch: MessageToStage[], withdrawn: DeletionToRecord[], last: boolean) => {
     // Counted once committed: a batch that fails (a full disk) was never stored.
     const written = await store.transaction(async (tx) => {
       const outcome = await tx.staging.stage(listId, month, batch);
@@ -198,9 +193,20 @@ async function fetchOneMonth(
     result.duplicates += written.duplicates;
     result.deletions += written.recorded;
   };
+  /** Starts writing what was read, once the batch before it is written: one batch at a time, in order, the month's checkpoint with the last. */
+  const write = async (last: boolean) => {
+    const batch = messages;
+    const withdrawn = deletions;
+    messages = [];
+    deletions = [];
+    bytes = 0;
+    await writing;
+    writing = commit(batch, withdrawn, last);
+    writing.catch(() => {}); // awaited before the next batch and before the month ends; this only keeps it from going unhandled meanwhile
+  };
   try {
     for await (const item of source.fetchMonth(context, month)) {
-      const identity = identifyMessage(item.raw);
+      const identity = identifyMessage(item.raw, isDeletion(item) ? undefined : item.headers);
       if (isDeletion(item)) {
         deletions.push({ messageKey: identity.key, sourceRef: item.sourceRef, deletedAt: item.deletedAt });
       } else {
@@ -209,6 +215,7 @@ async function fetchOneMonth(
         seen++;
         result.seen++;
       }
+      // A batch is written when it holds BATCH_MESSAGES messages or BATCH_BYTES of mail, whichever comes first.
       if (messages.length >= BATCH_MESSAGES || bytes >= BATCH_BYTES || deletions.length >= BATCH_MESSAGES) {
         await write(false);
         report(`${month}  ${result.staged} staged`);
@@ -219,12 +226,15 @@ async function fetchOneMonth(
         throw new Interrupted();
       }
     }
+    await write(true);
   } catch (error) {
     // The intact part of a month read in part (a cut file) is kept; the month is not checkpointed.
     if (error instanceof PartialMonthError) await write(false);
     throw error;
+  } finally {
+    // Nothing returns or fails past a write still going: its failure (the database's) is the one reported.
+    await writing;
   }
-  await write(true);
 }
 
 /** A list's result before anything was fetched. */

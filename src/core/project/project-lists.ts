@@ -1,4 +1,5 @@
 import { currentLockOwner } from '../locks/lock-owner.js';
+import { BATCH_MESSAGES } from '../pipeline/batch-bytes.js';
 import { eachClaimedList, type ListStage } from '../pipeline/each-claimed-list.js';
 import type { ProgressListener } from '../progress.js';
 import type { ListRecord } from '../store/list-records.js';
@@ -145,7 +146,7 @@ class ProjectRun implements ListStage<ListProjectResult> {
   }
 
   private async projectList(list: ListRecord, policy: ProjectionPolicy, result: ListProjectResult, task: string): Promise<void> {
-    const batchSize = this.options.batchSize ?? 500;
+    const batchSize = this.options.batchSize ?? BATCH_MESSAGES;
     // Mirror mail whose pull request or issue was missing last time: an import may have brought it since.
     const retry = await this.store.project.unlinkedMirrorRoots(list.id);
     for (let i = 0; i < retry.length; i += batchSize) await this.projectThreads(list, policy, retry.slice(i, i + batchSize), result, task);

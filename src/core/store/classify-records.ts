@@ -77,14 +77,14 @@ export class ClassifyRecords {
     const now = new Date().toISOString();
     const shunts = outcomes.filter((o) => 'error' in o);
     const labels = outcomes.filter((o): o is Extract<ClassifyOutcome, { classification: StoredLabel }> => !('error' in o));
-    const json = this.db.capabilities.jsonParameter;
+    const { jsonParameter: json, idParameter: id } = this.db.capabilities;
     return this.db.transaction(async (tx) => {
       const written = new Set<number>();
       // One statement per chunk: VALUES columns are column1, column2, … on both engines.
       for (const chunk of chunkRows(shunts, 4, this.db.capabilities)) {
         const rows = await tx.all<{ id: number }>(
           `UPDATE staged_messages SET status = 'shunted', error = v.column2, updated_at = ?
-           FROM (VALUES ${chunk.map(() => '(CAST(? AS BIGINT), ?, ?)').join(', ')}) AS v
+           FROM (VALUES ${chunk.map(() => `(${id}, ?, ?)`).join(', ')}) AS v
            WHERE staged_messages.id = v.column1 AND staged_messages.status = v.column3 RETURNING id`,
           [now, ...chunk.flatMap((o) => [o.id, o.error, o.status])],
         );
@@ -94,7 +94,7 @@ export class ClassifyRecords {
         const rows = await tx.all<{ id: number }>(
           `UPDATE staged_messages SET status = v.column2, msg_class = v.column3, class_source = v.column4, captures = v.column5,
              error = NULL, updated_at = ?
-           FROM (VALUES ${chunk.map(() => `(CAST(? AS BIGINT), ?, ?, ?, ${json}, ?)`).join(', ')}) AS v
+           FROM (VALUES ${chunk.map(() => `(${id}, ?, ?, ?, ${json}, ?)`).join(', ')}) AS v
            WHERE staged_messages.id = v.column1 AND staged_messages.status = v.column6 RETURNING id`,
           [now, ...chunk.flatMap((o) => [o.id, keepsStatus(o.status) ? o.status : 'classified', o.classification.msgClass, o.classification.source, JSON.stringify(o.classification.captures), o.status])],
         );
@@ -114,7 +114,7 @@ export class ClassifyRecords {
       for (const chunk of chunkRows(relabel, 4, this.db.capabilities)) {
         await tx.run(
           `UPDATE email_messages SET msg_class = v.column2, class_source = v.column3, captures = v.column4
-           FROM (VALUES ${chunk.map(() => `(CAST(? AS BIGINT), ?, ?, ${json})`).join(', ')}) AS v, staged_messages
+           FROM (VALUES ${chunk.map(() => `(${id}, ?, ?, ${json})`).join(', ')}) AS v, staged_messages
            WHERE staged_messages.id = v.column1 AND email_messages.list_id = staged_messages.list_id AND email_messages.message_key = staged_messages.message_key`,
           chunk.flatMap((o) => [o.id, o.classification.msgClass, o.classification.source, JSON.stringify(o.classification.captures)]),
         );

@@ -373,11 +373,12 @@ export class DrainRecords {
 
   /** Sets the thread root of each message (by its id), many per statement. */
   async setThreadRoots(roots: ReadonlyArray<{ id: number; rootKey: string; rootId: number }>): Promise<void> {
-    // VALUES columns are column1, column2, … on both engines; the casts type the ids for PostgreSQL.
+    // VALUES columns are column1, column2, … on both engines; idParameter types the ids for PostgreSQL.
+    const id = this.db.capabilities.idParameter;
     for (const chunk of chunkRows(roots, 3, this.db.capabilities)) {
       await this.db.run(
         `UPDATE email_messages SET thread_root_key = v.column2, thread_root_id = v.column3
-         FROM (VALUES ${chunk.map(() => '(CAST(? AS BIGINT), ?, CAST(? AS BIGINT))').join(', ')}) AS v
+         FROM (VALUES ${chunk.map(() => `(${id}, ?, ${id})`).join(', ')}) AS v
          WHERE email_messages.id = v.column1`,
         chunk.flatMap((r) => [r.id, r.rootKey, r.rootId]),
       );

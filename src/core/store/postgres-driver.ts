@@ -28,6 +28,7 @@ export class PostgresDriver implements SqlDriver {
     maxParameters: 65_000,
     migrationLockSql: 'SELECT pg_advisory_xact_lock(4711204611)',
     jsonParameter: 'CAST(? AS JSONB)',
+    idParameter: 'CAST(? AS BIGINT)',
     // timestamptz as text follows the session's TimeZone; the month must not.
     utcMonth: (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM')`,
     analyzeSql: (tables: readonly string[]) => `ANALYZE ${tables.join(', ')}`,

@@ -31,6 +31,12 @@ export interface SqlCapabilities {
   readonly migrationLockSql: string;
   /** A placeholder for JSON text where nothing else tells the engine its type (a VALUES list). */
   readonly jsonParameter: string;
+  /**
+   * A placeholder for a row id in a VALUES list. PostgreSQL needs the type;
+   * on SQLite a CAST makes the list a materialized table, and from about 300
+   * rows on SQLite then scanned the whole table being updated for every batch.
+   */
+  readonly idParameter: string;
   /** The UTC month (`YYYY-MM`) of a timestamp column, as text. */
   utcMonth(column: string): string;
   /** The statement that refreshes the planner's statistics of these tables ('' when the engine plans without them). */

@@ -26,6 +26,7 @@ export class SqliteDriver implements SqlDriver {
     maxParameters: 32_766,
     migrationLockSql: '',
     jsonParameter: '?',
+    idParameter: '?',
     // Timestamps are ISO-8601 UTC text.
     utcMonth: (column: string) => `substr(${column}, 1, 7)`,
     // The store's queries are written so SQLite picks the right index without statistics.

@@ -9,6 +9,7 @@ import { fileIsGzip, readMboxEntries, type MboxEntry } from '../mbox-reader.js';
 import { readMonthIndex, writeMonthIndex } from '../month-index-cache.js';
 import { messageMonth } from '../message-month.js';
 import { monthOf } from '../month.js';
+import { readHeaderBlock } from '../raw-headers.js';
 
 /** Which months one mbox file holds: a count and a digest of that month's messages, and for plain files their byte runs. */
 interface FileMonths {
@@ -116,7 +117,8 @@ export function createSource(): ArchiveSource {
 
 async function* messagesOfMonth(entries: AsyncIterable<MboxEntry>, file: string, base: number, fallback: Month, month: Month): AsyncGenerator<RawMessage> {
   for await (const entry of entries) {
-    if (messageMonth(entry.raw, fallback, entry.fromLine) === month) yield { raw: entry.raw, sourceRef: `${file}#${base + entry.offset}` };
+    const headers = readHeaderBlock(entry.raw);
+    if (messageMonth(headers, fallback, entry.fromLine) === month) yield { raw: entry.raw, sourceRef: `${file}#${base + entry.offset}`, headers };
   }
 }
 

@@ -71,6 +71,26 @@ describe('message identity', () => {
     expect(hashedIdentity(raw)).toEqual(identityBefore(raw));
   });
 
+  it('hashes bodies with trailing blanks, CRLF, blank-only lines and >From quoting as before', () => {
+    const bodies = [
+      'text  \nmore\t\n-- \nsig \t ',
+      'a \r\n b\t\r\n\r\n  \r\n',
+      '\n\n\n',
+      ' ',
+      '\t\n \n',
+      '>From x \n>>From y\t\nFrom z',
+      'x\r',
+      'x\r\r\n \n\n',
+      'line\u00a0 \n\u00a0',
+      'no change at all\nsecond line',
+      '',
+    ];
+    for (const body of bodies) {
+      const raw = Buffer.from(`Message-ID: <m@x>\nFrom: a@example.org\n\n${body}`, 'latin1');
+      expect(hashedIdentity(raw), JSON.stringify(body)).toEqual(identityBefore(raw));
+    }
+  });
+
   it.skipIf(Boolean(corpusMissing))('keys every corpus message as before, except the ones whose old key ignored their text', () => {
     const changed: Record<string, string> = {};
     let messages = 0;
