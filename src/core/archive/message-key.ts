@@ -84,7 +84,7 @@ function unreadContent(raw: Buffer, block: HeaderBlock, messageId: string | null
  * on every message fetch reads. Stored content hashes depend on the result,
  * so it must not change.
  */
-export function normalizeBody(body: Buffer): string {
+function normalizeBody(body: Buffer): string {
   let text = body.toString('latin1');
   if (text.includes('\r')) text = text.replace(/\r\n?/g, '\n');
   if (text.includes('>From ')) text = text.replace(/^>+(From )/gm, '$1');
