@@ -28,6 +28,8 @@ export class SqliteDriver implements SqlDriver {
     jsonParameter: '?',
     idParameter: '?',
     // Timestamps are ISO-8601 UTC text.
+    newIdsSql: (table: string) =>
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?) SELECT (SELECT COALESCE(MAX(id), 0) FROM ${table}) + i AS id FROM n`,
     utcMonth: (column: string) => `substr(${column}, 1, 7)`,
     // The store's queries are written so SQLite picks the right index without statistics.
     analyzeSql: () => '',
