@@ -45,6 +45,8 @@ export interface SqlCapabilities {
    * PostgreSQL they come from the table's sequence.
    */
   newIdsSql(table: string): string;
+  /** A text column compared byte by byte, whatever the database's collation: `>=`/`<` on it then select a prefix. */
+  byteOrder(column: string): string;
   /** The UTC month (`YYYY-MM`) of a timestamp column, as text. */
   utcMonth(column: string): string;
   /** The statement that refreshes the planner's statistics of these tables ('' when the engine plans without them). */
