@@ -57,6 +57,12 @@ export class SqliteDriver implements SqlDriver {
       db.pragma('foreign_keys = ON');
       db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
       db.pragma('synchronous = NORMAL');
+      // A checkpoint copies the WAL into the file and syncs both. At SQLite's
+      // default (every 1,000 pages) a large store checkpointed after nearly
+      // every batch, each batch's inserts landing on pages of their own: on
+      // 1,000,000 messages drain spent 143 s, 87-92 s with this. The WAL grows
+      // to at most about 400 MB while a stage runs and is removed when it ends.
+      db.pragma('wal_autocheckpoint = 100000');
     } catch (error) {
       db?.close();
       throw this.explain(error);
