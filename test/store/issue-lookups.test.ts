@@ -1,9 +1,8 @@
-import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addRepo } from '../../src/core/registry/register-repo.js';
 import type { Store } from '../../src/core/store/store.js';
-import { createTestStore, type TestStore } from '../helpers/databases.js';
 import { describeOnDialects } from '../helpers/describe-on-dialects.js';
+import { sqliteStoreRecordingStatements } from '../helpers/recorded-statements.js';
 
 const ISSUE = 'INSERT INTO issues (id, repo_id, number, external_key, title, state, is_synthetic, comment_count) VALUES (?, ?, ?, ?, ?, ?, ?, 0)';
 
@@ -44,35 +43,19 @@ describeOnDialects('issue lookups of project on $dialect', (getStore) => {
  * the query states the index's condition, so the plans are checked here.
  */
 describe('issue lookups on SQLite', () => {
-  let store: TestStore;
-  let prepared: string[];
-  const prepare = Database.prototype.prepare;
-
-  beforeEach(async () => {
-    store = await createTestStore('sqlite');
-    prepared = [];
-    Database.prototype.prepare = function (this: Database.Database, sql: string) {
-      prepared.push(sql);
-      return prepare.call(this, sql);
-    } as typeof prepare;
-  });
-
-  afterEach(async () => {
-    Database.prototype.prepare = prepare;
-    await store.dropDatabase();
-  });
+  const recording = sqliteStoreRecordingStatements();
 
   it('read an index, not the table', async () => {
+    const store = recording.store();
     const repoId = await addIssues(store);
     await store.project.issueByKey(repoId, 'KAFKA-9');
     await store.project.nativeIssueByTitleKey(repoId, 'KAFKA-7');
     await store.project.issueByNumber(repoId, 7);
     await store.project.setExternalKey(11, 'KAFKA-7');
-    const lookups = [...new Set(prepared.filter((sql) => /FROM issues\b/.test(sql) && !sql.startsWith('INSERT')))];
+    const lookups = [...new Set(recording.prepared().filter((sql) => /FROM issues\b/.test(sql) && !sql.startsWith('INSERT')))];
     expect(lookups).toHaveLength(4);
     for (const sql of lookups) {
-      const plan = (await store.db.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, Array(sql.match(/\?/g)!.length).fill('x'))).map((row) => row.detail);
-      expect(plan.join(' | '), sql).not.toMatch(/SCAN (issues|other)\b/);
+      expect(await recording.plan(sql, 'x'), sql).not.toMatch(/SCAN (issues|other)\b/);
     }
   });
 });
