@@ -27,11 +27,11 @@ export class SqliteDriver implements SqlDriver {
     migrationLockSql: '',
     jsonParameter: '?',
     idParameter: '?',
-    // Timestamps are ISO-8601 UTC text.
     newIdsSql: (table: string) =>
       `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?) SELECT (SELECT COALESCE(MAX(id), 0) FROM ${table}) + i AS id FROM n`,
     // SQLite's default collation, BINARY, is the byte order of UTF-8.
     byteOrder: (column: string) => column,
+    // Timestamps are ISO-8601 UTC text.
     utcMonth: (column: string) => `substr(${column}, 1, 7)`,
     // The store's queries are written so SQLite picks the right index without statistics.
     analyzeSql: () => '',
