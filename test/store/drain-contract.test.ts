@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { addRepo } from '../../src/core/registry/register-repo.js';
+import { DrainRecords } from '../../src/core/store/drain-records.js';
 import { corpusFiles, corpusMissing, corpusPath } from '../helpers/corpus.js';
 import { describeOnDialects } from '../helpers/describe-on-dialects.js';
 import { addTestList, drain, snapshotTables, statusCounts } from '../helpers/drain-fixtures.js';
@@ -203,6 +204,33 @@ describeOnDialects('drain on $dialect', (getStore) => {
     expect(drainedBy.sort()).toEqual([...lists].sort());
     expect(Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM email_messages'))!.n)).toBe(90);
     expect(Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM contributors'))!.n)).toBe(30);
+  });
+
+  it('writes a batch again message by message when one of its messages was stored after drain gave it an id', async () => {
+    const store = getStore();
+    const listId = await addTestList(store, 'dev@kafka.apache.org', KAFKA);
+    await stageClassified(store, listId, from('Jane <jane@example.org>', 'root@x'));
+    await stageClassified(store, listId, mail({ From: 'Joe <joe@example.org>', Subject: 'Re: a subject', Date: 'Mon, 1 Jan 2024 11:00:00 +0000', 'Message-ID': '<reply@x>', 'In-Reply-To': '<root@x>' }), { msgClass: 'github_mirror' });
+    // Mirror mail keeps no body, so no body row refuses the id either. What only a second writer on the list could do, which the drain lock keeps out: store a message between placing and writing it.
+    const place = DrainRecords.prototype.placeMessages;
+    const spy = vi.spyOn(DrainRecords.prototype, 'placeMessages').mockImplementationOnce(async function (this: DrainRecords, ...args) {
+      const placed = await place.apply(this, args);
+      // The records' own session: inside the transaction drain is writing the batch in.
+      const session = (this as unknown as { db: { run(sql: string, params: unknown[]): Promise<unknown> } }).db;
+      await session.run("INSERT INTO email_messages (list_id, message_key, msg_class, subject, drained_at) VALUES (?, 'reply@x', 'discuss', 'intruder', ?)", [listId, new Date().toISOString()]);
+      return placed;
+    });
+    try {
+      expect(await drain(store)).toMatchObject({ drained: 2, shunted: 0 });
+    } finally {
+      spy.mockRestore();
+    }
+    const rows = await store.db.all<{ id: number; message_key: string; subject: string; thread_root_id: number }>('SELECT id, message_key, subject, thread_root_id FROM email_messages ORDER BY message_key');
+    const root = rows.find((r) => r.message_key === 'root@x')!;
+    expect(rows.map((r) => [r.message_key, r.subject, Number(r.thread_root_id)])).toEqual([
+      ['reply@x', 'Re: a subject', Number(root.id)],
+      ['root@x', 'a subject', Number(root.id)],
+    ]);
   });
 
   it('brings a drained message up to date when it comes back reclassified, without writing it again', async () => {

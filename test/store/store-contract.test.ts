@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { openStore } from '../../src/core/store/open-store.js';
 import { readMigrations } from '../../src/core/store/migrate.js';
+import { createTestDatabase } from '../helpers/databases.js';
 import { describeOnDialects } from '../helpers/describe-on-dialects.js';
 
 // One contract, run once per dialect: the same calls give the same records.
@@ -14,6 +15,20 @@ describeOnDialects('store contract on $dialect', (getStore, dialect) => {
     const again = await openStore(store.url);
     expect(await again.db.all('SELECT name FROM schema_migrations')).toHaveLength(rows.length);
     await again.close();
+  });
+
+  it('opens a new database from several stores at once (as processes do), each finding it migrated', async () => {
+    // Each round a database no process has opened; the first opens all create the migrations table.
+    for (let round = 0; round < 3; round++) {
+      const database = await createTestDatabase(dialect);
+      try {
+        const stores = await Promise.all(Array.from({ length: 4 }, () => openStore(database.url)));
+        for (const store of stores) expect(await store.db.all('SELECT name FROM schema_migrations')).toHaveLength(readMigrations(dialect).length);
+        await Promise.all(stores.map((store) => store.close()));
+      } finally {
+        await database.drop();
+      }
+    }
   });
 
   it('refuses a database whose applied migration differs from its file', async () => {

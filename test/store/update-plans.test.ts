@@ -1,8 +1,7 @@
-import Database from 'better-sqlite3';
-import { afterEach, beforeEach, expect, it, describe } from 'vitest';
+import { expect, it, describe } from 'vitest';
 import { identifyMessage } from '../../src/core/archive/message-key.js';
 import type { ClassifyOutcome } from '../../src/core/store/classify-records.js';
-import { createTestStore, type TestStore } from '../helpers/databases.js';
+import { sqliteStoreRecordingStatements } from '../helpers/recorded-statements.js';
 
 /**
  * The store updates rows from a VALUES list of up to 500 rows (classify's
@@ -12,25 +11,10 @@ import { createTestStore, type TestStore } from '../helpers/databases.js';
  * rows up by key. SQLite only: PostgreSQL plans from statistics (docs/performance.md).
  */
 describe('batch UPDATEs on SQLite', () => {
-  let store: TestStore;
-  let prepared: string[];
-  const prepare = Database.prototype.prepare;
-
-  beforeEach(async () => {
-    store = await createTestStore('sqlite');
-    prepared = [];
-    Database.prototype.prepare = function (this: Database.Database, sql: string) {
-      prepared.push(sql);
-      return prepare.call(this, sql);
-    } as typeof prepare;
-  });
-
-  afterEach(async () => {
-    Database.prototype.prepare = prepare;
-    await store.dropDatabase();
-  });
+  const recording = sqliteStoreRecordingStatements();
 
   it('look every row up by key, for full batches of labels, shunts, relabels and thread roots', async () => {
+    const store = recording.store();
     const listId = (await store.lists.register({ system: 'apache_ponymail', name: 'dev@kafka.apache.org', listAddress: 'dev@kafka.apache.org' })).list.id;
     const messages = Array.from({ length: 1500 }, (_, i) => Buffer.from(`Message-ID: <m${i}@x>\nFrom: a@example.org\nSubject: s ${i}\n\nbody ${i}\n`)).map((raw) => ({ raw, ...identifyMessage(raw) }));
     for (let at = 0; at < messages.length; at += 500) await store.staging.stageBatch(listId, '2024-01', messages.slice(at, at + 500));
@@ -43,15 +27,14 @@ describe('batch UPDATEs on SQLite', () => {
     await store.classify.save(outcomes);
     await store.drain.setThreadRoots(ids.slice(0, 500).map((id) => ({ id, rootKey: 'r@x', rootId: ids[0]! })));
 
-    const batchUpdates = [...new Set(prepared.filter((sql) => /^\s*UPDATE\b[\s\S]*FROM \(VALUES/.test(sql)))];
+    const batchUpdates = [...new Set(recording.prepared().filter((sql) => /^\s*UPDATE\b[\s\S]*FROM \(VALUES/.test(sql)))];
     expect(batchUpdates.map((sql) => /UPDATE (\w+) SET/.exec(sql)![1]).sort()).toEqual(['email_messages', 'email_messages', 'staged_messages', 'staged_messages']);
     for (const sql of batchUpdates) {
       expect(sql.match(/\(/g)!.length).toBeGreaterThan(500); // a full batch, not a small one planned otherwise
-      const parameters = sql.match(/\?/g)!.length;
-      const plan = (await store.db.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, Array(parameters).fill(1))).map((row) => row.detail);
+      const plan = await recording.plan(sql);
       const updated = /UPDATE (\w+) SET/.exec(sql)![1]!;
-      expect(plan.join(' | '), sql.slice(0, 80)).toMatch(new RegExp(`SEARCH ${updated} USING (INTEGER PRIMARY KEY|COVERING INDEX|INDEX)`));
-      expect(plan.join(' | '), sql.slice(0, 80)).not.toMatch(new RegExp(`SCAN ${updated}\\b`));
+      expect(plan, sql.slice(0, 80)).toMatch(new RegExp(`SEARCH ${updated} USING (INTEGER PRIMARY KEY|COVERING INDEX|INDEX)`));
+      expect(plan, sql.slice(0, 80)).not.toMatch(new RegExp(`SCAN ${updated}\\b`));
     }
   });
 });

@@ -173,9 +173,11 @@ class DrainRun implements ListStage<ListDrainResult> {
 
   private async writeInOne(listId: number, messages: NewEmailMessage[], result: ListDrainResult): Promise<void> {
     const { written, repaired } = await this.store.transaction(async (tx) => {
-      const written = await tx.drain.writeMessages(listId, messages);
-      const repair = await repairThreadRoots(tx.drain, listId, written);
-      return { written: written.length, repaired: repair.repaired };
+      const placed = await tx.drain.placeMessages(listId, messages);
+      const roots = await repairThreadRoots(tx.drain, listId, placed);
+      await tx.drain.writeMessages(listId, messages, placed, roots.fresh);
+      await tx.drain.setThreadRoots(roots.repairs);
+      return { written: placed.length, repaired: roots.repairs.length };
     });
     result.drained += written;
     result.threadsRepaired += repaired;

@@ -1,4 +1,4 @@
-import type { DrainRecords, ThreadRow, WrittenMessage } from '../store/drain-records.js';
+import type { DrainRecords, PlacedMessage, ThreadRoot, ThreadRow } from '../store/drain-records.js';
 
 /**
  * Thread roots (docs/drain.md has the rule and why). A message's anchor is
@@ -11,20 +11,21 @@ import type { DrainRecords, ThreadRow, WrittenMessage } from '../store/drain-rec
  * are worked out again, and a message that arrived before its parent gets
  * its root repaired.
  */
-export interface RootRepair {
-  /** Messages drained earlier whose root changed now. */
-  repaired: number;
+export interface ThreadRoots {
+  /** The root of each message about to be written, by its key. */
+  fresh: Map<string, ThreadRoot>;
+  /** Messages drained earlier whose root changed now, with their new roots (DrainRecords.setThreadRoots). */
+  repairs: Array<{ id: number; rootKey: string; rootId: number }>;
 }
 
-interface Root {
-  key: string;
-  id: number;
-}
-
-/** Works out the roots again for newly drained messages and what names them; call it in the transaction that wrote them. */
-export async function repairThreadRoots(records: DrainRecords, listId: number, written: readonly WrittenMessage[]): Promise<RootRepair> {
-  if (written.length === 0) return { repaired: 0 };
-  const newKeys = written.map((m) => m.messageKey);
+/**
+ * Works out the roots of messages about to be written (placed, with their
+ * ids) and again of every stored message that names them; call it in the
+ * transaction that writes them.
+ */
+export async function repairThreadRoots(records: DrainRecords, listId: number, placed: readonly PlacedMessage[]): Promise<ThreadRoots> {
+  if (placed.length === 0) return { fresh: new Map(), repairs: [] };
+  const newKeys = placed.map((m) => m.messageKey);
   const fresh = new Set(newKeys);
   const affected = new Set(newKeys);
   let frontier = [...newKeys];
@@ -34,11 +35,11 @@ export async function repairThreadRoots(records: DrainRecords, listId: number, w
     frontier = next;
   }
 
-  // What was just written is known without asking the store: only older mail naming it is read.
+  // What is being written is known without asking the store: only older mail naming it is read.
   const older = [...affected].filter((key) => !fresh.has(key));
   const rows = await records.threadRows(listId, older);
   const links = await records.threadLinks(listId, older);
-  for (const m of written) {
+  for (const m of placed) {
     rows.set(m.messageKey, { id: m.id, messageKey: m.messageKey, sentAt: m.sentAt, threadRootKey: null, threadRootId: null });
     if (m.ancestors.length > 0) links.set(m.messageKey, m.ancestors);
   }
@@ -48,13 +49,13 @@ export async function repairThreadRoots(records: DrainRecords, listId: number, w
 
   const anchorOf = (key: string): string | undefined => (links.get(key) ?? []).find((id) => id !== key && (rows.has(id) || stored.has(id)));
 
-  const roots = new Map<string, Root>();
+  const roots = new Map<string, ThreadRoot>();
   for (const start of rows.keys()) {
     if (roots.has(start)) continue;
     const path: string[] = [];
     const onPath = new Map<string, number>();
     let current = start;
-    let root: Root;
+    let root: ThreadRoot;
     for (;;) {
       const known = roots.get(current);
       if (known) {
@@ -86,11 +87,10 @@ export async function repairThreadRoots(records: DrainRecords, listId: number, w
     for (const key of path) roots.set(key, root);
   }
 
-  const changed = [...roots]
-    .filter(([key, root]) => rows.get(key)!.threadRootKey !== root.key || rows.get(key)!.threadRootId !== root.id)
-    .map(([key, root]) => ({ key, id: rows.get(key)!.id, rootKey: root.key, rootId: root.id }));
-  await records.setThreadRoots(changed);
-  return { repaired: changed.filter((c) => !fresh.has(c.key)).length };
+  const repairs = [...roots]
+    .filter(([key, root]) => !fresh.has(key) && (rows.get(key)!.threadRootKey !== root.key || rows.get(key)!.threadRootId !== root.id))
+    .map(([key, root]) => ({ id: rows.get(key)!.id, rootKey: root.key, rootId: root.id }));
+  return { fresh: new Map(newKeys.map((key) => [key, roots.get(key)!])), repairs };
 }
 
 function earliest(rows: ThreadRow[]): ThreadRow {

@@ -104,7 +104,7 @@ export class ClassifyRecords {
       const envelopes = labels.filter((o) => written.has(o.id) && o.status !== 'drained');
       for (const chunk of chunkRows(envelopes, 2, this.db.capabilities)) {
         await tx.run(
-          `INSERT INTO staged_envelopes (staged_message_id, envelope) VALUES ${chunk.map(() => `(?, ${json})`).join(', ')}
+          `INSERT INTO staged_envelopes (staged_message_id, envelope) VALUES ${chunk.map(() => '(?, ?)').join(', ')}
            ON CONFLICT (staged_message_id) DO UPDATE SET envelope = excluded.envelope`,
           chunk.flatMap((o) => [o.id, o.envelopeJson]),
         );

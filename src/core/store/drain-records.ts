@@ -53,13 +53,19 @@ export interface NewEmailMessage {
   ancestors: string[];
 }
 
-/** A message drain has just written, with what threading needs of it. */
-export interface WrittenMessage {
+/** A message drain is about to write, under the id it will have, with what threading needs of it. */
+export interface PlacedMessage {
   id: number;
   messageKey: string;
   sentAt: string | null;
   /** Ancestor Message-IDs, oldest first, as written to thread_links. */
   ancestors: string[];
+}
+
+/** A thread root: its message key and id. */
+export interface ThreadRoot {
+  key: string;
+  id: number;
 }
 
 /** What threading needs of a drained message. */
@@ -101,6 +107,9 @@ const MESSAGE_COLUMNS = [
   'signaled_repo_url',
   'signaled_repo_id',
   'drained_at',
+  'id',
+  'thread_root_key',
+  'thread_root_id',
 ];
 
 const DRAINABLE = "status IN ('classified', 'deferred')";
@@ -204,15 +213,14 @@ export class DrainRecords {
   }
 
   /**
-   * Writes the messages, their bodies (one per distinct text), the bridge
-   * rows and thread links, and marks the staged rows drained. A message
-   * already drained is not written again; when it comes back classified
-   * (classify --reclassify), its class, captures and signaled repo are
-   * brought up to date and nothing else changes. Returns the messages written now.
+   * The first half of writing a batch. A message already drained is not
+   * written again; when it comes back classified (classify --reclassify),
+   * its class, captures and signaled repo are brought up to date and nothing
+   * else changes. The rest are given the ids they will be written under, so
+   * their thread roots can be worked out before they are written, and come
+   * back in batch order. Call it in the transaction that writes them.
    */
-  async writeMessages(listId: number, messages: readonly NewEmailMessage[]): Promise<WrittenMessage[]> {
-    if (messages.length === 0) return [];
-    const now = new Date().toISOString();
+  async placeMessages(listId: number, messages: readonly NewEmailMessage[]): Promise<PlacedMessage[]> {
     const stored = await this.storedKeys(listId, messages.map((m) => m.messageKey));
     for (const m of messages.filter((m) => stored.has(m.messageKey))) {
       await this.db.run(
@@ -220,13 +228,31 @@ export class DrainRecords {
         [m.msgClass, m.classSource, m.captures === null ? null : JSON.stringify(m.captures), m.signaledRepoUrl, m.signaledRepoId, listId, m.messageKey],
       );
     }
-    const written = await this.insertMessages(listId, messages.filter((m) => !stored.has(m.messageKey)), now);
+    const fresh = messages.filter((m) => !stored.has(m.messageKey));
+    if (fresh.length === 0) return [];
+    const ids = (await this.db.all<{ id: number }>(this.db.capabilities.newIdsSql('email_messages'), [fresh.length])).map((row) => Number(row.id)).sort((a, b) => a - b);
+    return fresh.map((m, i) => ({ id: ids[i]!, messageKey: m.messageKey, sentAt: m.sentAt, ancestors: m.ancestors }));
+  }
+
+  /**
+   * The second half: writes the placed messages under their ids with their
+   * thread roots, their bodies (one per distinct text), the bridge rows and
+   * thread links, and marks every staged row of the batch drained.
+   */
+  async writeMessages(listId: number, messages: readonly NewEmailMessage[], placed: readonly PlacedMessage[], roots: ReadonlyMap<string, ThreadRoot>): Promise<void> {
+    const now = new Date().toISOString();
+    const ids = new Map(placed.map((p) => [p.messageKey, p.id]));
+    await this.insertMessages(
+      listId,
+      messages.filter((m) => ids.has(m.messageKey)),
+      (key) => ({ id: ids.get(key)!, root: roots.get(key)! }),
+      now,
+    );
     for (const chunk of chunkRows(messages.map((m) => m.stagedId), 1, this.db.capabilities)) {
       await this.db.run(`UPDATE staged_messages SET status = 'drained', error = NULL, updated_at = ? WHERE id IN (${inPlaceholders(chunk.length)})`, [now, ...chunk]);
       // Everything of the envelope is in the research tables now; --reclassify writes a new one from the raw bytes.
       await this.db.run(`DELETE FROM staged_envelopes WHERE staged_message_id IN (${inPlaceholders(chunk.length)})`, chunk);
     }
-    return written;
   }
 
   private async storedKeys(listId: number, keys: readonly string[]): Promise<Set<string>> {
@@ -241,58 +267,72 @@ export class DrainRecords {
     return out;
   }
 
-  private async insertMessages(listId: number, messages: readonly NewEmailMessage[], now: string): Promise<WrittenMessage[]> {
-    if (messages.length === 0) return [];
+  private async insertMessages(
+    listId: number,
+    messages: readonly NewEmailMessage[],
+    placement: (key: string) => { id: number; root: ThreadRoot },
+    now: string,
+  ): Promise<void> {
+    if (messages.length === 0) return;
     const bodyIds = await this.storeBodies(messages, now);
-    const rows = messages.map((m) => [
-      listId,
-      m.messageKey,
-      m.messageId,
-      m.stagedId,
-      m.repoId,
-      m.senderId,
-      m.fromName,
-      m.fromAddress,
-      m.isBot,
-      m.subject,
-      m.sentAt,
-      m.sentAtOffset,
-      m.inReplyTo,
-      JSON.stringify(m.references),
-      m.msgClass,
-      m.classSource,
-      m.captures === null ? null : JSON.stringify(m.captures),
-      m.hasPatch,
-      m.patchVersion,
-      m.patchIndex,
-      m.patchTotal,
-      m.isRfc,
-      m.isResend,
-      JSON.stringify(m.trailers),
-      m.size,
-      m.body !== null,
-      m.signaledRepoUrl,
-      m.signaledRepoId,
-      now,
-    ]);
-    const written = new Map<string, number>();
+    const rows = messages.map((m) => {
+      const { id, root } = placement(m.messageKey);
+      return [
+        listId,
+        m.messageKey,
+        m.messageId,
+        m.stagedId,
+        m.repoId,
+        m.senderId,
+        m.fromName,
+        m.fromAddress,
+        m.isBot,
+        m.subject,
+        m.sentAt,
+        m.sentAtOffset,
+        m.inReplyTo,
+        JSON.stringify(m.references),
+        m.msgClass,
+        m.classSource,
+        m.captures === null ? null : JSON.stringify(m.captures),
+        m.hasPatch,
+        m.patchVersion,
+        m.patchIndex,
+        m.patchTotal,
+        m.isRfc,
+        m.isResend,
+        JSON.stringify(m.trailers),
+        m.size,
+        m.body !== null,
+        m.signaledRepoUrl,
+        m.signaledRepoId,
+        now,
+        id,
+        root.key,
+        root.id,
+      ];
+    });
+    let written = 0;
     for (const chunk of chunkRows(rows, MESSAGE_COLUMNS.length, this.db.capabilities)) {
-      const inserted = await this.db.all<{ id: number; message_key: string }>(
-        `INSERT INTO email_messages (${MESSAGE_COLUMNS.join(', ')}) VALUES ${valuesPlaceholders(chunk.length, MESSAGE_COLUMNS.length)}
-         ON CONFLICT (list_id, message_key) DO NOTHING RETURNING id, message_key`,
-        chunk.flat() as never[],
-      );
-      for (const row of inserted) written.set(row.message_key, Number(row.id));
+      written += (
+        await this.db.run(
+          `INSERT INTO email_messages (${MESSAGE_COLUMNS.join(', ')}) VALUES ${valuesPlaceholders(chunk.length, MESSAGE_COLUMNS.length)}
+           ON CONFLICT (list_id, message_key) DO NOTHING`,
+          chunk.flat() as never[],
+        )
+      ).changes;
     }
-    const fresh = messages.filter((m) => written.has(m.messageKey));
-    const bridges = fresh.filter((m) => m.body !== null).map((m) => [written.get(m.messageKey)!, bodyIds.get(m.body!.hash)!]);
+    // Only a second writer on the list, which the drain lock keeps out, could have stored one since placeMessages looked.
+    // Its roots would then name an id nobody holds: the batch is written again, message by message.
+    if (written !== messages.length) throw new Error(`${messages.length - written} of the messages were drained by another process meanwhile`);
+    const bridges = messages.filter((m) => m.body !== null).map((m) => [placement(m.messageKey).id, bodyIds.get(m.body!.hash)!]);
     for (const chunk of chunkRows(bridges, 2, this.db.capabilities)) {
       await this.db.run(
         `INSERT INTO email_message_bodies (email_message_id, body_id) VALUES ${valuesPlaceholders(chunk.length, 2)} ON CONFLICT (email_message_id) DO NOTHING`,
         chunk.flat(),
       );
     }
-    const links = fresh.flatMap((m) => m.ancestors.map((ancestor, position) => [listId, m.messageKey, position, ancestor]));
+    const links = messages.flatMap((m) => m.ancestors.map((ancestor, position) => [listId, m.messageKey, position, ancestor]));
     for (const chunk of chunkRows(links, 4, this.db.capabilities)) {
       await this.db.run(
         `INSERT INTO thread_links (list_id, message_key, position, ancestor_id) VALUES ${valuesPlaceholders(chunk.length, 4)}
@@ -300,7 +340,6 @@ export class DrainRecords {
         chunk.flat() as never[],
       );
     }
-    return fresh.map((m) => ({ id: written.get(m.messageKey)!, messageKey: m.messageKey, sentAt: m.sentAt, ancestors: m.ancestors }));
   }
 
   private async storeBodies(messages: readonly NewEmailMessage[], now: string): Promise<Map<string, number>> {
@@ -371,7 +410,7 @@ export class DrainRecords {
     return [...out];
   }
 
-  /** Sets the thread root of each message (by its id), many per statement. */
+  /** Sets the thread root of each stored message (by its id), many per statement. */
   async setThreadRoots(roots: ReadonlyArray<{ id: number; rootKey: string; rootId: number }>): Promise<void> {
     // VALUES columns are column1, column2, … on both engines; idParameter types the ids for PostgreSQL.
     const id = this.db.capabilities.idParameter;

@@ -30,9 +30,18 @@ export function readMigrations(dialect: SqlDriver['dialect'], root = MIGRATIONS_
  * the code does not expect is how data gets quietly damaged.
  */
 export async function migrate(driver: SqlDriver, migrations = readMigrations(driver.dialect)): Promise<string[]> {
-  await driver.exec(
-    'CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TEXT NOT NULL)',
-  );
+  const create = 'CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TEXT NOT NULL)';
+  const lock = driver.capabilities.migrationLockSql;
+  if (lock) {
+    // Two processes opening a new PostgreSQL database at once both create the
+    // table, and one fails on the catalog's unique index: the lock orders them.
+    await driver.transaction(async (tx) => {
+      await tx.exec(lock);
+      await tx.exec(create);
+    });
+  } else {
+    await driver.exec(create);
+  }
   const applied: string[] = [];
   // Read first: when nothing is missing (the usual case) no write transaction
   // is taken, so opening never waits behind another process's writes.
@@ -43,7 +52,7 @@ export async function migrate(driver: SqlDriver, migrations = readMigrations(dri
       continue;
     }
     const done = await driver.transaction(async (tx) => {
-      if (driver.capabilities.migrationLockSql) await tx.exec(driver.capabilities.migrationLockSql);
+      if (lock) await tx.exec(lock);
       const row = await tx.get<{ checksum: string }>('SELECT checksum FROM schema_migrations WHERE name = ?', [migration.name]);
       if (row) {
         if (row.checksum !== migration.checksum) throw changedMigration(driver, migration.name);

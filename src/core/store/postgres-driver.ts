@@ -29,6 +29,8 @@ export class PostgresDriver implements SqlDriver {
     migrationLockSql: 'SELECT pg_advisory_xact_lock(4711204611)',
     jsonParameter: 'CAST(? AS JSONB)',
     idParameter: 'CAST(? AS BIGINT)',
+    newIdsSql: (table: string) => `SELECT nextval(pg_get_serial_sequence('${table}', 'id')) AS id FROM generate_series(1, CAST(? AS INTEGER))`,
+    byteOrder: (column: string) => `(${column} COLLATE "C")`,
     // timestamptz as text follows the session's TimeZone; the month must not.
     utcMonth: (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM')`,
     analyzeSql: (tables: readonly string[]) => `ANALYZE ${tables.join(', ')}`,

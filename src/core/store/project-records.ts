@@ -156,16 +156,22 @@ export class ProjectRecords {
 
   /** The issue holding this key in the repo, native or synthetic. */
   async issueByKey(repoId: number, key: string): Promise<IssueRef | undefined> {
-    const row = await this.db.get<{ id: number; is_synthetic: unknown }>('SELECT id, is_synthetic FROM issues WHERE repo_id = ? AND external_key = ?', [repoId, key]);
+    // `<> ''` is the unique index's own condition: SQLite uses a partial index only when the query says so.
+    const row = await this.db.get<{ id: number; is_synthetic: unknown }>("SELECT id, is_synthetic FROM issues WHERE repo_id = ? AND external_key = ? AND external_key <> ''", [
+      repoId,
+      key,
+    ]);
     return row && { id: Number(row.id), isSynthetic: Boolean(row.is_synthetic) };
   }
 
   /** A native issue of the repo whose title starts with `[KEY]` (a Jira issue carried over to GitHub); the lowest number first. */
   async nativeIssueByTitleKey(repoId: number, key: string): Promise<IssueRef | undefined> {
-    const prefix = `[${key}]`;
+    // In byte order the titles starting with "[KEY]" are those from "[KEY]" up to "[KEY^" ('^' follows ']'),
+    // a range the index issues_native_title reads; its condition is the query's own, `is_synthetic = FALSE`.
+    const title = this.db.capabilities.byteOrder('title');
     const row = await this.db.get<{ id: number }>(
-      'SELECT id FROM issues WHERE repo_id = ? AND is_synthetic = ? AND substr(title, 1, ?) = ? ORDER BY number, id LIMIT 1',
-      [repoId, false, prefix.length, prefix],
+      `SELECT id FROM issues WHERE repo_id = ? AND is_synthetic = FALSE AND ${title} >= ? AND ${title} < ? ORDER BY number, id LIMIT 1`,
+      [repoId, `[${key}]`, `[${key}^`],
     );
     return row && { id: Number(row.id), isSynthetic: false };
   }
@@ -353,7 +359,7 @@ export class ProjectRecords {
   async setExternalKey(issueId: number, key: string): Promise<boolean> {
     const result = await this.db.run(
       `UPDATE issues SET external_key = ? WHERE id = ? AND (external_key IS NULL OR external_key = '')
-       AND NOT EXISTS (SELECT 1 FROM issues other WHERE other.repo_id = issues.repo_id AND other.external_key = ?)`,
+       AND NOT EXISTS (SELECT 1 FROM issues other WHERE other.repo_id = issues.repo_id AND other.external_key = ? AND other.external_key <> '')`,
       [key, issueId, key],
     );
     return result.changes > 0;

@@ -37,6 +37,16 @@ export interface SqlCapabilities {
    * rows on SQLite then scanned the whole table being updated for every batch.
    */
   readonly idParameter: string;
+  /**
+   * A query for the ids `?` new rows of the table will be written under, as
+   * rows of `id`, before they are written. Run it inside the write
+   * transaction that writes them: on SQLite the ids follow the table's
+   * largest, which only that transaction's write lock keeps free; on
+   * PostgreSQL they come from the table's sequence.
+   */
+  newIdsSql(table: string): string;
+  /** A text column compared byte by byte, whatever the database's collation: `>=`/`<` on it then select a prefix. */
+  byteOrder(column: string): string;
   /** The UTC month (`YYYY-MM`) of a timestamp column, as text. */
   utcMonth(column: string): string;
   /** The statement that refreshes the planner's statistics of these tables ('' when the engine plans without them). */

@@ -27,6 +27,10 @@ export class SqliteDriver implements SqlDriver {
     migrationLockSql: '',
     jsonParameter: '?',
     idParameter: '?',
+    newIdsSql: (table: string) =>
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?) SELECT (SELECT COALESCE(MAX(id), 0) FROM ${table}) + i AS id FROM n`,
+    // SQLite's default collation, BINARY, is the byte order of UTF-8.
+    byteOrder: (column: string) => column,
     // Timestamps are ISO-8601 UTC text.
     utcMonth: (column: string) => `substr(${column}, 1, 7)`,
     // The store's queries are written so SQLite picks the right index without statistics.
@@ -53,6 +57,12 @@ export class SqliteDriver implements SqlDriver {
       db.pragma('foreign_keys = ON');
       db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
       db.pragma('synchronous = NORMAL');
+      // A checkpoint copies the WAL into the file and syncs both. At SQLite's
+      // default (every 1,000 pages) a large store checkpointed after nearly
+      // every batch, each batch's inserts landing on pages of their own: on
+      // 1,000,000 messages drain spent 143 s, 87-92 s with this. The WAL grows
+      // to at most about 400 MB while a stage runs and is removed when it ends.
+      db.pragma('wal_autocheckpoint = 100000');
     } catch (error) {
       db?.close();
       throw this.explain(error);

@@ -156,7 +156,8 @@ export class TrackerRecords {
     for (const issue of issues) {
       let externalKey = issue.externalKey;
       if (externalKey !== null) {
-        const holder = await this.db.get('SELECT id FROM issues WHERE repo_id = ? AND external_key = ? AND id <> ?', [repoId, externalKey, issue.id]);
+        // `<> ''` lets SQLite read the partial unique index on the key (an empty key is no key).
+        const holder = await this.db.get("SELECT id FROM issues WHERE repo_id = ? AND external_key = ? AND external_key <> '' AND id <> ?", [repoId, externalKey, issue.id]);
         if (holder) externalKey = null;
       }
       await this.db.run('UPDATE issues SET number = NULL WHERE repo_id = ? AND number = ? AND id <> ?', [repoId, issue.number, issue.id]);
