@@ -10,6 +10,7 @@ import type { ListRecord } from '../store/list-records.js';
 import type { MessageToStage } from '../store/staging-records.js';
 import { StoreFailure } from '../store/store-failure.js';
 import type { Store } from '../store/store.js';
+import type { TableStatistics } from '../store/table-statistics.js';
 import type { SystemDefinition } from '../systems/load-systems.js';
 import { planMonths } from './plan-months.js';
 
@@ -90,8 +91,9 @@ export async function fetchList(
     const fingerprintOf = (month: Month) => (fingerprints && !unfinished.has(month) ? (fingerprints.get(month) ?? '') : null);
     result.monthsPlanned = months.length;
     progress({ type: 'update', task, done: 0, total: months.length, detail: months.length ? `from ${months[0]}` : 'up to date' });
+    const statistics = store.staging.statistics();
     for (const month of months) {
-      await fetchOneMonth(store, list.id, month, source, context, settings, result, fingerprintOf, (detail) =>
+      await fetchOneMonth(store, list.id, month, source, context, settings, statistics, result, fingerprintOf, (detail) =>
         progress({ type: 'update', task, done: result.monthsFetched, detail }),
       );
       result.monthsFetched++;
@@ -167,6 +169,7 @@ async function fetchOneMonth(
   source: ArchiveSource,
   context: SourceContext,
   settings: ListFetchSettings,
+  statistics: TableStatistics,
   result: ListFetchResult,
   fingerprintOf: (month: Month) => string | null,
   report: (detail: string) => void,
@@ -188,6 +191,7 @@ async function fetchOneMonth(
       await tx.locks.touch(listId, 'fetch', settings.owner);
       return { ...outcome, recorded };
     });
+    await statistics.grew(written.staged);
     staged += written.staged;
     result.staged += written.staged;
     result.duplicates += written.duplicates;

@@ -1,4 +1,5 @@
 import { encodeRaw } from './raw-codec.js';
+import { TableStatistics } from './table-statistics.js';
 import { chunkRows, inPlaceholders, valuesPlaceholders, type SqlSession } from './sql-driver.js';
 
 export type StagedStatus = 'staged' | 'classified' | 'drained' | 'deferred' | 'shunted';
@@ -98,6 +99,12 @@ export class StagingRecords {
       // A row another writer inserted between our read and our write is a duplicate too.
       return { staged: inserted.length, duplicates: duplicates + (rows.length - inserted.length) };
     });
+  }
+
+  /** The planner statistics of the table fetch grows (see TableStatistics). */
+  statistics(): TableStatistics {
+    // Without them PostgreSQL looked a batch's keys up by reading every staged row of the list.
+    return new TableStatistics(this.db, ['staged_messages']);
   }
 
   /** Records the month as done: the list's checkpoint moves to it. */
