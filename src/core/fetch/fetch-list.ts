@@ -46,6 +46,8 @@ export interface ListFetchSettings {
   cacheDir: string;
   signal?: AbortSignal;
   clock: () => Date;
+  /** The run's count of rows staged, for PostgreSQL's statistics of the table (TableStatistics): one for all the lists of a run. */
+  statistics: TableStatistics;
 }
 
 /** Thrown inside a fetch when Ctrl-C arrives: not a failure of the list. */
@@ -91,9 +93,8 @@ export async function fetchList(
     const fingerprintOf = (month: Month) => (fingerprints && !unfinished.has(month) ? (fingerprints.get(month) ?? '') : null);
     result.monthsPlanned = months.length;
     progress({ type: 'update', task, done: 0, total: months.length, detail: months.length ? `from ${months[0]}` : 'up to date' });
-    const statistics = store.staging.statistics();
     for (const month of months) {
-      await fetchOneMonth(store, list.id, month, source, context, settings, statistics, result, fingerprintOf, (detail) =>
+      await fetchOneMonth(store, list.id, month, source, context, settings, result, fingerprintOf, (detail) =>
         progress({ type: 'update', task, done: result.monthsFetched, detail }),
       );
       result.monthsFetched++;
@@ -169,7 +170,6 @@ async function fetchOneMonth(
   source: ArchiveSource,
   context: SourceContext,
   settings: ListFetchSettings,
-  statistics: TableStatistics,
   result: ListFetchResult,
   fingerprintOf: (month: Month) => string | null,
   report: (detail: string) => void,
@@ -191,7 +191,7 @@ async function fetchOneMonth(
       await tx.locks.touch(listId, 'fetch', settings.owner);
       return { ...outcome, recorded };
     });
-    await statistics.grew(written.staged);
+    await settings.statistics.grew(written.staged);
     staged += written.staged;
     result.staged += written.staged;
     result.duplicates += written.duplicates;

@@ -4,6 +4,7 @@ import type { ProgressListener } from '../progress.js';
 import { BREAKER_THRESHOLD } from '../store/breaker-records.js';
 import type { ListRecord } from '../store/list-records.js';
 import type { Store } from '../store/store.js';
+import type { TableStatistics } from '../store/table-statistics.js';
 import type { BackendName } from '../systems/backend-names.js';
 import { requireSystem, type SystemDefinition, type Systems } from '../systems/load-systems.js';
 import { emptyListResult, fetchList, type ListFetchResult } from './fetch-list.js';
@@ -79,6 +80,7 @@ export async function fetchLists(store: Store, systems: Systems, options: FetchO
   const listIds = options.lists?.length ? (await selectLists(store, { names: options.lists, system: options.system })).map((list) => list.id) : undefined;
   const owner = options.owner ?? currentLockOwner();
   const clock = options.clock ?? (() => new Date());
+  const statistics = store.staging.statistics();
   const open = options.openSource ?? ((backend: BackendName) => openArchiveSource(backend));
   const claimed = new Set<number>();
   const results: ListFetchResult[] = [];
@@ -106,7 +108,7 @@ export async function fetchLists(store: Store, systems: Systems, options: FetchO
       if (!list) return;
       claimed.add(list.id);
       try {
-        const result = await fetchClaimed(store, systems, list, open, owner, clock, options, progress);
+        const result = await fetchClaimed(store, systems, list, open, owner, clock, statistics, options, progress);
         const host = result.error?.kind === 'rate_limited' ? listHost(systems, list) : undefined;
         if (host) rateLimited.set(host, { host, why: 'rate_limited', openUntil: result.error!.retryAfter! });
         results.push(result);
@@ -189,6 +191,7 @@ async function fetchClaimed(
   open: (backend: BackendName, list: ListRecord) => Promise<ArchiveSource>,
   owner: LockOwner,
   clock: () => Date,
+  statistics: TableStatistics,
   options: FetchOptions,
   progress: ProgressListener,
 ): Promise<ListFetchResult> {
@@ -223,6 +226,7 @@ async function fetchClaimed(
         cacheDir: options.cacheDir,
         signal: options.signal,
         clock,
+        statistics,
       },
       progress,
     );
