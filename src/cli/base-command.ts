@@ -9,6 +9,7 @@ import { withStore } from '../core/store/open-store.js';
 import { lostConnectionFailure } from '../core/store/store-failure.js';
 import type { Store } from '../core/store/store.js';
 import { loadSystems, type Systems } from '../core/systems/load-systems.js';
+import { limitHeapGrowth } from './heap-growth.js';
 import { chooseProgressMode, runWithProgress } from './progress-view.js';
 
 /** --systems, for commands that read systems.yaml. */
@@ -57,6 +58,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   override async init(): Promise<void> {
     await super.init();
+    limitHeapGrowth();
     const { args, flags } = await this.parse({
       flags: this.ctor.flags,
       baseFlags: (super.ctor as typeof BaseCommand).baseFlags,
