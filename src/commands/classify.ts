@@ -18,7 +18,7 @@ export default class Classify extends BaseCommand<typeof Classify> {
     reclassify: Flags.boolean({ description: 'label every stored message again (after the rules changed)' }),
     'retry-shunted': Flags.boolean({ description: 'try messages that could not be parsed again' }),
     systems: systemsFlag,
-    workers: Flags.integer({ description: 'threads that parse mail, the main thread included (1: the main thread alone) [default: one per CPU, at most 8; 1 under 2,000 messages]', min: 1, max: 64 }),
+    workers: Flags.integer({ description: 'threads that parse mail, the main thread included (1: the main thread alone) [default: one per CPU, at most 8; 1 on 2 CPUs]', min: 1, max: 64 }),
   };
 
   async run(): Promise<ClassifyResult> {

@@ -69,12 +69,16 @@ const WORKERS_FROM_MESSAGES = 2000;
 /**
  * Threads that parse: one per CPU (at most 8), the main thread among them,
  * which parses a batch whenever every worker is busy and writes the store
- * in between. Only the main thread for a small run, where starting a
- * worker costs as much as parsing a few hundred messages.
+ * in between. Only the main thread on 2 CPUs: there the second thread made
+ * classify about a fifth faster but put `sync`'s peak RSS over 300 MB
+ * (about 320 against 280; with V8's heap growth capped, 317 against 237 at
+ * 1,000,000 messages, docs/performance.md); `--workers 2` asks for it.
+ * Only the main thread for a small run too, where starting a worker costs
+ * as much as parsing a few hundred messages.
  */
 async function defaultWorkers(store: Store, lists: readonly ListRecord[], statuses: readonly StagedStatus[]): Promise<number> {
   const cpus = availableParallelism();
-  if (cpus < 2) return 1;
+  if (cpus <= 2) return 1;
   let pending = 0;
   for (const list of lists) pending += await store.classify.count({ listId: list.id, statuses });
   return pending >= WORKERS_FROM_MESSAGES ? Math.min(8, cpus) : 1;
