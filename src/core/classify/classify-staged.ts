@@ -71,7 +71,7 @@ const WORKERS_FROM_MESSAGES = 2000;
  * which parses a batch whenever every worker is busy and writes the store
  * in between. Only the main thread on 2 CPUs: there the second thread made
  * classify about a fifth faster but put `sync`'s peak RSS over 300 MB
- * (about 320 against 280; with V8's heap growth capped, 317 against 237 at
+ * (about 320 against 280; with V8's heap growth capped, 332 against 249 at
  * 1,000,000 messages, docs/performance.md); `--workers 2` asks for it.
  * Only the main thread for a small run too, where starting a worker costs
  * as much as parsing a few hundred messages.
