@@ -6,6 +6,7 @@ import { selectLists } from '../registry/select-lists.js';
 import type { ListRecord } from '../store/list-records.js';
 import type { StagedStatus } from '../store/staging-records.js';
 import type { Store } from '../store/store.js';
+import type { TableStatistics } from '../store/table-statistics.js';
 import { requireSystem, type Systems } from '../systems/load-systems.js';
 import { classifyMessage, toStoredVerdict, type StoredVerdict } from './classify-message.js';
 import { ClassifyPool } from './classify-pool.js';
@@ -100,6 +101,7 @@ export async function classifyStaged(store: Store, systems: Systems, options: Cl
   const changes = new Map<string, ClassChange>();
   const workers = options.workers ?? (await defaultWorkers(store, lists, statuses));
   const pool = ClassifyPool.start(workers - 1, systems.file);
+  const statistics = store.classify.statistics();
   try {
     for (const list of lists) {
       if (options.signal?.aborted) break;
@@ -115,6 +117,7 @@ export async function classifyStaged(store: Store, systems: Systems, options: Cl
         signal: options.signal,
         classes: result.classes,
         changes,
+        statistics,
         progress,
       });
       result.lists.push(outcome);
@@ -147,6 +150,8 @@ interface ListRun {
   signal: AbortSignal | undefined;
   classes: Record<string, number>;
   changes: Map<string, ClassChange>;
+  /** The run's count of rows labelled or shunted, for PostgreSQL's statistics of staged_messages: one for all the lists of a run. */
+  statistics: TableStatistics;
   progress: ProgressListener;
 }
 
@@ -208,7 +213,7 @@ async function saveBatch(
   batch: MessageToClassify[],
   verdicts: StoredVerdict[],
   outcome: ListClassifyResult,
-  { classes, changes }: Pick<ListRun, 'classes' | 'changes'>,
+  { classes, changes, statistics }: Pick<ListRun, 'classes' | 'changes' | 'statistics'>,
 ): Promise<void> {
   const outcomes: ClassifyOutcome[] = [];
   batch.forEach((message, index) => {
@@ -241,4 +246,5 @@ async function saveBatch(
       changes.set(key, change);
     }
   }
+  await statistics.grew(written.size);
 }

@@ -4,13 +4,15 @@ import type { SqlSession } from './sql-driver.js';
 const FIRST_REFRESH_ROWS = 5_000;
 
 /**
- * Keeps the planner's statistics of tables a run grows. PostgreSQL plans
- * from statistics that autovacuum refreshes a minute or more after a table
- * grew; a stage that doubles a table meanwhile gets plans made for the small
- * table (an index lookup of 500 keys read the whole list instead: drain on
- * 100,000 messages spent half its time so). Refreshing each time the rows a
- * run wrote double keeps them within a factor of two of the truth for a few
- * refreshes per run. SQLite plans without statistics: nothing to do.
+ * Keeps the planner's statistics of tables a run grows or whose rows it
+ * moves from one status to another. PostgreSQL plans from statistics that
+ * autovacuum refreshes a minute or more after a table changed; a stage that
+ * doubles a table meanwhile gets plans made for the small table (an index
+ * lookup of 500 keys read the whole list instead: drain on 100,000 messages
+ * spent half its time so), and one that labels every row gets plans made
+ * for the old labels. Refreshing each time the rows a run wrote double
+ * keeps them within a factor of two of the truth for a few refreshes per
+ * run. SQLite plans without statistics: nothing to do.
  */
 export class TableStatistics {
   private written = 0;
@@ -21,7 +23,7 @@ export class TableStatistics {
     private readonly tables: readonly string[],
   ) {}
 
-  /** Counts rows written; refreshes the statistics when the count has doubled since the last time. */
+  /** Counts rows written or moved; refreshes the statistics when the count has doubled since the last time. */
   async grew(rows: number): Promise<void> {
     this.written += rows;
     if (this.written < this.refreshAt) return;
