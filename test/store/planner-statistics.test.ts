@@ -12,7 +12,7 @@ const MESSAGES = 6_000;
  * Classify moves every staged row of a list from 'staged' to 'classified'.
  * Fetch left PostgreSQL's statistics saying every row is staged; planning
  * drain's batch read (status 'classified', in id order) from them, the server
- * took the (status, list_id) index for a handful of rows and sorted every
+ * expected one row, took the (status, list_id) index and sorted every
  * classified row of the list once per batch: drain of 100,000 messages spent
  * about 6 of its 18 s of server time so. Classify refreshes them as it goes.
  */
