@@ -101,7 +101,7 @@ export async function classifyStaged(store: Store, systems: Systems, options: Cl
   const changes = new Map<string, ClassChange>();
   const workers = options.workers ?? (await defaultWorkers(store, lists, statuses));
   const pool = ClassifyPool.start(workers - 1, systems.file);
-  const statistics = store.classify.statistics();
+  const statistics = store.staging.statistics();
   try {
     for (const list of lists) {
       if (options.signal?.aborted) break;

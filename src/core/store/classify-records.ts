@@ -2,7 +2,6 @@ import { decodeRaw } from './raw-codec.js';
 import { idsIn, readBoundedBatch } from './read-bounded-batch.js';
 import { chunkRows, inPlaceholders, type SqlSession } from './sql-driver.js';
 import type { StagedStatus } from './staging-records.js';
-import { TableStatistics } from './table-statistics.js';
 
 /** A staged message as classify reads it. */
 export interface MessageToClassify {
@@ -47,12 +46,6 @@ export class ClassifyRecords {
       [selection.listId, ...selection.statuses],
     );
     return Number(row?.n ?? 0);
-  }
-
-  /** The planner statistics of the table whose rows classify moves from one status to another (see TableStatistics). */
-  statistics(): TableStatistics {
-    // Fetch left them saying every row is staged; drain's batch read of the classified rows was planned for one row.
-    return new TableStatistics(this.db, ['staged_messages']);
   }
 
   /**

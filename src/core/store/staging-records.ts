@@ -101,9 +101,10 @@ export class StagingRecords {
     });
   }
 
-  /** The planner statistics of the table fetch grows (see TableStatistics). */
+  /** The planner statistics of the table fetch grows and classify relabels (see TableStatistics). */
   statistics(): TableStatistics {
-    // Without them PostgreSQL looked a batch's keys up by reading every staged row of the list.
+    // Without them PostgreSQL looked a batch's keys up by reading every staged row of the list,
+    // and, once classify had labelled every row, planned drain's read of the classified rows for one row.
     return new TableStatistics(this.db, ['staged_messages']);
   }
 
