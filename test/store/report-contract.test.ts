@@ -78,7 +78,7 @@ describeOnDialects('report records on $dialect', (getStore) => {
   });
 
   it('finds no offenders in a store the pipeline wrote', async () => {
-    for (const check of ['drainedWithoutRow', 'storedWithoutStaged', 'duplicateContent', 'missingBodies', 'unprojectedInProjectedLists'] as const) {
+    for (const check of ['drainedWithoutRow', 'storedWithoutStaged', 'duplicateContent', 'nearDuplicates', 'missingBodies', 'unprojectedInProjectedLists'] as const) {
       expect(await store.reports[check](undefined), check).toEqual({ count: 0, examples: [] });
     }
   });
@@ -95,6 +95,23 @@ describeOnDialects('report records on $dialect', (getStore) => {
     const columns = 'list_id, staged_message_id, repo_id, sender_id, from_address, is_bot, subject, sent_at, msg_class, body_stored, drained_at';
     await store.db.run(`INSERT INTO email_messages (message_key, ${columns}) SELECT 'copy-of-patch@x', ${columns} FROM email_messages WHERE message_key = 'patch@x'`);
     expect(await store.reports.duplicateContent(undefined)).toEqual({ count: 1, examples: [`${kafka} copy-of-patch@x`] });
+  });
+
+  it('finds the same mail stored under its Message-ID and a variant key as a near-duplicate, but not a different mail under that id', async () => {
+    const columns = 'list_id, message_id, repo_id, sender_id, from_address, is_bot, subject, sent_at, msg_class, body_stored, drained_at';
+    const copy = async (key: string, subject: string) => {
+      await store.db.run(`INSERT INTO email_messages (message_key, ${columns}) SELECT ?, list_id, message_id, repo_id, sender_id, from_address, is_bot, ?, sent_at, msg_class, body_stored, drained_at FROM email_messages WHERE message_key = 'patch@x'`, [key, subject]);
+      await store.db.run(
+        `INSERT INTO email_message_bodies (email_message_id, body_id) SELECT c.id, b.body_id FROM email_messages c, email_messages o JOIN email_message_bodies b ON b.email_message_id = o.id
+         WHERE c.message_key = ? AND o.message_key = 'patch@x'`,
+        [key],
+      );
+    };
+    const subject = (await store.db.get<{ subject: string }>("SELECT subject FROM email_messages WHERE message_key = 'patch@x'"))!.subject;
+    await copy('patch@x#0123456789abcdef', subject);
+    await copy('patch@x#fedcba9876543210', 'a different mail reusing the id');
+    expect(await store.reports.nearDuplicates(undefined)).toEqual({ count: 1, examples: [`${kafka} patch@x#0123456789abcdef`] });
+    expect(await store.reports.nearDuplicates([noRepo])).toEqual({ count: 0, examples: [] });
   });
 
   it('finds a stored message that lost its body, but not mirror mail kept without one', async () => {

@@ -1,5 +1,6 @@
 import { beforeEach, expect, it } from 'vitest';
 import { identifyMessage } from '../../src/core/archive/message-key.js';
+import { isSameMail } from '../../src/core/archive/same-mail.js';
 import { describeOnDialects } from '../helpers/describe-on-dialects.js';
 
 function mail(id: string | null, body: string, transport = ''): Buffer {
@@ -42,6 +43,26 @@ describeOnDialects('staging contract on $dialect', (getStore) => {
     expect(once).toContain('dup@x');
     await store.staging.stageBatch(listId, null, [b, a]);
     expect(await keys()).toEqual(once);
+  });
+
+  it('takes the same mail re-exported with another MIME boundary and quoting as the message it already holds', async () => {
+    const store = getStore();
+    const exported = (boundary: string, quote: string, text = 'reply text') =>
+      stage(
+        Buffer.from(
+          `From: A <a@example.org>\nSubject: s\nDate: Mon, 1 Jan 2024 10:00:00 +0000\nMessage-ID: <re@x>\n` +
+            `Content-Type: multipart/mixed; boundary="${boundary}"\n\n--${boundary}\nContent-Type: text/plain\n\n${text}\n${quote}From here on\n--${boundary}--\n`,
+        ),
+      );
+    const first = exported('===============111==', '>');
+    const again = exported('===============222==', '');
+    const other = exported('===============333==', '', 'a different reply under the same id');
+    expect(first.contentHash).not.toBe(again.contentHash);
+    expect(await store.staging.stage(listId, null, [first], isSameMail)).toEqual({ staged: 1, duplicates: 0 });
+    expect(await store.staging.stage(listId, null, [again], isSameMail)).toEqual({ staged: 0, duplicates: 1 });
+    // In one batch too, and a really different mail under that id is still kept.
+    expect(await store.staging.stage(listId, null, [exported('===============444==', '>'), other], isSameMail)).toEqual({ staged: 1, duplicates: 1 });
+    expect(await keys()).toEqual(['re@x', `re@x#${other.contentHash.slice(0, 16)}`]);
   });
 
   it('gives a message without Message-ID a stable key from its content', async () => {

@@ -1,6 +1,7 @@
 import { ArchiveError, PartialMonthError } from '../errors.js';
 import { isDeletion, type ArchiveSource, type Month, type SkippedEntry, type SourceContext } from '../archive/archive-source.js';
 import { identifyMessage } from '../archive/message-key.js';
+import { isSameMail } from '../archive/same-mail.js';
 import { monthOf } from '../archive/month.js';
 import { BATCH_BYTES, BATCH_MESSAGES } from '../pipeline/batch-bytes.js';
 import type { ProgressListener } from '../progress.js';
@@ -185,7 +186,7 @@ async function fetchOneMonth(
   const commit = async (batch: MessageToStage[], withdrawn: DeletionToRecord[], last: boolean) => {
     // Counted once committed: a batch that fails (a full disk) was never stored.
     const written = await store.transaction(async (tx) => {
-      const outcome = await tx.staging.stage(listId, month, batch);
+      const outcome = await tx.staging.stage(listId, month, batch, isSameMail);
       const recorded = await tx.fetchState.recordDeletions(listId, withdrawn);
       if (last) await tx.staging.checkpoint(listId, { month, seen, staged: staged + outcome.staged, fingerprint: fingerprintOf(month) });
       await tx.locks.touch(listId, 'fetch', settings.owner);

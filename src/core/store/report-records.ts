@@ -194,6 +194,28 @@ export class ReportRecords {
     );
   }
 
+  /**
+   * Stored messages of one list that are one mail in two forms: the same
+   * Message-ID, subject and decoded body (or no body, both) under different
+   * keys. An archive that rebuilds mail on export (HyperKitty) made such
+   * pairs before fetch compared re-exports by their text; the later key of
+   * each pair is named.
+   */
+  async nearDuplicates(scope: ReportScope): Promise<Offenders> {
+    const where = scopeClause('a.list_id', scope);
+    return this.offenders(
+      `FROM email_messages a
+       JOIN email_messages b ON b.list_id = a.list_id AND b.message_id = a.message_id AND b.message_key > a.message_key
+       LEFT JOIN email_message_bodies ab ON ab.email_message_id = a.id
+       LEFT JOIN email_message_bodies bb ON bb.email_message_id = b.id
+       WHERE a.message_id IS NOT NULL ${where.sql ? `AND ${where.sql}` : ''}
+         AND (a.subject = b.subject OR (a.subject IS NULL AND b.subject IS NULL))
+         AND (ab.body_id = bb.body_id OR (ab.body_id IS NULL AND bb.body_id IS NULL))`,
+      "b.list_id || ' ' || b.message_key",
+      where.params,
+    );
+  }
+
   /** Stored messages that should carry a body (body_stored) and have none. */
   async missingBodies(scope: ReportScope): Promise<Offenders> {
     const where = scopeClause('e.list_id', scope);

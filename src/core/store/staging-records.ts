@@ -1,4 +1,4 @@
-import { encodeRaw } from './raw-codec.js';
+import { decodeRaw, encodeRaw } from './raw-codec.js';
 import { TableStatistics } from './table-statistics.js';
 import { chunkRows, inPlaceholders, valuesPlaceholders, type SqlSession } from './sql-driver.js';
 
@@ -18,6 +18,14 @@ export interface StagingIdentity {
 export interface MessageToStage extends StagingIdentity {
   raw: Buffer;
 }
+
+/**
+ * Whether a message the store holds under a Message-ID and a new copy with
+ * another content hash are one mail all the same (an archive that rebuilds
+ * mail on export: docs/store.md, "Identity"). The store knows no MIME; fetch
+ * hands it this.
+ */
+export type SameMail = (stored: Buffer, incoming: Buffer) => boolean;
 
 export interface StageResult {
   /** Messages written now. */
@@ -60,18 +68,26 @@ export class StagingRecords {
   /**
    * Stages messages not stored yet: the row, then its raw bytes (compressed
    * when that makes them smaller), in one transaction (the caller's, when it
-   * is in one).
+   * is in one). With `sameMail`, a copy whose Message-ID is held under
+   * another content hash is compared with the held message's bytes before
+   * it is taken for a different mail.
    */
-  async stage(listId: number, month: string | null, messages: readonly MessageToStage[]): Promise<StageResult> {
+  async stage(listId: number, month: string | null, messages: readonly MessageToStage[], sameMail?: SameMail): Promise<StageResult> {
     if (messages.length === 0) return { staged: 0, duplicates: 0 };
     return this.db.transaction(async (tx) => {
-      const stored = await new StagingRecords(tx).storedHashes(listId, messages);
+      const staging = new StagingRecords(tx);
+      const stored = await staging.storedHashes(listId, messages);
       const rows: unknown[][] = [];
       const raws = new Map<string, Buffer>();
+      const held = sameMail ? await staging.contestedRaws(listId, messages, stored) : undefined;
+      const heldBySameMail = (message: MessageToStage) => {
+        const holder = held && (raws.get(message.key) ?? held.get(message.key));
+        return holder !== undefined && sameMail!(holder, message.raw);
+      };
       const now = new Date().toISOString();
       let duplicates = 0;
       for (const message of messages) {
-        const key = chooseKey(message, stored);
+        const key = chooseKey(message, stored, heldBySameMail);
         if (key === undefined) {
           duplicates++;
           continue;
@@ -121,6 +137,25 @@ export class StagingRecords {
     await this.db.run('UPDATE lists SET last_month = ? WHERE id = ? AND (last_month IS NULL OR last_month < ?)', [checkpoint.month, listId, checkpoint.month]);
   }
 
+  /** The stored bytes of each key that a message of the batch finds held under another content hash. */
+  private async contestedRaws(listId: number, messages: readonly MessageToStage[], stored: ReadonlyMap<string, string>): Promise<Map<string, Buffer>> {
+    const keys = new Set<string>();
+    for (const m of messages) {
+      const holder = stored.get(m.key);
+      if (holder !== undefined && holder !== m.contentHash && m.variantKey && !stored.has(m.variantKey)) keys.add(m.key);
+    }
+    const raws = new Map<string, Buffer>();
+    for (const chunk of chunkRows([...keys], 1, this.db.capabilities)) {
+      const rows = await this.db.all<{ message_key: string; raw: Uint8Array; raw_codec: string | null }>(
+        `SELECT s.message_key, r.raw, r.raw_codec FROM staged_messages s JOIN staged_message_raws r ON r.staged_message_id = s.id
+         WHERE s.list_id = ? AND s.message_key IN (${inPlaceholders(chunk.length)})`,
+        [listId, ...chunk],
+      );
+      for (const row of rows) raws.set(row.message_key, decodeRaw(row.raw, row.raw_codec));
+    }
+    return raws;
+  }
+
   /** Every stored key a batch could collide with, with its content hash. */
   private async storedHashes(listId: number, messages: readonly MessageToStage[]): Promise<Map<string, string>> {
     const candidates = new Set<string>();
@@ -140,10 +175,19 @@ export class StagingRecords {
   }
 }
 
-/** The key this message is stored under, or undefined when it is already stored. */
-export function chooseKey(message: StagingIdentity, stored: ReadonlyMap<string, string>): string | undefined {
+/**
+ * The key this message is stored under, or undefined when it is already
+ * stored: under its own key with the same content, or by the same mail in
+ * another form (`heldBySameMail`), or under its variant key.
+ */
+export function chooseKey<M extends StagingIdentity>(
+  message: M,
+  stored: ReadonlyMap<string, string>,
+  heldBySameMail: (message: M) => boolean = () => false,
+): string | undefined {
   const holder = stored.get(message.key);
   if (holder === undefined) return message.key;
   if (holder === message.contentHash || !message.variantKey) return undefined;
-  return stored.has(message.variantKey) ? undefined : message.variantKey;
+  if (stored.has(message.variantKey)) return undefined;
+  return heldBySameMail(message) ? undefined : message.variantKey;
 }

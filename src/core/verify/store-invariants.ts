@@ -17,6 +17,7 @@ export interface InvariantFigures {
   drainedWithoutRow: Offenders;
   storedWithoutStaged: Offenders;
   duplicateContent: Offenders;
+  nearDuplicates: Offenders;
   missingBodies: Offenders;
   unprojected: Offenders;
   failedLists: readonly FailedListCheckpoints[];
@@ -42,6 +43,7 @@ export function judgeInvariants(figures: InvariantFigures): InvariantResult[] {
     fromOffenders('drained-stored', figures.drainedWithoutRow),
     fromOffenders('stored-staged', figures.storedWithoutStaged),
     fromOffenders('no-duplicate-content', figures.duplicateContent),
+    fromOffenders('no-near-duplicates', figures.nearDuplicates),
     fromOffenders('bodies-stored', figures.missingBodies),
     checkpointsKeptFailures(figures.lists, figures.failedLists, name),
     fromOffenders('projection-complete', figures.unprojected),

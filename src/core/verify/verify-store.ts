@@ -44,6 +44,7 @@ export async function verifyStore(store: Store, systems: Systems, selection: Lis
     drainedWithoutRow: await reports.drainedWithoutRow(scope),
     storedWithoutStaged: await reports.storedWithoutStaged(scope),
     duplicateContent: await reports.duplicateContent(scope),
+    nearDuplicates: await reports.nearDuplicates(scope),
     missingBodies: await reports.missingBodies(scope),
     unprojected: await reports.unprojectedInProjectedLists(scope),
     failedLists: await reports.failedListCheckpoints(scope),
