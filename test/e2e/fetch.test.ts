@@ -96,6 +96,15 @@ describeOnDialectDatabases('fetch of a public-inbox archive on $dialect', (datab
     expect(after.filter((key) => !before.includes(key)).sort()).toEqual(['new-1@kernel.example', 'new-2@kernel.example', 'new-3@kernel.example']);
   });
 
+  it('reads a past month again when an epoch that appears late (a lagging mirror) files mail under it, and only that month', async () => {
+    const late = withMessageId(mail[5]!, 'late-epoch@kernel.example');
+    archive.addCommits(3, [{ raw: late, at: inMonth(2, 9) }]);
+    const fetch = await runCliJson<FetchJson>(['fetch', '--now', '--db', db.url], { env });
+    expect(fetch.code, fetch.stderr).toBe(0);
+    expect(fetch.json.lists[0]).toMatchObject({ monthsFetched: 2, staged: 1, duplicates: mail.length - Math.floor(mail.length / 2) + 5 });
+    expect(await stagedKeys(db.url, 'linux-kselftest')).toContain('late-epoch@kernel.example');
+  });
+
   it('prints one line per list with plain timestamps when stderr is not a terminal', async () => {
     const fetch = await runCli(['fetch', '--now', '--db', db.url], { env });
     expect(fetch.code, fetch.stderr).toBe(0);

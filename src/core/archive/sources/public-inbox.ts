@@ -1,7 +1,7 @@
 import { ArchiveError } from '../../errors.js';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { type ArchiveItem, type ArchiveSource, type Month, type SourceContext } from '../archive-source.js';
@@ -47,6 +47,28 @@ class PublicInboxSource implements ArchiveSource {
       if (months[0] && (first === undefined || months[0] < first)) first = months[0];
     }
     return first;
+  }
+
+  /**
+   * What each month's index files hold, by epoch and size: a month grows
+   * when an epoch first seen now (a mirror that lagged, a cache deleted)
+   * files old mail under it, or when rewritten history is indexed anew, and
+   * fetch reads exactly those months again (docs/fetch.md). A stat per
+   * month and epoch: nothing of the index is read.
+   */
+  async monthFingerprints(context: SourceContext): Promise<Map<Month, string>> {
+    const inbox = await this.sync(context);
+    const parts = new Map<Month, string[]>();
+    for (const epoch of inbox.epochs) {
+      const dir = indexDir(inbox.root, epoch);
+      for (const month of readdirSync(dir)) {
+        const part = `${epoch}:${statSync(join(dir, month)).size}`;
+        const list = parts.get(month);
+        if (list) list.push(part);
+        else parts.set(month, [part]);
+      }
+    }
+    return new Map([...parts].map(([month, list]) => [month, list.join(' ')]));
   }
 
   async *fetchMonth(context: SourceContext, month: Month): AsyncIterable<ArchiveItem> {
