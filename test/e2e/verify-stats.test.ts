@@ -129,6 +129,27 @@ describeOnDialectDatabases('verify and stats on $dialect', (databases) => {
     expect((await cli(['verify', '--strict'])).code).toBe(0);
   });
 
+  it('verify --strict exits 3 naming one mail stored twice in two forms (its Message-ID and a variant key)', async () => {
+    const columns = 'list_id, message_id, repo_id, sender_id, from_address, is_bot, subject, sent_at, msg_class, body_stored, projected_kind, drained_at';
+    const variant = 'patch-1@example.org#0123456789abcdef';
+    await sql(async (_, run) => {
+      await run(`INSERT INTO email_messages (message_key, ${columns}) SELECT '${variant}', ${columns} FROM email_messages WHERE message_key = 'patch-1@example.org'`);
+      await run(
+        `INSERT INTO email_message_bodies (email_message_id, body_id) SELECT c.id, b.body_id FROM email_messages c, email_messages o
+         JOIN email_message_bodies b ON b.email_message_id = o.id WHERE c.message_key = '${variant}' AND o.message_key = 'patch-1@example.org'`,
+      );
+    });
+    try {
+      const { code, json } = await cliJson<VerifyResult>(['verify', '--strict']);
+      expect(code).toBe(3);
+      expect(json.failing).toContain('no-near-duplicates');
+      expect(json.invariants.find((i) => i.name === 'no-near-duplicates')).toMatchObject({ ok: false, violations: 1, details: [expect.stringContaining(variant)] });
+    } finally {
+      await sql(async (_, run) => run(`DELETE FROM email_messages WHERE message_key = '${variant}'`));
+    }
+    expect((await cli(['verify', '--strict'])).code).toBe(0);
+  });
+
   it('verify --strict exits 3 on a store whose staged row was deleted by hand', async () => {
     await sql(async (_, run) => run("DELETE FROM staged_messages WHERE message_key = 'discuss-2@example.org'"));
     const { code, json, stderr } = await cliJson<VerifyResult>(['verify', '--strict', '--list', MBOX]);
