@@ -1,4 +1,5 @@
 import { TextDecoder } from 'node:util';
+import iconv from 'iconv-lite';
 /**
  * Bytes to text by a declared charset. A message that declares us-ascii
  * (or nothing) but carries 8-bit bytes is UTF-8 when the bytes are valid
@@ -6,13 +7,14 @@ import { TextDecoder } from 'node:util';
  * that such mailers used; an unknown charset is read the same way.
  */
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-const decoders = new Map<string, TextDecoder>();
+type Decoder = (bytes: Uint8Array) => string;
+const decoders = new Map<string, Decoder>();
 
 export function decodeText(bytes: Uint8Array, charset: string | undefined): string {
   const name = normalizeCharset(charset);
   if (name && name !== 'us-ascii' && name !== 'ascii' && name !== 'utf-8') {
     const decoder = decoderFor(name);
-    if (decoder) return decoder.decode(bytes);
+    if (decoder) return decoder(bytes);
   }
   return decodeUnlabelled(bytes);
 }
@@ -23,7 +25,7 @@ export function decodeUnlabelled(bytes: Uint8Array): string {
   try {
     return strictUtf8.decode(bytes);
   } catch {
-    return decoderFor('windows-1252')!.decode(bytes);
+    return decoderFor('windows-1252')!(bytes);
   }
 }
 
@@ -33,21 +35,38 @@ export function isKnownCharset(charset: string | undefined): boolean {
   return !name || name === 'us-ascii' || name === 'ascii' || decoderFor(name) !== undefined;
 }
 
+const LATIN1_LABELS = new Set(['iso-8859-1', 'iso8859-1', 'iso_8859-1', 'iso_8859-1:1987', 'latin1', 'l1', 'cp819', 'ibm819', 'iso-ir-100', 'csisolatin1', 'x-cp1252', 'cp1252']);
+
 function normalizeCharset(charset: string | undefined): string | undefined {
   const name = charset?.trim().replace(/^["']|["']$/g, '').toLowerCase();
   if (!name) return undefined;
   if (name === 'ansi_x3.4-1968' || name === 'us_ascii' || name === 'ascii') return 'us-ascii';
   if (name === 'utf8') return 'utf-8';
+  // As browsers and mailparser read them (WHATWG Encoding): mail labelled Latin-1 is written by Windows mailers.
+  if (LATIN1_LABELS.has(name)) return 'windows-1252';
   return name;
 }
 
-function decoderFor(name: string): TextDecoder | undefined {
+/**
+ * iconv-lite where it knows the charset (mailparser decodes with it too),
+ * else Node's TextDecoder. Not TextDecoder first: Node 20.20's drops the
+ * bytes 0x80-0x9F under windows-1252 and its Latin-1 labels (`„`, `–`, `’`,
+ * `…`, `™` vanish from real mail), and what a message says must not depend
+ * on the Node release that read it.
+ */
+function decoderFor(name: string): Decoder | undefined {
   let decoder = decoders.get(name);
   if (decoder) return decoder;
-  try {
-    decoder = new TextDecoder(name);
-  } catch {
-    return undefined;
+  if (name !== 'utf-8' && iconv.encodingExists(name)) {
+    decoder = (bytes) => iconv.decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), name);
+  } else {
+    let textDecoder: TextDecoder;
+    try {
+      textDecoder = new TextDecoder(name);
+    } catch {
+      return undefined;
+    }
+    decoder = (bytes) => textDecoder.decode(bytes);
   }
   decoders.set(name, decoder);
   return decoder;

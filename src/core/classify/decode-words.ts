@@ -1,5 +1,4 @@
-import { TextDecoder } from 'node:util';
-import { decodeUnlabelled } from './decode-text.js';
+import { decodeText, decodeUnlabelled, isKnownCharset } from './decode-text.js';
 /**
  * RFC 2047 encoded words (`=?ISO-8859-1?Q?G=F6ran?=`) that mailparser leaves
  * alone because a mailer put them inside quotes or a comment, which the RFC
@@ -15,7 +14,7 @@ export function decodeWords(text: string): string {
       const name = charset.split('*')[0]!.toLowerCase();
       // Words labelled UTF-8 that are not (Latin-1 bytes, in practice) read as windows-1252 rather than as U+FFFD.
       if (name === 'utf-8' || name === 'utf8' || name === 'us-ascii') return decodeUnlabelled(bytes);
-      return new TextDecoder(name).decode(bytes);
+      return isKnownCharset(name) ? decodeText(bytes, name) : whole;
     } catch {
       return whole;
     }

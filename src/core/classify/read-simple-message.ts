@@ -37,17 +37,40 @@ export function readSimpleMessage(raw: Buffer, block: HeaderBlock): ReadMessage 
 }
 
 function decodeTransfer(body: Buffer, encoding: string): Buffer {
-  if (encoding === 'base64') return Buffer.from(body.toString('latin1').replace(/[^A-Za-z0-9+/=]/g, ''), 'base64');
+  if (encoding === 'base64') return decodeBase64(body);
   if (encoding === 'quoted-printable') return decodeQuotedPrintable(body);
   return body;
 }
 
-/** Quoted-printable to bytes: soft line breaks joined, `=XX` decoded, a stray `=` kept. */
+/**
+ * Base64 to bytes, each padded run on its own: a list manager that appends
+ * its footer to a base64 body (ezmlm does) encodes the footer as a second
+ * run after the first one's `=`, where a single decode would stop.
+ */
+export function decodeBase64(body: Buffer): Buffer {
+  const runs = body.toString('latin1').replace(/[^A-Za-z0-9+/=]/g, '').match(/[A-Za-z0-9+/]+=*/g) ?? [];
+  return runs.length === 1 ? Buffer.from(runs[0]!, 'base64') : Buffer.concat(runs.map((run) => Buffer.from(run, 'base64')));
+}
+
+/**
+ * Quoted-printable to bytes: soft line breaks joined, `=XX` decoded, a stray
+ * `=` kept, and blanks at the end of a line dropped (RFC 2045 6.7 (3): a
+ * transport added them; mailparser drops them too).
+ */
 export function decodeQuotedPrintable(body: Buffer): Buffer {
   const out = Buffer.allocUnsafe(body.length);
   let n = 0;
   for (let i = 0; i < body.length; i++) {
     const byte = body[i]!;
+    if (byte === 0x20 || byte === 0x09) {
+      let j = i + 1;
+      while (body[j] === 0x20 || body[j] === 0x09) j++;
+      if (j < body.length && body[j] !== 0x0a && body[j] !== 0x0d) {
+        while (i < j) out[n++] = body[i++]!;
+      }
+      i = j - 1;
+      continue;
+    }
     if (byte !== 0x3d) {
       out[n++] = byte;
       continue;
