@@ -1,3 +1,4 @@
+import { domainToASCII } from 'node:url';
 import addressparser from 'addressparser';
 import { normalizeMessageId } from '../archive/message-key.js';
 import { decodeUnlabelled } from './decode-text.js';
@@ -13,8 +14,38 @@ import { isPlausibleSentAt } from './envelope.js';
 
 export interface Person {
   name: string | null;
-  /** Lower-cased. */
+  /** In normal form (normalizeAddress). */
   address: string | null;
+}
+
+/**
+ * The one spelling of an address that drain matches contributors by:
+ * lower-cased, an internationalized domain in its ASCII (punycode) form.
+ * mailparser turns `xn--` domains into Unicode and our own reader keeps
+ * them, so both go through here. ASCII rather than Unicode because it is
+ * the form the mail carried on the wire and the one SMTP, DNS and the
+ * other sources of addresses use, and lower-casing it is exact, where a
+ * Unicode domain would also need NFC and case folding to compare equal.
+ * A domain that is no host name (an address literal, say) is only lower-cased.
+ */
+export function normalizeAddress(address: string): string {
+  const lower = address.toLowerCase();
+  const at = lower.lastIndexOf('@');
+  if (at < 0) return lower;
+  const domain = lower.slice(at + 1);
+  // eslint-disable-next-line no-control-regex
+  if (!/[^\x00-\x7f]/.test(domain)) return lower;
+  return `${lower.slice(0, at + 1)}${domainToASCII(domain) || domain}`;
+}
+
+/**
+ * Message-ID, In-Reply-To and References as ids can be read from them.
+ * Python's email package (HyperKitty's exports) folds a field with a token
+ * too long for one line into RFC 2047 encoded words, so an id of 76
+ * characters or more arrives as `=?utf-8?q?=3C…=40…=3E?=`, split over lines.
+ */
+export function decodeIdField(value: string | undefined): string | undefined {
+  return value !== undefined && value.includes('=?') ? decodeWords(value) : value;
 }
 
 /** Raw 8-bit header bytes (held as latin1 text): UTF-8 when valid, else windows-1252. */
@@ -35,7 +66,9 @@ function readObfuscated(text: string): Person | undefined {
   // As `name at host.tld`: a dot with something on both sides.
   if (!match || !match[2]!.slice(1, -1).includes('.')) return undefined;
   const name = match[3] ? decodeWords(match[3]).trim() : '';
-  return { name: name || null, address: `${match[1]}@${match[2]}`.toLowerCase() };
+  // Early pipermail wrote the hidden address again as the name: `dev at host (dev at host)`.
+  const hidden = `${match[1]} at ${match[2]}`.toLowerCase();
+  return { name: name && name.toLowerCase() !== hidden ? name : null, address: normalizeAddress(`${match[1]}@${match[2]}`) };
 }
 
 /** Whether a From value is pipermail's `jane at example.org (Jane)`, which mailparser cannot read. */
@@ -64,10 +97,19 @@ export function readPerson(text: string): Person {
   const value = text.replace(/\s+/g, ' ').trim();
   // RFC 5322 comments may sit even inside the address: `Pete <pete(his account)@silly.test(his host)>`.
   const bracketed = /^(.*?)\s*<((?:[^<>()\s]|\((?:\\.|[^()\\])*\))+)>/.exec(value);
-  if (bracketed) return { name: cleanName(bracketed[1]!), address: bracketed[2]!.replace(/\((?:\\.|[^()\\])*\)/g, '').toLowerCase() || null };
+  if (bracketed) return { name: cleanName(bracketed[1]!), address: normalizeAddress(bracketed[2]!.replace(/\((?:\\.|[^()\\])*\)/g, '')) || null };
   const bare = /^([^\s<>()]+@[^\s<>()]+)\s*(?:\((.*)\))?/.exec(value);
-  if (bare) return { name: cleanName(bare[2] ?? ''), address: bare[1]!.toLowerCase() };
-  return { name: cleanName(value), address: null };
+  if (bare) return { name: cleanName(bare[2] ?? ''), address: normalizeAddress(bare[1]!) };
+  return readNameThenAddress(value) ?? { name: cleanName(value), address: null };
+}
+
+/** Mailman 2.0's archive writes `Jane Doe jane@example.org`: a name, a blank, an address with a dotted domain, nothing after. */
+function readNameThenAddress(value: string): Person | undefined {
+  const blank = value.lastIndexOf(' ');
+  if (blank <= 0) return undefined;
+  const address = value.slice(blank + 1);
+  if (!/^[^\s<>()"@,;]+@[^\s<>()"@,;]+\.[^\s<>()"@,;.]+$/.test(address)) return undefined;
+  return { name: cleanName(value.slice(0, blank)), address: normalizeAddress(address) };
 }
 
 function cleanName(name: string): string | null {

@@ -4,7 +4,7 @@ import { firstField, readHeaderBlock, type HeaderBlock } from '../archive/raw-he
 import { decodeText } from './decode-text.js';
 import { detectPatch } from './detect-patch.js';
 import type { Envelope, ReadMessage } from './envelope.js';
-import { isObfuscatedSender, readIds, readInReplyTo, readListIdValue, readRecipients, readSender, readSentDate, tidyName, tidySubject } from './header-values.js';
+import { decodeIdField, isObfuscatedSender, normalizeAddress, readIds, readInReplyTo, readListIdValue, readRecipients, readSender, readSentDate, tidyName, tidySubject } from './header-values.js';
 import { htmlToText } from './html-to-text.js';
 import { readTrailers } from './read-trailers.js';
 import { readSeries } from './read-series.js';
@@ -48,9 +48,9 @@ function assembleEnvelope(raw: Buffer, block: HeaderBlock, read: ReadMessage): E
   const listId = readListIdValue(firstField(block, 'list-id'));
   const sent = readSentDate(firstField(block, 'date'));
   return withoutNul({
-    messageId: normalizeMessageId(firstField(block, 'message-id')),
-    inReplyTo: readInReplyTo(firstField(block, 'in-reply-to')),
-    references: readIds((block.fields.get('references') ?? []).join(' ')),
+    messageId: normalizeMessageId(decodeIdField(firstField(block, 'message-id'))),
+    inReplyTo: readInReplyTo(decodeIdField(firstField(block, 'in-reply-to'))),
+    references: readIds(decodeIdField((block.fields.get('references') ?? []).join(' '))!),
     subject: read.subject,
     fromName: read.from.name,
     fromAddress: read.from.address,
@@ -122,7 +122,7 @@ function readFrom(mail: ParsedMail, block: HeaderBlock): { name: string | null; 
   const rawFrom = firstField(block, 'from') ?? '';
   if (isObfuscatedSender(rawFrom)) return readSender(rawFrom);
   const value = (mail.from as AddressObject | undefined)?.value?.[0];
-  const address = value?.address?.trim().toLowerCase() || null;
+  const address = value?.address?.trim() ? normalizeAddress(value.address.trim()) : null;
   if (!address && rawFrom) return readSender(rawFrom);
   return { name: tidyName(value?.name, address), address };
 }

@@ -8,7 +8,9 @@ import { StoreFailure } from '../store/store-failure.js';
 import type { Store } from '../store/store.js';
 import type { TableStatistics } from '../store/table-statistics.js';
 import type { Systems } from '../systems/load-systems.js';
+import { normalizeAddress } from '../classify/header-values.js';
 import { isBotSender } from './is-bot-sender.js';
+import { ListAddresses } from './list-addresses.js';
 import { findSignaledRepoUrl } from './find-signaled-repo-url.js';
 import { currentLockOwner } from '../locks/lock-owner.js';
 import { BATCH_BYTES, BATCH_MESSAGES } from '../pipeline/batch-bytes.js';
@@ -113,13 +115,15 @@ class DrainRun implements ListStage<ListDrainResult> {
 
   private async drainList(list: ListRecord, repoId: number, result: ListDrainResult, task: string): Promise<void> {
     const template = this.options.systems.systems.get(list.rulesSystem ?? list.system)?.repoUrlTemplate ?? this.options.systems.systems.get(list.system)?.repoUrlTemplate;
+    // A list registered by address is named by it; a local list's name is a path.
+    const own = new ListAddresses([list.listAddress, list.name.includes('/') ? null : list.name]);
     // Mail deferred while the list had no repo first, then the rest; each in staging order.
     for (const status of ['deferred', 'classified'] as const) {
-      await this.drainStatus(list, repoId, template, status, result, task);
+      await this.drainStatus(list, repoId, { template, own }, status, result, task);
     }
   }
 
-  private async drainStatus(list: ListRecord, repoId: number, template: string | undefined, status: 'classified' | 'deferred', result: ListDrainResult, task: string): Promise<void> {
+  private async drainStatus(list: ListRecord, repoId: number, context: ListContext, status: 'classified' | 'deferred', result: ListDrainResult, task: string): Promise<void> {
     const read = (afterId: number) => {
       const batch = this.store.drain.nextBatch(list.id, status, afterId, this.options.batchSize ?? BATCH_MESSAGES, BATCH_BYTES);
       batch.catch(() => {}); // awaited in turn below; this only keeps a batch left unread by a stop from going unhandled
@@ -134,7 +138,7 @@ class DrainRun implements ListStage<ListDrainResult> {
       next = read(batch[batch.length - 1]!.id);
       const messages: NewEmailMessage[] = [];
       for (const candidate of batch) {
-        const prepared = this.prepare(candidate, repoId, template);
+        const prepared = this.prepare(candidate, repoId, context);
         if (typeof prepared === 'string') {
           await this.store.drain.shunt(candidate.id, prepared);
           result.shunted++;
@@ -185,7 +189,7 @@ class DrainRun implements ListStage<ListDrainResult> {
   }
 
   /** The row to write, or why the message cannot be drained. */
-  private prepare(candidate: DrainCandidate, repoId: number, template: string | undefined): NewEmailMessage | string {
+  private prepare(candidate: DrainCandidate, repoId: number, { template, own }: ListContext): NewEmailMessage | string {
     // A drained message's envelope is dropped once drained; one set back to classified by hand
     // still has its stored row, and its labels can be brought up to date from its stored body.
     const envelope = readEnvelope(candidate.envelope) ?? (candidate.storedBody === null ? undefined : readEnvelope({ body: candidate.storedBody }));
@@ -193,7 +197,8 @@ class DrainRun implements ListStage<ListDrainResult> {
     const handling = MIRROR_CLASSES.has(candidate.msgClass ?? '') ? (this.options.mirrorHandling ?? 'metadata_only') : 'full';
     const captures = handling === 'skip' ? null : candidate.captures && typeof candidate.captures === 'object' ? candidate.captures : null;
     const bodyText = clean(envelope.body) ?? '';
-    const fromAddress = envelope.fromAddress ? envelope.fromAddress.trim().toLowerCase() : null;
+    // Envelopes stored before addresses had one normal form are brought to it here.
+    const fromAddress = typeof envelope.fromAddress === 'string' && envelope.fromAddress.trim() ? normalizeAddress(envelope.fromAddress.trim()) : null;
     const fromName = clean(envelope.fromName);
     const signaledRepoUrl = handling === 'skip' ? null : findSignaledRepoUrl(captures, bodyText, template);
     const series = envelope.series;
@@ -207,6 +212,7 @@ class DrainRun implements ListStage<ListDrainResult> {
       fromName,
       fromAddress,
       isBot: isBotSender(fromName, fromAddress),
+      fromList: fromAddress !== null && own.includes(fromAddress, typeof envelope.listAddress === 'string' ? envelope.listAddress : null),
       subject: clean(envelope.subject),
       sentAt,
       // An envelope stored before implausible dates were dropped may still carry one; its offset goes with it.
@@ -234,10 +240,10 @@ class DrainRun implements ListStage<ListDrainResult> {
 
   private async resolveSenders(messages: NewEmailMessage[]): Promise<void> {
     const unknown = messages
-      .filter((m) => !m.isBot && m.fromAddress && !this.senders.has(m.fromAddress))
+      .filter((m) => !m.isBot && !m.fromList && m.fromAddress && !this.senders.has(m.fromAddress))
       .map((m) => ({ email: m.fromAddress!, name: m.fromName }));
     if (unknown.length > 0) for (const [email, id] of await this.store.contributors.ensureByEmail(unknown)) this.senders.set(email, id);
-    for (const m of messages) if (!m.isBot && m.fromAddress) m.senderId = this.senders.get(m.fromAddress) ?? null;
+    for (const m of messages) if (!m.isBot && !m.fromList && m.fromAddress) m.senderId = this.senders.get(m.fromAddress) ?? null;
   }
 
   private async resolveSignaledRepos(messages: NewEmailMessage[]): Promise<void> {
@@ -247,6 +253,14 @@ class DrainRun implements ListStage<ListDrainResult> {
       m.signaledRepoId = this.repoIds.get(m.signaledRepoUrl) ?? null;
     }
   }
+}
+
+/** What every message of a list is prepared with. */
+interface ListContext {
+  /** The system's repo_url_template, for a bare `repo` capture. */
+  template: string | undefined;
+  /** The list's own addresses, which never become contributors. */
+  own: ListAddresses;
 }
 
 function readEnvelope(value: unknown): Envelope | undefined {

@@ -29,6 +29,8 @@ export interface NewEmailMessage {
   fromName: string | null;
   fromAddress: string | null;
   isBot: boolean;
+  /** Sent from the list's own address (early pipermail): no contributor, name and address kept as written. */
+  fromList: boolean;
   subject: string | null;
   sentAt: string | null;
   sentAtOffset: number | null;
