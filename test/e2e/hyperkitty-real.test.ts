@@ -112,7 +112,7 @@ describeOnDialectDatabases(
         }, 60_000);
 
         it('stores every imported message once on the first read', async () => {
-          const run = await cli(['fetch', '--full']);
+          const run = await cli(['fetch', '--full', '--now']);
           expect(run.code, run.stderr).toBe(0);
           expect(run.json.lists[0]).toMatchObject({ status: 'done', staged: 6 });
           const rows = await staged();
@@ -128,7 +128,7 @@ describeOnDialectDatabases(
 
         // HyperKitty rebuilds each message on export with a fresh random MIME boundary.
         it('stores nothing new when the whole history is read again with --full', async () => {
-          const run = await cli(['fetch', '--full']);
+          const run = await cli(['fetch', '--full', '--now']);
           expect(run.code, run.stderr).toBe(0);
           expect(run.json.lists[0]).toMatchObject({ status: 'done', staged: 0, duplicates: 6 });
           expect((await staged()).map((row) => row.message_key)).toHaveLength(6);
@@ -162,7 +162,7 @@ describeOnDialectDatabases(
           await site.importMbox(late, mbox([{ id: `jan-${tag}@example.org`, date: back(4, 10), subject: 'january' }, { id: `apr-${tag}@example.org`, date: back(2, 10), subject: 'april' }]));
           const add = await runCli(['lists', 'add', '--system', 'hyperkitty', late, '--base-url', `${server.url()}/hyperkitty`, '--db', db.url], { env });
           expect(add.code, add.stderr).toBe(0);
-          const first = await cli(['fetch', '--full', '--list', late]);
+          const first = await cli(['fetch', '--full', '--now', '--list', late]);
           expect(first.json.lists[0], first.stderr).toMatchObject({ status: 'done', staged: 2 });
 
           // An old archive comes in later: a month inside the history read, and one before it.
