@@ -73,8 +73,10 @@ describe.skipIf(corpusMissing)('hyperkitty source', () => {
     expect(await source().firstMonth(context('new@mail.example.org'))).toBe('2023-02');
   });
 
-  it('has no first month for a list HyperKitty does not know', async () => {
-    expect(await source().firstMonth(context('gone@mail.example.org'))).toBeUndefined();
+  it('fails a list HyperKitty does not know, permanently and naming the overview URL', async () => {
+    const failure = source().firstMonth(context('gone@mail.example.org'));
+    await expect(failure).rejects.toMatchObject({ kind: 'permanent' });
+    await expect(failure).rejects.toThrow(`There is no HyperKitty list at ${server.url}/hyperkitty/list/gone@mail.example.org/ (`);
   });
 
   it('rides out a 429 and a 502 within the request, and fails a lasting 503 as transient', async () => {
