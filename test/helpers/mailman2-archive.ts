@@ -28,7 +28,9 @@ export interface MailmanPost {
 }
 
 /**
- * Which Mailman 2.1 writes the text archive:
+ * Which Mailman 2.1 writes the text archive (the two versions of as_text and
+ * of the Scrubber footer in Mailman 2.1's history; the labels name a release
+ * of each era):
  * - `2.1.5`: Article.as_text returns headers + '\n\n' + body, nothing after the
  *   body, and the Scrubber's footer ends `Url : <url>\n`: the next From_ line
  *   follows it with no blank line (the mail that older archives swallow).
