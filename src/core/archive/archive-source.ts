@@ -87,8 +87,15 @@ export interface ArchiveSource {
   /** Every message filed under the month, streamed: never the whole month in memory. */
   fetchMonth(context: SourceContext, month: Month): AsyncIterable<ArchiveItem>;
   /**
-   * For sources whose months change after they were read (local files and
-   * Maildirs): a fingerprint of what each month holds now, for every month
+   * How long after a month ends the archive may still file mail under it
+   * (late relays, an archiver that files by the Date header). A month
+   * checkpointed before this had passed is read again. Default 2 days
+   * (MONTH_SETTLE_MS, src/core/fetch/plan-months.ts).
+   */
+  readonly monthSettleMs?: number;
+  /**
+   * For sources whose months change after they were read (local files,
+   * Maildirs, pipermail's index): a fingerprint of what each month holds now, for every month
    * that holds mail. A month whose fingerprint differs from the one stored
    * at its checkpoint is read again (docs/fetch.md).
    */

@@ -1,17 +1,23 @@
 import { ArchiveError } from '../errors.js';
 import type { HttpClient } from '../net/http-client.js';
 import { type RawMessage, type SourceContext } from './archive-source.js';
-import { readMboxEntries } from './mbox-reader.js';
+import { readMboxEntries, type MboxFlavour } from './mbox-reader.js';
 
 /**
  * Streams the messages of an mbox served over HTTP (plain or gzip). Nothing
  * there (404) is an empty month. A body that ends badly, a gzip stream that
  * breaks, or a web page in place of the mbox is a transient failure: the
- * month is not complete.
+ * month is not complete. `flavour` is how the archive escaped `From ` lines
+ * (default mboxrd); `onMissing` hears of a 404, for a caller with another URL to try.
  */
-export async function* fetchMboxUrl(client: HttpClient, url: string, signal?: AbortSignal): AsyncGenerator<RawMessage> {
+export async function* fetchMboxUrl(
+  client: HttpClient,
+  url: string,
+  signal?: AbortSignal,
+  options: { flavour?: MboxFlavour; onMissing?(): void } = {},
+): AsyncGenerator<RawMessage> {
   const response = await client.stream(url, signal);
-  if (!response) return;
+  if (!response) return options.onMissing?.();
   // A proxy's error or maintenance page sent with 200 is no mbox: read as one, it would
   // become a message and the month would be checkpointed without its mail.
   if (/^(text\/html|application\/xhtml\+xml)\b/i.test(response.contentType ?? '')) {
@@ -19,7 +25,7 @@ export async function* fetchMboxUrl(client: HttpClient, url: string, signal?: Ab
     throw new ArchiveError(`${url} answered with a web page (${response.contentType}), not an mbox.`, 'transient');
   }
   try {
-    for await (const entry of readMboxEntries(response.body, { signal })) yield { raw: entry.raw, sourceRef: `${url}#${entry.offset}` };
+    for await (const entry of readMboxEntries(response.body, { signal, flavour: options.flavour })) yield { raw: entry.raw, sourceRef: `${url}#${entry.offset}` };
   } catch (error) {
     if (error instanceof ArchiveError || signal?.aborted) throw error;
     throw new ArchiveError(`The mbox at ${url} could not be read to its end: ${(error as Error).message}`, 'transient');

@@ -8,11 +8,14 @@ import { createGunzip } from 'node:zlib';
  *
  * It streams: bytes are scanned chunk by chunk with indexOf, and only the
  * message being assembled is held. A separator is a line starting with
- * `From ` that opens the file, or that follows a blank line and looks like a
- * real From_ line (a sender, then a time and a year somewhere after it).
- * A body line that merely starts with "From " is never a separator. Both
- * mboxrd and mboxo are read: one level of `>` quoting is taken off `>From `
- * lines. Gzip is recognised by its magic bytes, not by the file name.
+ * `From ` that opens the file, that follows a blank line and looks like a
+ * real From_ line (a sender, then a time and a year somewhere after it), or
+ * that has the exact shape mbox writers give a From_ line (a sender, then
+ * asctime: `From user at host  Mon May  3 13:15:30 2004`) wherever it
+ * stands: Mailman 2 writes no blank line after a message whose attachment it
+ * scrubbed. A body line that merely starts with "From " is never a
+ * separator. The flavour says how `>From ` lines are read (MboxFlavour).
+ * Gzip is recognised by its magic bytes, not by the file name.
  */
 export interface MboxEntry {
   /** The message bytes, without the From_ line and the blank line that ended it in the mbox. */
@@ -25,10 +28,19 @@ export interface MboxEntry {
 
 export type MboxInput = string | Readable | AsyncIterable<Uint8Array>;
 
+/**
+ * How the writer escaped body lines starting with `From `:
+ * - `mboxrd` (Pony Mail, most tools): `From ` became `>From `, `>From ` became `>>From `; one `>` is taken off `>+From ` lines.
+ * - `mboxo` (Python's mailbox, so HyperKitty's export): `From ` became `>From ` and `>From ` stayed as it was, so a
+ *   `>From ` line cannot be told from a quoted one; it is kept as it is, which loses no character of the mail.
+ * - `pipermail` (Mailman 2's `YYYY-Month.txt`): nothing was escaped; every line is kept as it is.
+ */
+export type MboxFlavour = 'mboxrd' | 'mboxo' | 'pipermail';
+
 export interface ReadMboxOptions {
   signal?: AbortSignal;
-  /** Take one `>` off `>From ` lines (mboxrd and mboxo). Default true. */
-  unquote?: boolean;
+  /** Default mboxrd. */
+  flavour?: MboxFlavour;
 }
 
 /** The raw bytes of each message in an mbox, in file order. */
@@ -49,6 +61,16 @@ const HEAD_BYTES = 64 * 1024;
 const FROM_LINE_SHAPE = /^From \S*\s.*\d{1,2}:\d{2}/;
 const YEAR = /\b\d{4}\b/;
 
+/**
+ * The From_ line mbox writers put out, exactly: a sender without spaces (or
+ * Mailman 2's obscured `user at host`), one or two spaces, then asctime.
+ * Mailman 2.1 HyperArch.Article.as_text writes `From %(email)s  %(fromdate)s`
+ * with fromdate = time.ctime(); Python's mailbox and email.generator write
+ * `From %s %s` with time.ctime() / time.asctime(); Pony Mail and mutt the same.
+ */
+const EXACT_FROM_LINE =
+  /^From (?:\S+ at \S+|\S+) {1,2}(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2} \d{4}$/;
+
 /** The From_ line `git format-patch` writes: a commit id and git's fixed date. */
 const GIT_PATCH_FROM_LINE = /^From [0-9a-f]{7,40} Mon Sep 17 00:00:00 2001$/;
 
@@ -56,9 +78,14 @@ export function looksLikeFromLine(line: string): boolean {
   return FROM_LINE_SHAPE.test(line) && YEAR.test(line.slice(5));
 }
 
+/** A From_ line of the exact shape writers give it, a separator even with no blank line before it (git's patch header excepted). */
+export function isExactFromLine(line: string): boolean {
+  return EXACT_FROM_LINE.test(line) && !GIT_PATCH_FROM_LINE.test(line);
+}
+
 /** Each message with its From_ line and offset, in file order. */
 export async function* readMboxEntries(input: MboxInput, options: ReadMboxOptions = {}): AsyncGenerator<MboxEntry> {
-  const splitter = new MboxSplitter(options.unquote ?? true);
+  const splitter = new MboxSplitter(options.flavour);
   for await (const chunk of openMboxBytes(input)) {
     if (options.signal?.aborted) throw abortError(options.signal);
     yield* splitter.push(chunk);
@@ -67,8 +94,8 @@ export async function* readMboxEntries(input: MboxInput, options: ReadMboxOption
 }
 
 /** The messages of an mbox already in memory (a small file, a test fixture). */
-export function splitMboxBuffer(bytes: Buffer, unquote = true): Buffer[] {
-  const splitter = new MboxSplitter(unquote);
+export function splitMboxBuffer(bytes: Buffer, flavour: MboxFlavour = 'mboxrd'): Buffer[] {
+  const splitter = new MboxSplitter(flavour);
   return [...splitter.push(bytes), ...splitter.end()].map((entry) => entry.raw);
 }
 
@@ -90,7 +117,11 @@ export class MboxSplitter {
   /** Whether any non-blank byte has been seen (before it, any `From ` line is a separator). */
   private sawContent = false;
 
-  constructor(private readonly unquote = true) {}
+  private readonly unquote: boolean;
+
+  constructor(flavour: MboxFlavour = 'mboxrd') {
+    this.unquote = flavour === 'mboxrd';
+  }
 
   *push(chunk: Uint8Array): Generator<MboxEntry> {
     const data = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
@@ -137,10 +168,13 @@ export class MboxSplitter {
         lineStart = nextLineStart(work, lineEnd - 1, complete);
         continue;
       }
-      if (work.subarray(lineStart, lineStart + FROM.length).equals(FROM) && this.blankBefore(work, lineStart)) {
+      if (work.subarray(lineStart, lineStart + FROM.length).equals(FROM)) {
         const lineEnd = endOfLine(work, lineStart, complete);
         const line = work.toString('latin1', lineStart, lineEnd).replace(/\r?\n$/, '');
-        if (looksLikeFromLine(line) && !(GIT_PATCH_FROM_LINE.test(line) && this.insideOpenMultipart(work.subarray(segmentStart, lineStart)))) {
+        const separates = this.blankBefore(work, lineStart)
+          ? looksLikeFromLine(line) && !(GIT_PATCH_FROM_LINE.test(line) && this.insideOpenMultipart(work.subarray(segmentStart, lineStart)))
+          : isExactFromLine(line);
+        if (separates) {
           if (lineStart > segmentStart) this.append(work.subarray(segmentStart, lineStart));
           const message = this.takeMessage();
           if (message) yield message;

@@ -2,7 +2,7 @@ import { ArchiveError, PartialMonthError } from '../errors.js';
 import { isDeletion, type ArchiveSource, type Month, type SkippedEntry, type SourceContext } from '../archive/archive-source.js';
 import { identifyMessage } from '../archive/message-key.js';
 import { isSameMail } from '../archive/same-mail.js';
-import { monthOf } from '../archive/month.js';
+import { addMonths, monthOf } from '../archive/month.js';
 import { BATCH_BYTES, BATCH_MESSAGES } from '../pipeline/batch-bytes.js';
 import type { ProgressListener } from '../progress.js';
 import type { LockOwner } from '../locks/lock-owner.js';
@@ -141,11 +141,20 @@ async function monthsToFetch(
   }
   const lastArchiveMonth = source.lastMonth ? await source.lastMonth(context) : monthOf(settings.clock());
   const lastCheckpointAt = list.lastMonth ? await store.fetchState.checkpointedAt(list.id, list.lastMonth) : undefined;
+  // A source that files mail late (pipermail: weeks) may still add to the months before the last one.
+  const recentCheckpoints = new Map<Month, string>();
+  for (const back of list.lastMonth && source.monthSettleMs !== undefined ? [1, 2] : []) {
+    const month = addMonths(list.lastMonth!, -back);
+    const at = await store.fetchState.checkpointedAt(list.id, month);
+    if (at) recentCheckpoints.set(month, at);
+  }
   const earliestFetched = list.lastMonth && fingerprints ? await store.fetchState.earliestFetched(list.id) : undefined;
   const changedMonths = list.lastMonth && fingerprints ? monthsChanged(await store.fetchState.monthFingerprints(list.id), fingerprints) : undefined;
   const months = planMonths({
     lastMonth: list.lastMonth,
     lastCheckpointAt,
+    settleMs: source.monthSettleMs,
+    recentCheckpoints,
     firstMonth,
     earliestFetched,
     changedMonths,

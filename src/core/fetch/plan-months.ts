@@ -3,13 +3,21 @@ import { addMonths, monthsBetween } from '../archive/month.js';
 
 /** Months fetched for a list never scanned, unless --months, backfill_months or --full say otherwise. */
 export const DEFAULT_BACKFILL_MONTHS = 12;
-/** Mail an archive files late (slow relays, Date-filed archives) still lands this long after a month ends. */
+/** Mail an archive files late (slow relays) still lands this long after a month ends, unless its source says otherwise (ArchiveSource.monthSettleMs). */
 export const MONTH_SETTLE_MS = 2 * 86_400_000;
 
 export interface MonthPlanInput {
   /** The list's checkpoint, and when that month was checkpointed. */
   lastMonth: Month | null;
   lastCheckpointAt?: string;
+  /** How long after a month ends the archive may still file mail under it; MONTH_SETTLE_MS when not given. */
+  settleMs?: number;
+  /**
+   * When the months just before `lastMonth` were checkpointed (the ones a
+   * long settling time may still cover): one checkpointed before it had
+   * settled is read again with the months after it.
+   */
+  recentCheckpoints?: ReadonlyMap<Month, string>;
   /** Oldest month the archive holds; undefined when it holds nothing. */
   firstMonth?: Month;
   /** Oldest month already fetched. */
@@ -41,7 +49,8 @@ export function planMonths(input: MonthPlanInput): Month[] {
   const end = input.lastArchiveMonth;
   if (input.full && input.firstMonth) return input.firstMonth <= end ? monthsBetween(input.firstMonth, end) : [];
   if (input.lastMonth) {
-    const resume = monthWasOver(input.lastMonth, input.lastCheckpointAt) ? addMonths(input.lastMonth, 1) : input.lastMonth;
+    let resume = monthWasOver(input.lastMonth, input.lastCheckpointAt, input.settleMs) ? addMonths(input.lastMonth, 1) : input.lastMonth;
+    for (const [month, at] of input.recentCheckpoints ?? []) if (month < resume && !monthWasOver(month, at, input.settleMs)) resume = month;
     const gap =
       input.coversHistory && input.firstMonth && input.earliestFetched && input.firstMonth < input.earliestFetched
         ? monthsBetween(input.firstMonth, addMonths(input.earliestFetched, -1))
@@ -57,9 +66,9 @@ export function planMonths(input: MonthPlanInput): Month[] {
 }
 
 /** True when the month had ended (and settled) by the time it was checkpointed. */
-export function monthWasOver(month: Month, checkpointedAt: string | undefined): boolean {
+export function monthWasOver(month: Month, checkpointedAt: string | undefined, settleMs = MONTH_SETTLE_MS): boolean {
   if (!checkpointedAt) return false;
   const next = addMonths(month, 1);
-  const ended = Date.parse(`${next}-01T00:00:00Z`) + MONTH_SETTLE_MS;
+  const ended = Date.parse(`${next}-01T00:00:00Z`) + settleMs;
   return Date.parse(checkpointedAt) >= ended;
 }

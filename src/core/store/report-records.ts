@@ -216,6 +216,24 @@ export class ReportRecords {
     );
   }
 
+  /**
+   * Stored bodies with a line that starts "From " and a Subject: line: the
+   * only ones that can hold a whole message merged into them (verify's
+   * no-merged-messages looks at each).
+   */
+  async bodiesWithFromLines(scope: ReportScope): Promise<Array<{ listId: number; messageKey: string; body: string }>> {
+    const where = scopeClause('e.list_id', scope);
+    const rows = await this.db.all<{ list_id: number; message_key: string; body_text: string }>(
+      `SELECT e.list_id, e.message_key, b.body_text FROM email_messages e
+         JOIN email_message_bodies eb ON eb.email_message_id = e.id
+         JOIN message_bodies b ON b.id = eb.body_id
+       WHERE b.body_text LIKE ? AND LOWER(b.body_text) LIKE ? ${where.sql ? `AND ${where.sql}` : ''}
+       ORDER BY e.list_id, e.message_key`,
+      ['%\nFrom %', '%\nsubject:%', ...where.params],
+    );
+    return rows.map((row) => ({ listId: Number(row.list_id), messageKey: row.message_key, body: row.body_text }));
+  }
+
   /** Stored messages that should carry a body (body_stored) and have none. */
   async missingBodies(scope: ReportScope): Promise<Offenders> {
     const where = scopeClause('e.list_id', scope);

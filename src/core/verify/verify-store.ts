@@ -3,6 +3,7 @@ import type { ReportScope } from '../store/report-records.js';
 import type { Store } from '../store/store.js';
 import type { Systems } from '../systems/load-systems.js';
 import { judgeBranches, requiredGaps, type CoverageBranch } from './coverage-branches.js';
+import { judgeMergedMessages } from './merged-messages.js';
 import { judgeInvariants, type InvariantResult } from './store-invariants.js';
 
 export interface VerifyResult {
@@ -49,6 +50,8 @@ export async function verifyStore(store: Store, systems: Systems, selection: Lis
     unprojected: await reports.unprojectedInProjectedLists(scope),
     failedLists: await reports.failedListCheckpoints(scope),
   });
+  const listNames = new Map(figures.map((list) => [list.id, `${list.system} ${list.name}`]));
+  invariants.push(judgeMergedMessages(await reports.bodiesWithFromLines(scope), (id) => listNames.get(id) ?? `list ${id}`));
   const failing = [...requiredGaps(branches), ...invariants.filter((invariant) => !invariant.ok).map((invariant) => invariant.name)];
   return { lists: figures.length, branches, invariants, failing, ok: failing.length === 0 };
 }

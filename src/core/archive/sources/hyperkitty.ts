@@ -60,7 +60,7 @@ export function createHyperKittySource(options: HyperKittyOptions = {}): Archive
     },
 
     fetchMonth(context, month) {
-      return fetchMboxUrl(clientFor(context), exportUrl(context, month), context.signal);
+      return fetchMboxUrl(clientFor(context), exportUrl(context, month), context.signal, { flavour: 'mboxo' });
     },
 
     /**

@@ -1,11 +1,27 @@
 import { ArchiveError } from '../../errors.js';
 import { createHttpClient, type HttpClient } from '../../net/http-client.js';
 import { type ArchiveSource, type Month, type SourceContext } from '../archive-source.js';
-import { monthOf } from '../month.js';
+import { addMonths, monthOf } from '../month.js';
 import { fetchMboxUrl, requireBaseUrl, splitListAddress } from '../fetch-mbox-url.js';
 
 const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 const MONTH_LINK = new RegExp(`href\\s*=\\s*["']?([^"'\\s>]*?(\\d{4})-(${MONTH_NAMES.join('|')})\\.txt(?:\\.gz)?)["'\\s>]`, 'gi');
+/** The link's text: `[ Gzip'd Text 7 KB ]` (HyperArch.html_TOC_entry with sizeof()). */
+const LINK_TEXT = /^[^>]*>([^<]*)</;
+/**
+ * Archiver.ArchiveMail (ARCHIVER_CLOBBER_DATE_POLICY 2) keeps a Date within
+ * ARCHIVER_ALLOWABLE_SANE_DATE_SKEW (15 days) of arrival, and pipermail files
+ * by that Date: mail arriving up to 15 days after a month ends is filed
+ * under it. Two days more for relays and the archive queue.
+ */
+const MAILMAN_LATE_MS = (15 + 2) * 86_400_000;
+
+/** A month's text archive as the index links it. */
+interface MonthLink {
+  url: string;
+  /** The link and the size the index states for it: changes when the archive file does (to the KB). */
+  stated: string;
+}
 
 export interface PipermailOptions {
   client?: HttpClient;
@@ -15,11 +31,16 @@ export interface PipermailOptions {
  * Mailman 2 (pipermail). The list's archive index page links one
  * `YYYY-Month.txt` or `.txt.gz` per month; the index is read once per
  * source (one list's fetch), its oldest month is the first month, and a
- * month it does not link is empty.
+ * month it does not link is empty. Each month's link and stated size are
+ * its fingerprint, so a past month that changed is read again. The text
+ * escapes nothing and may put a From_ line straight after a message
+ * (docs/archive-backends.md).
  */
 export function createPipermailSource(options: PipermailOptions = {}): ArchiveSource {
   const clientFor = (context: SourceContext) => options.client ?? createHttpClient(context);
-  const indexes = new Map<string, Promise<Map<Month, string>>>();
+  const indexes = new Map<string, Promise<Map<Month, MonthLink>>>();
+  /** Set once a `.txt` beside a linked `.txt.gz` is missing (a mirror that keeps only what the index links). */
+  let plainTextMissing = false;
   const monthsOf = (context: SourceContext) => {
     const url = indexUrl(context);
     let months = indexes.get(url);
@@ -32,6 +53,7 @@ export function createPipermailSource(options: PipermailOptions = {}): ArchiveSo
   };
   return {
     name: 'pipermail',
+    monthSettleMs: MAILMAN_LATE_MS,
 
     async firstMonth(context) {
       const months = [...(await monthsOf(context)).keys()].sort();
@@ -42,9 +64,25 @@ export function createPipermailSource(options: PipermailOptions = {}): ArchiveSo
       return monthOf(new Date());
     },
 
+    async monthFingerprints(context) {
+      return new Map([...(await monthsOf(context))].map(([month, link]) => [month, link.stated]));
+    },
+
     async *fetchMonth(context, month) {
-      const url = (await monthsOf(context)).get(month);
-      if (url) yield* fetchMboxUrl(clientFor(context), url, context.signal);
+      const link = (await monthsOf(context)).get(month);
+      if (!link) return;
+      const client = clientFor(context);
+      // html_TOC_entry links the .txt.gz whenever it exists, but cron/nightly_gzip
+      // rewrites it only once a day from the .txt Mailman appends to: for a month
+      // that may still grow, the .txt is the whole month.
+      const plain = link.url.replace(/\.gz$/, '');
+      if (plain !== link.url && !plainTextMissing && mayStillGrow(month)) {
+        let missing = false;
+        yield* fetchMboxUrl(client, plain, context.signal, { flavour: 'pipermail', onMissing: () => (missing = true) });
+        if (!missing) return;
+        plainTextMissing = true;
+      }
+      yield* fetchMboxUrl(client, link.url, context.signal, { flavour: 'pipermail' });
     },
 
     async close() {
@@ -64,19 +102,31 @@ export function indexUrl(context: SourceContext): string {
   return `${base}/pipermail/${encodeURIComponent(splitListAddress(context).local)}/`;
 }
 
-async function readIndex(client: HttpClient, url: string, signal?: AbortSignal): Promise<Map<Month, string>> {
+/** True while Mailman may still file mail under the month. */
+function mayStillGrow(month: Month): boolean {
+  return Date.now() < Date.parse(`${addMonths(month, 1)}-01T00:00:00Z`) + MAILMAN_LATE_MS;
+}
+
+async function readIndex(client: HttpClient, url: string, signal?: AbortSignal): Promise<Map<Month, MonthLink>> {
   const html = await client.text(url, signal);
   if (html === undefined) throw new ArchiveError(`There is no pipermail archive index at ${url}.`, 'permanent');
-  return parseIndex(html, url);
+  return parseIndexLinks(html, url);
 }
 
 /** Month → absolute URL of its text archive, from an index page. */
 export function parseIndex(html: string, url: string): Map<Month, string> {
-  const months = new Map<Month, string>();
+  return new Map([...parseIndexLinks(html, url)].map(([month, link]) => [month, link.url]));
+}
+
+/** Month → its text archive's URL and what the index states of it. */
+export function parseIndexLinks(html: string, url: string): Map<Month, MonthLink> {
+  const months = new Map<Month, MonthLink>();
   for (const match of html.matchAll(MONTH_LINK)) {
     const number = MONTH_NAMES.findIndex((name) => name.toLowerCase() === match[3]!.toLowerCase()) + 1;
     const month = `${match[2]}-${String(number).padStart(2, '0')}`;
-    if (!months.has(month)) months.set(month, new URL(match[1]!, url).href);
+    if (months.has(month)) continue;
+    const text = LINK_TEXT.exec(html.slice(match.index + match[0].length - 1, match.index + match[0].length + 200))?.[1] ?? '';
+    months.set(month, { url: new URL(match[1]!, url).href, stated: `${match[1]} ${text.replace(/\s+/g, ' ').trim()}` });
   }
   return months;
 }

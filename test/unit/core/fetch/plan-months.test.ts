@@ -66,3 +66,21 @@ describe('monthWasOver', () => {
     expect(monthWasOver('2024-01', undefined)).toBe(false);
   });
 });
+
+describe('planMonths with a source that files mail late', () => {
+  const base = { lastArchiveMonth: '2024-06', now: new Date('2024-06-20T00:00:00Z'), full: false } as const;
+  const weeks = 17 * 86_400_000;
+
+  it('reads again a month checkpointed within the source settling time, not only two days', () => {
+    const input = { ...base, lastMonth: '2024-05', lastCheckpointAt: '2024-06-10T00:00:00Z' };
+    expect(planMonths(input)).toEqual(['2024-06']);
+    expect(planMonths({ ...input, settleMs: weeks })).toEqual(['2024-05', '2024-06']);
+    expect(planMonths({ ...input, settleMs: weeks, lastCheckpointAt: '2024-06-18T00:00:00Z' })).toEqual(['2024-06']);
+  });
+
+  it('reads again an earlier month checkpointed before it settled, with every month after it', () => {
+    const input = { ...base, lastMonth: '2024-06', lastCheckpointAt: '2024-06-05T00:00:00Z', settleMs: weeks };
+    expect(planMonths({ ...input, recentCheckpoints: new Map([['2024-05', '2024-06-05T00:00:00Z']]) })).toEqual(['2024-05', '2024-06']);
+    expect(planMonths({ ...input, recentCheckpoints: new Map([['2024-05', '2024-06-19T00:00:00Z']]) })).toEqual(['2024-06']);
+  });
+});
