@@ -49,7 +49,7 @@ export function identifyMessage(raw: Buffer, block: HeaderBlock = readHeaderBloc
   hash.update('\n');
   const body = normalizeBody(raw.subarray(block.bodyOffset));
   hash.update(body);
-  const unread = unreadContent(raw, block, messageId, identityFields > 0 || body.length > 0);
+  const unread = unreadContent(raw, block, messageId, identityFields, identityFields > 0 || body.length > 0);
   if (unread !== undefined) hash.update(`\n\u0000unread\n${unread}`);
   const contentHash = hash.digest('hex');
   return {
@@ -61,17 +61,18 @@ export function identifyMessage(raw: Buffer, block: HeaderBlock = readHeaderBloc
 }
 
 /**
- * What the hash above does not read, in the two shapes where that made
- * distinct messages one: a message that is not mail (no identity field, no
- * body: text with no header, a lone transport field) is told apart by all of
- * its bytes, and a message without Message-ID whose text runs straight into
- * its header (no blank line) by those text lines. Every other message gets
- * undefined, so the hash of ordinary mail, which stored rows carry, never
- * changes.
+ * What the hash above does not read, in the shapes where that made distinct
+ * messages one: a message that is not mail (no identity field, no body: text
+ * with no header, a lone transport field) is told apart by all of its bytes;
+ * a message without Message-ID whose text runs straight into its header (no
+ * blank line), and a fragment with no identity field whose text lines stand
+ * above a blank line (a body split off its mail, two of which can end in
+ * one signature), by those text lines. Every other message gets undefined,
+ * so the hash of ordinary mail, which stored rows carry, never changes.
  */
-function unreadContent(raw: Buffer, block: HeaderBlock, messageId: string | null, isMail: boolean): string | undefined {
+function unreadContent(raw: Buffer, block: HeaderBlock, messageId: string | null, identityFields: number, isMail: boolean): string | undefined {
   if (!isMail) return normalizeBody(raw);
-  if (messageId === null && block.bodyOffset === raw.length && block.strayLines.length > 0) {
+  if (block.strayLines.length > 0 && ((messageId === null && block.bodyOffset === raw.length) || identityFields === 0)) {
     return normalizeBody(Buffer.from(block.strayLines.join('\n'), 'latin1'));
   }
   return undefined;

@@ -53,6 +53,11 @@ describe('message identity', () => {
     expect(new Set(keys).size).toBe(4);
   });
 
+  it('gives header-less fragments (text lines, a blank line, then the same signature) different keys', () => {
+    const keys = ['first stray text\n\n-- \nb4 0.14\n', 'second stray text\n\n-- \nb4 0.14\n'].map(keyOf);
+    expect(new Set(keys).size).toBe(2);
+  });
+
   it('gives a header-less message the same key on every read, whatever its line endings', () => {
     expect(keyOf('hello there\r\nhow are you\r\n')).toBe(keyOf('hello there\nhow are you\n'));
   });
@@ -100,7 +105,14 @@ describe('message identity', () => {
         const before = identityBefore(raw);
         if (JSON.stringify(hashedIdentity(raw)) === JSON.stringify(before)) return;
         // Each changed key must have been a collision: the empty identity, or From/To/Subject alone.
-        changed[`${file} #${i}`] = before.contentHash === EMPTY_IDENTITY ? 'no identity field, no body' : 'no Message-ID, text with no blank line';
+        const fields = readHeaderBlock(raw).fields;
+        const identityFields = ['message-id', 'from', 'to', 'cc', 'date', 'subject', 'in-reply-to', 'references'].some((name) => fields.has(name));
+        changed[`${file} #${i}`] =
+          before.contentHash === EMPTY_IDENTITY
+            ? 'no identity field, no body'
+            : identityFields
+              ? 'no Message-ID, text with no blank line'
+              : 'no identity field, text above a blank line';
       });
     }
     expect(messages).toBeGreaterThan(500);
@@ -114,8 +126,10 @@ const EMPTY_IDENTITY = createHash('sha256').update('\n').digest('hex');
 /** Corpus messages whose old key did not read their text, checked by hand. */
 const COLLIDED_BEFORE: Record<string, string> = {
   'cpython/Lib/test/test_email/data/msg_18.txt #0': 'no identity field, no body', // only Content-Type and X- fields
+  'cpython/Lib/test/test_email/data/msg_19.txt #0': 'no identity field, text above a blank line', // a digest's preamble with no header
   'cpython/Lib/test/test_email/data/msg_35.txt #0': 'no Message-ID, text with no blank line', // "counter to RFC 2822, there's no separating newline here"
   'patchwork/patchwork/tests/data/patches/0001-add-line.patch #0': 'no identity field, no body', // a bare diff
   'patchwork/patchwork/tests/data/patches/0002-utf-8.patch #0': 'no identity field, no body',
+  'public-inbox/t/git.fast-import-data #0': 'no identity field, text above a blank line', // git fast-import data, not mail
   'public-inbox/t/solve/bare.patch #0': 'no identity field, no body',
 };
