@@ -8,7 +8,9 @@ import { readHeaderBlock } from './raw-headers.js';
  * message anew on every export: a fresh random MIME boundary, headers folded
  * and encoded-words encoded its own way, mboxo quoting. The content hash is
  * exact, so such a copy hashes differently; this looser reading says it is
- * the same mail. Two mails whose header text or body text differ stay two.
+ * the same mail. Mailman 2 archiving one message twice links the second
+ * copy's scrubbed attachment under a counted name; that is set aside too.
+ * Two mails whose header text or body text differ stay two.
  */
 export function isSameMail(a: Buffer, b: Buffer): boolean {
   return reexportDigest(a) === reexportDigest(b);
@@ -41,8 +43,16 @@ function comparableBody(message: string, body: string): string {
   boundaries.forEach((boundary, index) => {
     text = text.split(boundary).join(`\u0000boundary-${index}\u0000`);
   });
-  return collapse(text.replace(/^>+(From )/gm, '$1'));
+  return collapse(text.replace(/^>+(From )/gm, '$1').replace(SCRUBBED_COPY, '$1'));
 }
+
+/**
+ * Mailman 2's Scrubber stores a message's attachments under a folder named
+ * for the message and links them from its footer; archiving the same
+ * message again finds the name taken and adds a counter
+ * (`attachment.sig`, then `attachment-0001.sig`).
+ */
+const SCRUBBED_COPY = /(\/attachments\/\d{8}\/[0-9a-f]{8}\/[^\s>/]*?)-\d{4}(?=(?:\.[\w-]+)?(?:>|\s|$))/g;
 
 function decodeWords(value: string): string {
   if (!value.includes('=?')) return value;

@@ -53,4 +53,16 @@ describe('isSameMail', () => {
     expect(isSameMail(export_(first), export_(second, 'Not applied: it breaks the build.'))).toBe(false);
     expect(isSameMail(export_(first), export_({ ...first, subject: 'Re: another subject' }))).toBe(false);
   });
+
+  it('takes a message Mailman 2 archived twice, its scrubbed attachment linked under a counted name the second time, for one mail', () => {
+    const archived = (name: string, text = 'the signed text') =>
+      Buffer.from(
+        `From: a at example.org (A)\nDate: Thu, 02 Jan 2020 10:00:00 +0000\nSubject: [Lightning-dev] s\nMessage-ID: <p@protonmail.com>\n\n${text}\n` +
+          '-------------- next part --------------\nA non-text attachment was scrubbed...\nName: signature.asc\nType: application/pgp-signature\nSize: 477 bytes\n' +
+          `Desc: OpenPGP digital signature\nURL: <http://lists.example.org/pipermail/dev/attachments/20200102/91b4ba7b/${name}>\n`,
+      );
+    expect(isSameMail(archived('attachment.sig'), archived('attachment-0001.sig'))).toBe(true);
+    expect(isSameMail(archived('attachment-0001.sig'), archived('attachment-0002.sig'))).toBe(true);
+    expect(isSameMail(archived('attachment.sig'), archived('attachment-0001.sig', 'another text'))).toBe(false);
+  });
 });
