@@ -70,6 +70,10 @@ export default class Stats extends BaseCommand<typeof Stats> {
         ],
       ),
     );
+    if (result.gaps.length > 0) {
+      this.show(`${result.gaps.length} month(s) could not be read and were gone past; every fetch tries them again.`);
+      this.show(renderTable(['list', 'month', 'failures', 'last failed', 'last error'], result.gaps.map((g) => [`${g.system} ${g.list}`, g.month, g.failures, g.lastFailedAt, g.lastError])));
+    }
     if (result.stuck.length > 0) {
       this.show(`${result.stuck.length} list(s) cannot drain: they have no repo.`);
       this.show(renderTable(['list', 'waiting', 'fix'], result.stuck.map((l) => [`${l.system} ${l.name}`, l.waiting, l.fix])));

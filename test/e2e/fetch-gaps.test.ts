@@ -111,7 +111,7 @@ describeOnDialectDatabases('a month whose gzip is always cut short on $dialect',
     for (const run of [1, 2]) {
       const failed = await fetch('--now');
       expect(failed.code, failed.stderr).toBe(4);
-      expect(failed.json.lists[0]).toMatchObject({ status: 'failed', monthsFetched: 1, error: { kind: 'transient' } });
+      expect(failed.json.lists[0]).toMatchObject({ status: 'failed', monthsFetched: run === 1 ? 1 : 0, error: { kind: 'transient' } });
       expect(await listed()).toMatchObject({ lastMonth: MONTHS[0], failedAttempts: run, gaps: [] });
     }
     // The intact messages before the cut are staged, each whole and once.

@@ -14,8 +14,8 @@ export default class ListsLs extends BaseCommand<typeof ListsLs> {
     else {
       this.show(
         renderTable(
-          ['id', 'system', 'list', 'repo', 'last month', 'state', 'staged', 'drained', 'deferred', 'shunted', 'skipped'],
-          lists.map((l) => [l.id, l.system, l.name, l.repoUrl, l.lastMonth, l.state, l.counts.staged, l.counts.drained, l.counts.deferred, l.counts.shunted, l.skippedEntries.length]),
+          ['id', 'system', 'list', 'repo', 'last month', 'state', 'staged', 'drained', 'deferred', 'shunted', 'skipped', 'gaps'],
+          lists.map((l) => [l.id, l.system, l.name, l.repoUrl, l.lastMonth, l.state, l.counts.staged, l.counts.drained, l.counts.deferred, l.counts.shunted, l.skippedEntries.length, l.gaps.map((g) => g.month).join(' ')]),
         ),
       );
     }

@@ -1,4 +1,5 @@
 import { addMonths } from '../archive/month.js';
+import type { FetchGap } from '../store/fetch-state-records.js';
 import type { FailedListCheckpoints, ListFigures, Offenders } from '../store/report-records.js';
 
 /** One rule the store must keep whatever mail it holds (docs/verify.md). A broken one fails `--strict`. */
@@ -20,6 +21,8 @@ export interface InvariantFigures {
   missingBodies: Offenders;
   unprojected: Offenders;
   failedLists: readonly FailedListCheckpoints[];
+  /** Months fetch went past because they failed run after run. */
+  gaps?: readonly FetchGap[];
 }
 
 export function judgeInvariants(figures: InvariantFigures): InvariantResult[] {
@@ -45,7 +48,21 @@ export function judgeInvariants(figures: InvariantFigures): InvariantResult[] {
     fromOffenders('bodies-stored', figures.missingBodies),
     checkpointsKeptFailures(figures.lists, figures.failedLists, name),
     fromOffenders('projection-complete', figures.unprojected),
+    noFetchGaps(figures.gaps ?? [], name),
   ];
+}
+
+/**
+ * No list has a month fetch went past (a gap): such a month's mail is
+ * missing, or only partly staged, while the months around it are whole.
+ */
+function noFetchGaps(gaps: readonly FetchGap[], name: (listId: number) => string): InvariantResult {
+  return {
+    name: 'no-fetch-gaps',
+    ok: gaps.length === 0,
+    violations: gaps.length,
+    details: gaps.map((gap) => `${name(gap.listId)}: ${gap.month}, failed ${gap.failures} runs in a row, last ${gap.lastFailedAt}: ${gap.lastError}`),
+  };
 }
 
 /**

@@ -47,6 +47,7 @@ export async function verifyStore(store: Store, systems: Systems, selection: Lis
     missingBodies: await reports.missingBodies(scope),
     unprojected: await reports.unprojectedInProjectedLists(scope),
     failedLists: await reports.failedListCheckpoints(scope),
+    gaps: await store.fetchState.gaps(scope),
   });
   const failing = [...requiredGaps(branches), ...invariants.filter((invariant) => !invariant.ok).map((invariant) => invariant.name)];
   return { lists: figures.length, branches, invariants, failing, ok: failing.length === 0 };
