@@ -46,7 +46,7 @@ export function judgeInvariants(figures: InvariantFigures): InvariantResult[] {
     fromOffenders('stored-staged', figures.storedWithoutStaged),
     fromOffenders('no-duplicate-content', figures.duplicateContent),
     fromOffenders('bodies-stored', figures.missingBodies),
-    checkpointsKeptFailures(figures.lists, figures.failedLists, name),
+    checkpointsKeptFailures(figures.lists, figures.failedLists, name, figures.gaps),
     fromOffenders('projection-complete', figures.unprojected),
     noFetchGaps(figures.gaps ?? [], name),
   ];
@@ -99,8 +99,16 @@ export function checkpointsKeptFailures(
   lists: readonly ListFigures[],
   failedLists: readonly FailedListCheckpoints[],
   name: (listId: number) => string,
+  gaps: readonly FetchGap[] = [],
 ): InvariantResult {
   const details: string[] = [];
+  const gapMonths = new Set(gaps.map((gap) => `${gap.listId} ${gap.month}`));
+  /** The first month after `month` that is not a recorded gap of the list: a retry goes past gaps (docs/fetch.md). */
+  const resumeAfter = (listId: number, month: string) => {
+    let next = addMonths(month, 1);
+    while (gapMonths.has(`${listId} ${next}`)) next = addMonths(next, 1);
+    return next;
+  };
   for (const list of lists) {
     if ((list.lastMonth ?? null) !== (list.lastFetchedMonth ?? null)) {
       details.push(`${name(list.id)}: cursor at ${list.lastMonth ?? 'none'}, latest checkpoint ${list.lastFetchedMonth ?? 'none'}`);
@@ -108,9 +116,10 @@ export function checkpointsKeptFailures(
   }
   for (const failed of failedLists) {
     if (failed.scanComplete) details.push(`${name(failed.listId)}: scan marked complete while the failure of ${failed.lastFailureAt} stands`);
-    if (failed.cursorAtFailure && failed.firstMonthAfter && failed.firstMonthAfter > addMonths(failed.cursorAtFailure, 1)) {
+    const resume = failed.cursorAtFailure && resumeAfter(failed.listId, failed.cursorAtFailure);
+    if (resume && failed.firstMonthAfter && failed.firstMonthAfter > resume) {
       details.push(
-        `${name(failed.listId)}: failed at ${failed.lastFailureAt} with its checkpoint at ${failed.cursorAtFailure}; the first month checkpointed since is ${failed.firstMonthAfter}, past ${addMonths(failed.cursorAtFailure, 1)} where it had to resume`,
+        `${name(failed.listId)}: failed at ${failed.lastFailureAt} with its checkpoint at ${failed.cursorAtFailure}; the first month checkpointed since is ${failed.firstMonthAfter}, past ${resume} where it had to resume`,
       );
     }
   }
