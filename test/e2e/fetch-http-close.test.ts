@@ -133,6 +133,14 @@ describeOnDialectDatabases('fetch from servers that close the connection on $dia
     const folder = join(dir, 'www', 'pipermail', 'dev');
     mkdirSync(folder, { recursive: true });
     for (const [name, body] of bodies) writeFileSync(join(folder, name), body);
+    // Every month sent with its length, then a close: the bytes every other run is held to.
+    mode = 'length-close';
+    const cleanDb = await databases.create();
+    await addList(cleanDb.url, `${server.url}/pipermail/dev`);
+    const run = await runCliJson<FetchJson>(['fetch', '--months', '4', '--db', cleanDb.url], { env });
+    expect(run.code, run.stderr).toBe(0);
+    clean = await stagedDigests(cleanDb.url);
+    expect(clean.size).toBe(MONTHS.length * PER_MONTH);
   });
   afterAll(async () => {
     await server.close();
@@ -151,14 +159,13 @@ describeOnDialectDatabases('fetch from servers that close the connection on $dia
       expect(run.stderr).not.toMatch(/unexpected error/);
       expect(run.code, run.stderr).toBe(0);
       expect(run.json.lists[0]).toMatchObject({ status: 'done', monthsFetched: 4 });
-      clean = await stagedDigests(db.url);
-      expect(clean.size).toBe(MONTHS.length * PER_MONTH);
+      expect(await stagedDigests(db.url)).toEqual(clean);
     } finally {
       python.process.kill();
     }
   });
 
-  it.each(['length-close', 'no-length-close', 'chunked'] as const)('stores every month whole when a month is sent %s', async (sent) => {
+  it.each(['no-length-close', 'chunked'] as const)('stores every month whole when a month is sent %s', async (sent) => {
     mode = sent;
     await addList(db.url, `${server.url}/pipermail/dev`);
     const run = await runCliJson<FetchJson>(['fetch', '--months', '4', '--db', db.url], { env });
