@@ -83,6 +83,16 @@ describeOnDialects('fetch state contract on $dialect', (getStore) => {
     expect(await claimAll(claimOptions())).toEqual(['b', 'c', 'a', 'd']);
   });
 
+  it('takes a list incomplete only for its gaps every run, but after interrupted scans and lists never fetched', async () => {
+    const store = getStore();
+    const old = new Date(NOW.getTime() - 40 * 86_400_000).toISOString();
+    const recent = new Date(NOW.getTime() - 86_400_000).toISOString();
+    await set('a', 'last_run_at = ?, scan_complete = FALSE', [recent]);
+    for (let i = 0; i < 3; i++) await store.fetchState.recordMonthFailure(ids.a!, '2024-03', 'cut short', NOW);
+    await set('b', 'last_run_at = ?, scan_complete = FALSE', [old]);
+    expect(await claimAll(claimOptions())).toEqual(['b', 'c', 'a']);
+  });
+
   it('leaves a complete list alone until the cadence has passed, unless told to ignore the schedule', async () => {
     const store = getStore();
     await set('a', 'last_run_at = ?, scan_complete = TRUE', [new Date(NOW.getTime() - 5 * 86_400_000).toISOString()]);

@@ -83,10 +83,14 @@ export class FetchStateRecords {
       params.push(now, dueBefore);
     }
     // Interrupted scans first (they hold a gap in the data), then lists never
-    // fetched, then the ones longest without a refresh.
+    // fetched, then the ones longest without a refresh. A list left
+    // incomplete only by its gap months is due every run, but among the last:
+    // its months up to the present were read, and its gaps may stay broken for long.
     const candidates = await this.db.all<{ id: number }>(
       `${SELECT_LIST} WHERE ${where.join(' AND ')}
-         ORDER BY CASE WHEN lists.scan_complete = FALSE AND lists.last_run_at IS NOT NULL THEN 0 WHEN lists.last_run_at IS NULL THEN 1 ELSE 2 END,
+         ORDER BY CASE WHEN lists.scan_complete = FALSE AND lists.last_run_at IS NOT NULL
+             AND NOT EXISTS (SELECT 1 FROM month_failures g WHERE g.list_id = lists.id AND g.gap_since IS NOT NULL) THEN 0
+           WHEN lists.last_run_at IS NULL THEN 1 ELSE 2 END,
            lists.last_run_at, lists.id`,
       params,
     );
