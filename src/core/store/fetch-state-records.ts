@@ -89,7 +89,7 @@ export class FetchStateRecords {
     const candidates = await this.db.all<{ id: number }>(
       `${SELECT_LIST} WHERE ${where.join(' AND ')}
          ORDER BY CASE WHEN lists.scan_complete = FALSE AND lists.last_run_at IS NOT NULL
-             AND NOT EXISTS (SELECT 1 FROM month_failures g WHERE g.list_id = lists.id AND g.gap_since IS NOT NULL) THEN 0
+             AND (lists.failed_attempts > 0 OR NOT EXISTS (SELECT 1 FROM month_failures g WHERE g.list_id = lists.id AND g.gap_since IS NOT NULL)) THEN 0
            WHEN lists.last_run_at IS NULL THEN 1 ELSE 2 END,
            lists.last_run_at, lists.id`,
       params,
