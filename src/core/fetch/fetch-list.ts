@@ -139,12 +139,13 @@ export async function fetchList(
 /**
  * Counts a month's failure and tells whether the fetch goes past it: at its
  * GAP_AFTER-th failing run in a row the month is a gap, and the months after
- * it are read. A rate limit is the host's, not the month's; Ctrl-C and the
+ * it are read. A rate limit is the host's answer and a permanent error the
+ * list's (no such list, no base URL), not the month's; Ctrl-C and the
  * database failing are no failures of the month.
  */
 async function leftAsGap(store: Store, listId: number, month: Month, error: unknown, settings: ListFetchSettings): Promise<boolean> {
   if (error instanceof Interrupted || error instanceof StoreFailure || settings.signal?.aborted) return false;
-  if (error instanceof ArchiveError && error.kind === 'rate_limited') return false;
+  if (error instanceof ArchiveError && error.kind !== 'transient') return false;
   const { gap } = await store.fetchState.recordMonthFailure(listId, month, errorMessage(error), settings.clock());
   return gap;
 }

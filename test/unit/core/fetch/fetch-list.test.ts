@@ -84,7 +84,8 @@ describeOnDialects('what fetch reports on $dialect', (getStore) => {
   it.each([
     ['transient', true],
     ['rate_limited', false],
-  ] as const)('goes past a month failing with %s errors at its third run in a row only when it is not a rate limit', async (kind, becomesGap) => {
+    ['permanent', false],
+  ] as const)('at the third run in a row of a month failing with %s errors, goes past it as a gap: %s', async (kind, becomesGap) => {
     const store = getStore();
     await store.lists.register({ system: 'public_inbox', name: 'netdev' });
     const months = archive({ 2: 2, 1: 3, 0: 1 });
@@ -102,7 +103,7 @@ describeOnDialects('what fetch reports on $dialect', (getStore) => {
       expect(await stored()).toBe(3);
       expect(await store.fetchState.gapMonths(third.listId)).toEqual([month(1)]);
     } else {
-      expect(third).toMatchObject({ status: 'failed', error: { kind: 'rate_limited' } });
+      expect(third).toMatchObject({ status: 'failed', error: { kind } });
       expect(third.gaps).toBeUndefined();
       expect(await store.fetchState.gaps()).toEqual([]);
     }
