@@ -75,15 +75,22 @@ export class BodySpool {
   }
 
   private keep(chunk: Buffer): void {
-    if (this.closed) return;
-    if (!this.file && this.memoryBytes + chunk.length > this.memoryLimit) this.file = openSpoolFile();
-    if (this.file) {
-      // Every byte after the file opens goes to it, so memory (older) is always read first.
-      for (let at = 0; at < chunk.length; ) at += writeSync(this.file.fd, chunk, at, chunk.length - at, this.file.written + at);
-      this.file.written += chunk.length;
-    } else {
-      this.memory.push(chunk);
-      this.memoryBytes += chunk.length;
+    if (this.closed || this.failure) return;
+    try {
+      if (!this.file && this.memoryBytes + chunk.length > this.memoryLimit) this.file = openSpoolFile();
+      if (this.file) {
+        // Every byte after the file opens goes to it, so memory (older) is always read first.
+        for (let at = 0; at < chunk.length; ) at += writeSync(this.file.fd, chunk, at, chunk.length - at, this.file.written + at);
+        this.file.written += chunk.length;
+      } else {
+        this.memory.push(chunk);
+        this.memoryBytes += chunk.length;
+      }
+    } catch (error) {
+      // A full disk: thrown here, in an event handler, it would end the process. The reader gets it after the bytes kept.
+      this.finish({ error });
+      this.source.destroy();
+      return;
     }
     this.notify();
   }

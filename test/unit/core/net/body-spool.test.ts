@@ -47,4 +47,25 @@ describe('BodySpool', () => {
     setImmediate(() => source.destroy());
     await expect(readAll(spool)).rejects.toThrow(/closed before its end/);
   });
+  it('hands the reader a failure to write its file (a full disk) after the bytes it kept, rather than ending the process', async () => {
+    const tmpdir = process.env.TMPDIR;
+    process.env.TMPDIR = '/nonexistent/listminer-spool';
+    try {
+      const source = new PassThrough();
+      const spool = new BodySpool(source, 8);
+      source.write(Buffer.from('12345678'));
+      source.write(Buffer.from('more than memory holds'));
+      const chunks: Buffer[] = [];
+      await expect(
+        (async () => {
+          for await (const chunk of spool.read()) chunks.push(chunk);
+        })(),
+      ).rejects.toThrow(/ENOENT/);
+      expect(Buffer.concat(chunks).toString()).toBe('12345678');
+      expect(source.destroyed).toBe(true);
+    } finally {
+      if (tmpdir === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmpdir;
+    }
+  });
 });
