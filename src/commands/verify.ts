@@ -7,7 +7,7 @@ import { verifyStore, type VerifyResult } from '../core/verify/verify-store.js';
 export default class Verify extends BaseCommand<typeof Verify> {
   static override summary = 'Check what kinds of mail the store covers, and that its invariants hold.';
   static override description =
-    'Each branch (lists, backends, the eleven classes, routing outcomes, threading, signaled repos, senders, external keys, PR-equivalents) is PASS, EMPTY or DEFER with its count; each invariant (every staged message accounted for, drained mail stored once with its body, no month checkpointed past a failure, projection complete) holds or is named with its violations. With --strict, an empty required branch or a broken invariant exits 3. docs/verify.md explains each one.';
+    'Each branch (lists, backends, the eleven classes, routing outcomes, threading, signaled repos, senders, external keys, PR-equivalents) is PASS, EMPTY or DEFER with its count; each invariant (every staged message accounted for, drained mail stored once with its body, no month checkpointed past a failure, projection complete, no month left as a gap by fetch) holds or is named with its violations. With --strict, an empty required branch or a broken invariant exits 3. docs/verify.md explains each one.';
   static override examples = [
     '<%= config.bin %> verify',
     '<%= config.bin %> verify --strict',

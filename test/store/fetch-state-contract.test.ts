@@ -83,6 +83,16 @@ describeOnDialects('fetch state contract on $dialect', (getStore) => {
     expect(await claimAll(claimOptions())).toEqual(['b', 'c', 'a', 'd']);
   });
 
+  it('takes a list incomplete only for its gaps every run, but after interrupted scans and lists never fetched', async () => {
+    const store = getStore();
+    const old = new Date(NOW.getTime() - 40 * 86_400_000).toISOString();
+    const recent = new Date(NOW.getTime() - 86_400_000).toISOString();
+    await set('a', 'last_run_at = ?, scan_complete = FALSE', [recent]);
+    for (let i = 0; i < 3; i++) await store.fetchState.recordMonthFailure(ids.a!, '2024-03', 'cut short', NOW);
+    await set('b', 'last_run_at = ?, scan_complete = FALSE', [old]);
+    expect(await claimAll(claimOptions())).toEqual(['b', 'c', 'a']);
+  });
+
   it('leaves a complete list alone until the cadence has passed, unless told to ignore the schedule', async () => {
     const store = getStore();
     await set('a', 'last_run_at = ?, scan_complete = TRUE', [new Date(NOW.getTime() - 5 * 86_400_000).toISOString()]);
@@ -135,5 +145,36 @@ describeOnDialects('fetch state contract on $dialect', (getStore) => {
     expect(await store.transaction((tx) => tx.fetchState.recordDeletions(ids.a!, [deletion]))).toBe(1);
     expect(await store.transaction((tx) => tx.fetchState.recordDeletions(ids.a!, [deletion]))).toBe(0);
     expect(await store.db.all('SELECT message_key, source_ref FROM archive_deletions')).toEqual([{ message_key: 'gone@example.org', source_ref: '0.git/abc' }]);
+  });
+  it('makes a month a gap at its third failing run in a row, keeps counting it, and forgets it once it is read whole', async () => {
+    const store = getStore();
+    const at = (day: number) => new Date(`2024-06-${String(day).padStart(2, '0')}T00:00:00Z`);
+    expect(await store.fetchState.recordMonthFailure(ids.a!, '2024-03', 'cut short', at(1))).toEqual({ failures: 1, gap: false });
+    expect(await store.fetchState.recordMonthFailure(ids.a!, '2024-03', 'cut short again', at(2))).toEqual({ failures: 2, gap: false });
+    expect(await store.fetchState.gapMonths(ids.a!)).toEqual([]);
+    expect(await store.fetchState.recordMonthFailure(ids.a!, '2024-03', 'cut short a third time', at(3))).toEqual({ failures: 3, gap: true });
+    expect(await store.fetchState.recordMonthFailure(ids.a!, '2024-03', 'still cut', at(4))).toEqual({ failures: 4, gap: true });
+    await store.fetchState.recordMonthFailure(ids.b!, '2024-01', 'one failure is no gap', at(4));
+    expect(await store.fetchState.gapMonths(ids.a!)).toEqual(['2024-03']);
+    expect(await store.fetchState.gapMonths(ids.b!)).toEqual([]);
+    const gaps = await store.fetchState.gaps();
+    expect(gaps).toHaveLength(1);
+    expect(gaps[0]).toMatchObject({ listId: ids.a, system: 'public_inbox', list: 'a', month: '2024-03', failures: 4, lastError: 'still cut' });
+    expect(Date.parse(gaps[0]!.lastFailedAt)).toBe(at(4).getTime());
+    expect(Date.parse(gaps[0]!.gapSince)).toBe(at(3).getTime());
+    expect(await store.fetchState.gaps([ids.b!])).toEqual([]);
+
+    await store.transaction((tx) => tx.fetchState.clearMonthFailure(ids.a!, '2024-03'));
+    expect(await store.fetchState.gapMonths(ids.a!)).toEqual([]);
+    expect(await store.fetchState.gaps()).toEqual([]);
+    // A month that fails again after it was read whole starts its count over.
+    expect(await store.fetchState.recordMonthFailure(ids.a!, '2024-03', 'cut once more', at(5))).toEqual({ failures: 1, gap: false });
+  });
+
+  it('drops the failing months of a list that is removed', async () => {
+    const store = getStore();
+    for (let i = 0; i < 3; i++) await store.fetchState.recordMonthFailure(ids.c!, '2024-02', 'cut', NOW);
+    expect(await store.lists.remove(ids.c!)).toBe(true);
+    expect(await store.fetchState.gaps()).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { ArchiveError } from '../errors.js';
+import { ArchiveError, PartialMonthError } from '../errors.js';
 import type { HttpClient } from '../net/http-client.js';
 import { type RawMessage, type SourceContext } from './archive-source.js';
 import { readMboxEntries, type MboxFlavour } from './mbox-reader.js';
@@ -7,8 +7,10 @@ import { readMboxEntries, type MboxFlavour } from './mbox-reader.js';
  * Streams the messages of an mbox served over HTTP (plain or gzip). Nothing
  * there (404) is an empty month. A body that ends badly, a gzip stream that
  * breaks, or a web page in place of the mbox is a transient failure: the
- * month is not complete. `flavour` is how the archive escaped `From ` lines
- * (default mboxrd); `onMissing` hears of a 404, for a caller with another URL to try.
+ * month is not complete. When whole messages came before the break, it is a
+ * PartialMonthError: they are staged, and the month is still read again.
+ * `flavour` is how the archive escaped `From ` lines (default mboxrd);
+ * `onMissing` hears of a 404, for a caller with another URL to try.
  */
 export async function* fetchMboxUrl(
   client: HttpClient,
@@ -24,11 +26,18 @@ export async function* fetchMboxUrl(
     for await (const _chunk of response.body) break;
     throw new ArchiveError(`${url} answered with a web page (${response.contentType}), not an mbox.`, 'transient');
   }
+  let read = 0;
   try {
-    for await (const entry of readMboxEntries(response.body, { signal, flavour: options.flavour })) yield { raw: entry.raw, sourceRef: `${url}#${entry.offset}` };
+    for await (const entry of readMboxEntries(response.body, { signal, flavour: options.flavour })) {
+      yield { raw: entry.raw, sourceRef: `${url}#${entry.offset}` };
+      read++;
+    }
   } catch (error) {
-    if (error instanceof ArchiveError || signal?.aborted) throw error;
-    throw new ArchiveError(`The mbox at ${url} could not be read to its end: ${(error as Error).message}`, 'transient');
+    if (signal?.aborted || (error instanceof ArchiveError && error.kind !== 'transient')) throw error;
+    const why = error instanceof ArchiveError ? error.message : `The mbox at ${url} could not be read to its end: ${(error as Error).message}`;
+    // Only messages followed by the next one's separator (or the body's end) are handed on, so the ones before the break are whole.
+    if (read > 0) throw new PartialMonthError(`${why} (the ${read} whole messages before the break were staged; the month is read again on the next fetch)`);
+    throw error instanceof ArchiveError ? error : new ArchiveError(why, 'transient');
   }
 }
 

@@ -32,6 +32,8 @@ export interface ListFetchResult {
   skippedEntries?: SkippedEntry[];
   /** Why a list named with --list was not claimed. */
   reason?: string;
+  /** The list's gap months after the run: months that failed GAP_AFTER runs in a row, gone past and tried again each run. */
+  gaps?: Month[];
   /** The failure that stopped the list, if one did. */
   error?: { kind: ArchiveError['kind'] | 'error'; message: string; retryAfter?: string; sidelined?: boolean };
   /** The process that did the work (several processes may share a database). */
@@ -95,16 +97,26 @@ export async function fetchList(
     result.monthsPlanned = months.length;
     progress({ type: 'update', task, done: 0, total: months.length, detail: months.length ? `from ${months[0]}` : 'up to date' });
     for (const month of months) {
-      await fetchOneMonth(store, list.id, month, source, context, settings, result, fingerprintOf, (detail) =>
-        progress({ type: 'update', task, done: result.monthsFetched, detail }),
-      );
+      try {
+        await fetchOneMonth(store, list.id, month, source, context, settings, result, fingerprintOf, (detail) =>
+          progress({ type: 'update', task, done: result.monthsFetched, detail }),
+        );
+      } catch (error) {
+        if (!(await leftAsGap(store, list.id, month, error, settings))) throw error;
+        progress({ type: 'update', task, done: result.monthsFetched, detail: `${month} left as a gap: ${errorMessage(error)}` });
+        continue;
+      }
       result.monthsFetched++;
       progress({ type: 'update', task, done: result.monthsFetched, detail: `${month}  ${result.staged} staged` });
     }
     await recordSkipped(true);
-    await store.fetchState.recordScan(list.id, true, settings.clock());
+    const gaps = await store.fetchState.gapMonths(list.id);
+    if (gaps.length) result.gaps = gaps;
+    // A list with gaps has not been read whole: it stays incomplete, so every run takes it and tries them again.
+    await store.fetchState.recordScan(list.id, gaps.length === 0, settings.clock());
     const skips = skipped.size ? `, ${skipped.size} unreadable entries skipped (lists ls --json names them)` : '';
-    progress({ type: 'end', task, status: 'done', detail: `${result.monthsFetched} months, ${result.staged} staged, ${result.duplicates} already stored${skips}` });
+    const holes = gaps.length ? `, ${gaps.length === 1 ? 'a gap' : `${gaps.length} gaps`} at ${gaps.join(', ')} (lists ls shows why)` : '';
+    progress({ type: 'end', task, status: 'done', detail: `${result.monthsFetched} months, ${result.staged} staged, ${result.duplicates} already stored${skips}${holes}` });
   } catch (error) {
     if (error instanceof Interrupted || settings.signal?.aborted) {
       result.status = 'interrupted';
@@ -115,7 +127,7 @@ export async function fetchList(
     if (error instanceof StoreFailure) throw error;
     result.status = 'failed';
     const kind = error instanceof ArchiveError ? error.kind : 'error';
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     const asked = error instanceof ArchiveError ? error.retryAfterMs : undefined;
     await recordSkipped(false);
     const failure = await store.fetchState.recordFailure(list.id, message, settings.clock(), asked);
@@ -123,6 +135,24 @@ export async function fetchList(
     progress({ type: 'end', task, status: 'failed', detail: message });
   }
   return result;
+}
+
+/**
+ * Counts a month's failure and tells whether the fetch goes past it: at its
+ * GAP_AFTER-th failing run in a row the month is a gap, and the months after
+ * it are read. A rate limit is the host's answer and a permanent error the
+ * list's (no such list, no base URL), not the month's; Ctrl-C and the
+ * database failing are no failures of the month.
+ */
+async function leftAsGap(store: Store, listId: number, month: Month, error: unknown, settings: ListFetchSettings): Promise<boolean> {
+  if (error instanceof Interrupted || error instanceof StoreFailure || settings.signal?.aborted) return false;
+  if (error instanceof ArchiveError && error.kind !== 'transient') return false;
+  const { gap } = await store.fetchState.recordMonthFailure(listId, month, errorMessage(error), settings.clock());
+  return gap;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 async function monthsToFetch(
@@ -165,7 +195,9 @@ async function monthsToFetch(
     months: settings.months,
     backfillMonths: settings.backfillMonths,
   });
-  return { months, fingerprints };
+  // Gap months lie behind the checkpoint: each run tries them again, oldest first.
+  const gaps = (await store.fetchState.gapMonths(list.id)).filter((month) => month <= lastArchiveMonth);
+  return { months: gaps.length ? [...new Set([...gaps, ...months])].sort() : months, fingerprints };
 }
 
 /** Months checkpointed before whose content is not what it was then (no fingerprint stored counts as changed). */
@@ -197,7 +229,10 @@ async function fetchOneMonth(
     const written = await store.transaction(async (tx) => {
       const outcome = await tx.staging.stage(listId, month, batch, isSameMail);
       const recorded = await tx.fetchState.recordDeletions(listId, withdrawn);
-      if (last) await tx.staging.checkpoint(listId, { month, seen, staged: staged + outcome.staged, fingerprint: fingerprintOf(month) });
+      if (last) {
+        await tx.staging.checkpoint(listId, { month, seen, staged: staged + outcome.staged, fingerprint: fingerprintOf(month) });
+        await tx.fetchState.clearMonthFailure(listId, month);
+      }
       await tx.locks.touch(listId, 'fetch', settings.owner);
       return { ...outcome, recorded };
     });

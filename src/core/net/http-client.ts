@@ -1,6 +1,7 @@
 import { ArchiveError } from '../errors.js';
 import { readFileSync } from 'node:fs';
 import { Agent, interceptors, request, type Dispatcher } from 'undici';
+import { BodySpool } from './body-spool.js';
 import { sharedPacer, type Pacer } from './pacer.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -167,6 +168,8 @@ export class HttpClient {
         signal,
         headersTimeout: this.headersTimeoutMs,
         bodyTimeout: this.bodyTimeoutMs,
+        // undici 7 must never pause its parser for a slow reader (see BodySpool): the body never counts as full.
+        highWaterMark: Number.MAX_SAFE_INTEGER,
       });
     } catch (error) {
       if (signal?.aborted) throw error;
@@ -205,15 +208,23 @@ export class HttpClient {
     throw new ArchiveError(`${host} answered ${statusCode} for ${url}.`, 'permanent');
   }
 
-  /** The body, with a read error or a length short of Content-Length turned into a transient ArchiveError. */
-  private async *checkedBody(url: string, host: string, response: Dispatcher.ResponseData, signal?: AbortSignal): AsyncGenerator<Buffer> {
+  /**
+   * The body, drained from the connection at once into a spool and read from
+   * it, with a read error or a length short of Content-Length turned into a
+   * transient ArchiveError.
+   */
+  private checkedBody(url: string, host: string, response: Dispatcher.ResponseData, signal?: AbortSignal): AsyncGenerator<Buffer> {
+    return this.readSpooled(url, host, response, new BodySpool(response.body), signal);
+  }
+
+  private async *readSpooled(url: string, host: string, response: Dispatcher.ResponseData, spool: BodySpool, signal?: AbortSignal): AsyncGenerator<Buffer> {
     const declared = header(response.headers, 'content-length');
     const encoded = header(response.headers, 'content-encoding');
     let received = 0;
     try {
-      for await (const chunk of response.body) {
-        received += (chunk as Buffer).length;
-        yield chunk as Buffer;
+      for await (const chunk of spool.read()) {
+        received += chunk.length;
+        yield chunk;
       }
     } catch (error) {
       // Stopped by the user, not by the archive: no strain, no transient failure.
@@ -223,7 +234,7 @@ export class HttpClient {
       throw new ArchiveError(`The body of ${url} was cut short after ${received} bytes: ${describe(error)}`, 'transient');
     } finally {
       // A consumer that stops early must not leave the socket half read.
-      if (!response.body.destroyed) response.body.destroy();
+      spool.close();
     }
     if (declared !== undefined && !encoded && Number(declared) !== received) {
       this.pacer.strain(host);

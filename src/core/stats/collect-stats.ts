@@ -1,4 +1,5 @@
 import { selectLists, type ListSelection } from '../registry/select-lists.js';
+import type { FetchGap } from '../store/fetch-state-records.js';
 import type { ReportScope } from '../store/report-records.js';
 import type { Store } from '../store/store.js';
 import {
@@ -26,6 +27,8 @@ export interface StatsResult {
   stuck: StuckList[];
   /** Synthetic issues whose key a native issue's title carries as `[KEY]` (0 until project creates synthetic issues). */
   missedLinkShadows: number;
+  /** Months fetch could not read run after run and went past (docs/fetch.md), by list. */
+  gaps: FetchGap[];
   /** Monthly message counts of each list named with --list. */
   monthly: MonthlyChart[];
 }
@@ -69,6 +72,7 @@ export async function collectStats(store: Store, selection: ListSelection = {}):
     externalKeys: { issueEvents: mail.issueEvents, withKey: mail.issueEventsWithKey },
     stuck: stuckLists(figures),
     missedLinkShadows: await reports.missedLinkShadows(repoIds),
+    gaps: await store.fetchState.gaps(scope),
     monthly,
   };
 }

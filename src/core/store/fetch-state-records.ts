@@ -2,6 +2,7 @@ import type { LockOwner } from '../locks/lock-owner.js';
 import { LockRecords, staleBefore } from './lock-records.js';
 import { inPlaceholders, type SqlSession } from './sql-driver.js';
 import { SELECT_LIST, toList, type ListRecord } from './list-records.js';
+import { mapRow } from './row-mapping.js';
 
 
 export interface ClaimOptions {
@@ -27,6 +28,22 @@ export interface DeletionToRecord {
 export const RETRY_BASE_MS = 120_000;
 /** Consecutive failures after which a list is set aside until named with --list. */
 export const SIDELINE_AFTER = 10;
+/** Failing runs in a row of one month after which it is a gap and the fetch goes past it (docs/fetch.md). */
+export const GAP_AFTER = 3;
+
+/** A month the fetch could not read on GAP_AFTER runs in a row and went past; it is tried again on every run. */
+export interface FetchGap {
+  listId: number;
+  system: string;
+  list: string;
+  month: string;
+  /** Failing runs of the month in a row. */
+  failures: number;
+  lastError: string;
+  lastFailedAt: string;
+  /** When the month became a gap. */
+  gapSince: string;
+}
 
 /**
  * The fetch stage's bookkeeping on `lists`: when a list is due again, how it
@@ -66,10 +83,14 @@ export class FetchStateRecords {
       params.push(now, dueBefore);
     }
     // Interrupted scans first (they hold a gap in the data), then lists never
-    // fetched, then the ones longest without a refresh.
+    // fetched, then the ones longest without a refresh. A list left
+    // incomplete only by its gap months is due every run, but among the last:
+    // its months up to the present were read, and its gaps may stay broken for long.
     const candidates = await this.db.all<{ id: number }>(
       `${SELECT_LIST} WHERE ${where.join(' AND ')}
-         ORDER BY CASE WHEN lists.scan_complete = FALSE AND lists.last_run_at IS NOT NULL THEN 0 WHEN lists.last_run_at IS NULL THEN 1 ELSE 2 END,
+         ORDER BY CASE WHEN lists.scan_complete = FALSE AND lists.last_run_at IS NOT NULL
+             AND (lists.failed_attempts > 0 OR NOT EXISTS (SELECT 1 FROM month_failures g WHERE g.list_id = lists.id AND g.gap_since IS NOT NULL)) THEN 0
+           WHEN lists.last_run_at IS NULL THEN 1 ELSE 2 END,
            lists.last_run_at, lists.id`,
       params,
     );
@@ -178,5 +199,57 @@ export class FetchStateRecords {
       recorded += result.changes;
     }
     return recorded;
+  }
+  /**
+   * Counts a failing run of one month of the list. At GAP_AFTER in a row
+   * the month becomes a gap (and stays one until it is read whole).
+   */
+  async recordMonthFailure(listId: number, month: string, reason: string, at: Date = new Date()): Promise<{ failures: number; gap: boolean }> {
+    const when = at.toISOString();
+    return this.db.transaction(async (tx) => {
+      await tx.run(
+        `INSERT INTO month_failures (list_id, month, failures, last_error, first_failed_at, last_failed_at) VALUES (?, ?, 1, ?, ?, ?)
+         ON CONFLICT (list_id, month) DO UPDATE SET failures = month_failures.failures + 1, last_error = excluded.last_error,
+           last_failed_at = excluded.last_failed_at`,
+        [listId, month, reason.slice(0, 2000), when, when],
+      );
+      await tx.run('UPDATE month_failures SET gap_since = last_failed_at WHERE list_id = ? AND month = ? AND gap_since IS NULL AND failures >= ?', [
+        listId,
+        month,
+        GAP_AFTER,
+      ]);
+      const row = await tx.get<{ failures: number; gap_since: unknown }>('SELECT failures, gap_since FROM month_failures WHERE list_id = ? AND month = ?', [
+        listId,
+        month,
+      ]);
+      return { failures: Number(row?.failures ?? 1), gap: row?.gap_since != null };
+    });
+  }
+
+  /** The month was read whole: its failures are forgotten, and a gap there is closed. In the transaction of its checkpoint. */
+  async clearMonthFailure(listId: number, month: string): Promise<void> {
+    await this.db.run('DELETE FROM month_failures WHERE list_id = ? AND month = ?', [listId, month]);
+  }
+
+  /** The list's gap months, oldest first. */
+  async gapMonths(listId: number): Promise<string[]> {
+    const rows = await this.db.all<{ month: string }>('SELECT month FROM month_failures WHERE list_id = ? AND gap_since IS NOT NULL ORDER BY month', [listId]);
+    return rows.map((row) => row.month);
+  }
+
+  /** Every gap of the lists given (all lists when undefined), by list and month. */
+  async gaps(listIds?: readonly number[]): Promise<FetchGap[]> {
+    if (listIds?.length === 0) return [];
+    const rows = await this.db.all(
+      `SELECT m.list_id, lists.system, lists.name AS list, m.month, m.failures, m.last_error, m.last_failed_at, m.gap_since
+       FROM month_failures m JOIN lists ON lists.id = m.list_id
+       WHERE m.gap_since IS NOT NULL ${listIds ? `AND m.list_id IN (${inPlaceholders(listIds.length)})` : ''}
+       ORDER BY m.list_id, m.month`,
+      listIds ? [...listIds] : [],
+    );
+    return rows.map((row) => {
+      const gap = mapRow<FetchGap>(row);
+      return { ...gap, listId: Number(gap.listId), failures: Number(gap.failures), lastFailedAt: String(gap.lastFailedAt), gapSince: String(gap.gapSince) };
+    });
   }
 }

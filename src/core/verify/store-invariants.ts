@@ -1,4 +1,5 @@
 import { addMonths } from '../archive/month.js';
+import type { FetchGap } from '../store/fetch-state-records.js';
 import type { FailedListCheckpoints, ListFigures, Offenders } from '../store/report-records.js';
 
 /** One rule the store must keep whatever mail it holds (docs/verify.md). A broken one fails `--strict`. */
@@ -21,6 +22,8 @@ export interface InvariantFigures {
   missingBodies: Offenders;
   unprojected: Offenders;
   failedLists: readonly FailedListCheckpoints[];
+  /** Months fetch went past because they failed run after run. */
+  gaps?: readonly FetchGap[];
 }
 
 export function judgeInvariants(figures: InvariantFigures): InvariantResult[] {
@@ -45,9 +48,23 @@ export function judgeInvariants(figures: InvariantFigures): InvariantResult[] {
     fromOffenders('no-duplicate-content', figures.duplicateContent),
     fromOffenders('no-near-duplicates', figures.nearDuplicates),
     fromOffenders('bodies-stored', figures.missingBodies),
-    checkpointsKeptFailures(figures.lists, figures.failedLists, name),
+    checkpointsKeptFailures(figures.lists, figures.failedLists, name, figures.gaps),
     fromOffenders('projection-complete', figures.unprojected),
+    noFetchGaps(figures.gaps ?? [], name),
   ];
+}
+
+/**
+ * No list has a month fetch went past (a gap): such a month's mail is
+ * missing, or only partly staged, while the months around it are whole.
+ */
+function noFetchGaps(gaps: readonly FetchGap[], name: (listId: number) => string): InvariantResult {
+  return {
+    name: 'no-fetch-gaps',
+    ok: gaps.length === 0,
+    violations: gaps.length,
+    details: gaps.map((gap) => `${name(gap.listId)}: ${gap.month}, failed ${gap.failures} runs in a row, last ${gap.lastFailedAt}: ${gap.lastError}`),
+  };
 }
 
 /**
@@ -84,8 +101,16 @@ export function checkpointsKeptFailures(
   lists: readonly ListFigures[],
   failedLists: readonly FailedListCheckpoints[],
   name: (listId: number) => string,
+  gaps: readonly FetchGap[] = [],
 ): InvariantResult {
   const details: string[] = [];
+  const gapMonths = new Set(gaps.map((gap) => `${gap.listId} ${gap.month}`));
+  /** The first month after `month` that is not a recorded gap of the list: a retry goes past gaps (docs/fetch.md). */
+  const resumeAfter = (listId: number, month: string) => {
+    let next = addMonths(month, 1);
+    while (gapMonths.has(`${listId} ${next}`)) next = addMonths(next, 1);
+    return next;
+  };
   for (const list of lists) {
     if ((list.lastMonth ?? null) !== (list.lastFetchedMonth ?? null)) {
       details.push(`${name(list.id)}: cursor at ${list.lastMonth ?? 'none'}, latest checkpoint ${list.lastFetchedMonth ?? 'none'}`);
@@ -93,9 +118,10 @@ export function checkpointsKeptFailures(
   }
   for (const failed of failedLists) {
     if (failed.scanComplete) details.push(`${name(failed.listId)}: scan marked complete while the failure of ${failed.lastFailureAt} stands`);
-    if (failed.cursorAtFailure && failed.firstMonthAfter && failed.firstMonthAfter > addMonths(failed.cursorAtFailure, 1)) {
+    const resume = failed.cursorAtFailure && resumeAfter(failed.listId, failed.cursorAtFailure);
+    if (resume && failed.firstMonthAfter && failed.firstMonthAfter > resume) {
       details.push(
-        `${name(failed.listId)}: failed at ${failed.lastFailureAt} with its checkpoint at ${failed.cursorAtFailure}; the first month checkpointed since is ${failed.firstMonthAfter}, past ${addMonths(failed.cursorAtFailure, 1)} where it had to resume`,
+        `${name(failed.listId)}: failed at ${failed.lastFailureAt} with its checkpoint at ${failed.cursorAtFailure}; the first month checkpointed since is ${failed.firstMonthAfter}, past ${resume} where it had to resume`,
       );
     }
   }

@@ -49,6 +49,7 @@ export async function verifyStore(store: Store, systems: Systems, selection: Lis
     missingBodies: await reports.missingBodies(scope),
     unprojected: await reports.unprojectedInProjectedLists(scope),
     failedLists: await reports.failedListCheckpoints(scope),
+    gaps: await store.fetchState.gaps(scope),
   });
   const listNames = new Map(figures.map((list) => [list.id, `${list.system} ${list.name}`]));
   invariants.push(judgeMergedMessages(await reports.bodiesWithFromLines(scope), (id) => listNames.get(id) ?? `list ${id}`));

@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import type { ArchiveItem, ArchiveSource, Month } from '../../../../src/core/archive/archive-source.js';
 import { addMonths, monthOf } from '../../../../src/core/archive/month.js';
+import { ArchiveError } from '../../../../src/core/errors.js';
 import { fetchLists, type FetchOptions } from '../../../../src/core/fetch/fetch-lists.js';
 import { silentProgress } from '../../../../src/core/progress.js';
 import { loadSystems } from '../../../../src/core/systems/load-systems.js';
@@ -79,5 +80,32 @@ describeOnDialects('what fetch reports on $dialect', (getStore) => {
     const named = await fetchLists(store, systems, options(new FakeSource(archive({ 1: 2 })), { now: true, lists: ['netdev'] }), silentProgress);
     expect(named.lists[0]!.reason).toMatch(/held by pid 4242 on elsewhere\.example\.org since .*taken over at .*2 h/);
     expect(await stored()).toBe(0);
+  });
+  it.each([
+    ['transient', true],
+    ['rate_limited', false],
+    ['permanent', false],
+  ] as const)('at the third run in a row of a month failing with %s errors, goes past it as a gap: %s', async (kind, becomesGap) => {
+    const store = getStore();
+    await store.lists.register({ system: 'public_inbox', name: 'netdev' });
+    const months = archive({ 2: 2, 1: 3, 0: 1 });
+    class BrokenMonth extends FakeSource {
+      override async *fetchMonth(context: unknown, m: Month): AsyncIterable<ArchiveItem> {
+        if (m === month(1)) throw new ArchiveError(`${m} is broken`, kind, kind === 'rate_limited' ? 1000 : undefined);
+        yield* super.fetchMonth(context, m);
+      }
+    }
+    const run = () => fetchLists(store, systems, options(new BrokenMonth(months), { now: true }), silentProgress);
+    for (let i = 0; i < 2; i++) expect((await run()).lists[0]).toMatchObject({ status: 'failed' });
+    const third = (await run()).lists[0]!;
+    if (becomesGap) {
+      expect(third).toMatchObject({ status: 'done', gaps: [month(1)] });
+      expect(await stored()).toBe(3);
+      expect(await store.fetchState.gapMonths(third.listId)).toEqual([month(1)]);
+    } else {
+      expect(third).toMatchObject({ status: 'failed', error: { kind } });
+      expect(third.gaps).toBeUndefined();
+      expect(await store.fetchState.gaps()).toEqual([]);
+    }
   });
 });

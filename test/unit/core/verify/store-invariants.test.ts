@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { FetchGap } from '../../../../src/core/store/fetch-state-records.js';
 import type { FailedListCheckpoints, ListFigures } from '../../../../src/core/store/report-records.js';
 import { checkpointsKeptFailures } from '../../../../src/core/verify/store-invariants.js';
 
@@ -11,7 +12,10 @@ const list = (over: Partial<ListFigures> = {}): ListFigures => ({
 const failed = (over: Partial<FailedListCheckpoints> = {}): FailedListCheckpoints => ({
   listId: 1, scanComplete: false, lastFailureAt: '2024-04-01T00:00:00.000Z', cursorAtFailure: '2024-03', firstMonthAfter: null, ...over,
 });
-const judge = (lists: ListFigures[], failures: FailedListCheckpoints[]) => checkpointsKeptFailures(lists, failures, (id) => `list ${id}`);
+const judge = (lists: ListFigures[], failures: FailedListCheckpoints[], gaps: FetchGap[] = []) => checkpointsKeptFailures(lists, failures, (id) => `list ${id}`, gaps);
+const gap = (month: string, listId = 1): FetchGap => ({
+  listId, system: 'mbox', list: 'dev', month, failures: 3, lastError: 'cut short', lastFailedAt: '2024-04-02T00:00:00.000Z', gapSince: '2024-04-02T00:00:00.000Z',
+});
 
 describe('no month checkpointed past a failure', () => {
   it('holds for a failed list whose retry resumed at the failing month, even when the retry was interrupted', () => {
@@ -25,6 +29,12 @@ describe('no month checkpointed past a failure', () => {
     const result = judge([list()], [failed({ firstMonthAfter: '2024-05' })]);
     expect(result).toMatchObject({ ok: false, violations: 1 });
     expect(result.details[0]).toMatch(/list 1: .*2024-05, past 2024-04/);
+  });
+
+  it('holds when the months stepped over after the failure are recorded gaps, and breaks when one is not', () => {
+    expect(judge([list()], [failed({ firstMonthAfter: '2024-06' })], [gap('2024-04'), gap('2024-05')]).ok).toBe(true);
+    expect(judge([list()], [failed({ firstMonthAfter: '2024-06' })], [gap('2024-04')]).ok).toBe(false);
+    expect(judge([list()], [failed({ firstMonthAfter: '2024-05' })], [gap('2024-04', 2)]).ok).toBe(false);
   });
 
   it('breaks when a scan is marked complete while its failure stands', () => {

@@ -1,0 +1,169 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { addMonths, monthOf } from '../../src/core/archive/month.js';
+import { openStore } from '../../src/core/store/open-store.js';
+import { decodeRaw } from '../../src/core/store/raw-codec.js';
+import { send, startArchiveServer, type ArchiveServer } from '../helpers/archive-server.js';
+import { runCli, runCliJson } from '../helpers/cli.js';
+import type { TestDatabase } from '../helpers/databases.js';
+import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
+
+interface FetchJson {
+  lists: Array<{ list: string; status: string; monthsFetched: number; gaps?: string[]; error?: { kind: string; message: string } }>;
+}
+interface Gap {
+  month: string;
+  failures: number;
+  lastError: string;
+  lastFailedAt: string;
+}
+interface ListsJson {
+  lists: Array<{ name: string; lastMonth: string | null; scanComplete: boolean; failedAttempts: number; gaps: Gap[] }>;
+}
+
+const NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const NOW_MONTH = monthOf(new Date());
+const MONTHS = [4, 3, 2, 1, 0].map((back) => addMonths(NOW_MONTH, -back));
+const BROKEN = MONTHS[1]!;
+const PER_MONTH = 40;
+
+function fileOf(month: string): string {
+  const [year, number] = month.split('-');
+  return `${year}-${NAMES[Number(number) - 1]}.txt.gz`;
+}
+
+function monthMbox(month: string): Buffer {
+  const parts: string[] = [];
+  for (let i = 0; i < PER_MONTH; i++) {
+    parts.push(
+      `From sender at example.org  Mon Jan  1 00:00:00 2024\n` +
+        `From: sender at example.org (Sender)\nSubject: [dev] message ${i} of ${month}\n` +
+        `Date: Mon, 10 Jan 2000 10:00:00 +0000\nMessage-ID: <${month}-${i}@example.org>\n\n` +
+        `${`line ${i} of ${month}: ${createHash('sha256').update(`${month}${i}`).digest('hex')}\n`.repeat(40)}\n`,
+    );
+  }
+  return Buffer.from(parts.join(''));
+}
+
+async function stagedDigests(url: string): Promise<Map<string, string>> {
+  const store = await openStore(url);
+  try {
+    const rows = await store.db.all<{ message_key: string; raw: Buffer | Uint8Array; raw_codec: string | null }>(
+      'SELECT message_key, raw, raw_codec FROM staged_messages JOIN staged_message_raws ON staged_message_id = id ORDER BY message_key',
+    );
+    return new Map(rows.map((row) => [row.message_key, createHash('sha256').update(decodeRaw(row.raw, row.raw_codec)).digest('hex')]));
+  } finally {
+    await store.close();
+  }
+}
+
+describeOnDialectDatabases('a month whose gzip is always cut short on $dialect', (databases) => {
+  let dir: string;
+  let server: ArchiveServer;
+  let env: NodeJS.ProcessEnv;
+  let clean: Map<string, string>;
+  let db: TestDatabase;
+  let fixed = false;
+  const gzips = new Map(MONTHS.map((month) => [fileOf(month), gzipSync(monthMbox(month))]));
+
+  const addList = async (url: string) => {
+    const add = await runCli(['lists', 'add', '--system', 'pipermail', 'dev@example.org', '--base-url', `${server.url}/pipermail/dev`, '--db', url], { env });
+    expect(add.code, add.stderr).toBe(0);
+  };
+  const fetch = (...args: string[]) => runCliJson<FetchJson>(['fetch', '--months', String(MONTHS.length), ...args, '--db', db.url], { env });
+  const listed = async () => (await runCliJson<ListsJson>(['lists', 'ls', '--db', db.url], { env })).json.lists[0]!;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'listminer-fetch-gaps-'));
+    env = { LISTMINER_CACHE: join(dir, 'cache') };
+    server = await startArchiveServer((url, response) => {
+      if (url.pathname === '/pipermail/dev/') {
+        return send(response, 200, `<html><body>${MONTHS.map((m) => `<a href="${fileOf(m)}">${m}</a>`).join('\n')}</body></html>`, { 'content-type': 'text/html' });
+      }
+      const name = url.pathname.split('/').pop()!;
+      const gzip = gzips.get(name);
+      if (!gzip) return send(response, 404, 'not found');
+      // The export itself is cut short: the server sends all it has, with its true length, every time.
+      const bytes = name === fileOf(BROKEN) && !fixed ? gzip.subarray(0, Math.floor(gzip.length * 0.6)) : gzip;
+      return send(response, 200, bytes, { 'content-type': 'application/x-gzip' });
+    });
+    fixed = true;
+    const cleanDb = await databases.create();
+    await addList(cleanDb.url);
+    const run = await runCliJson<FetchJson>(['fetch', '--months', String(MONTHS.length), '--db', cleanDb.url], { env });
+    expect(run.code, run.stderr).toBe(0);
+    clean = await stagedDigests(cleanDb.url);
+    expect(clean.size).toBe(MONTHS.length * PER_MONTH);
+    fixed = false;
+    db = await databases.create();
+    await addList(db.url);
+  });
+  afterAll(async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('fails the list at the month on its first two runs, as any failure', async () => {
+    for (const run of [1, 2]) {
+      const failed = await fetch('--now');
+      expect(failed.code, failed.stderr).toBe(4);
+      expect(failed.json.lists[0]).toMatchObject({ status: 'failed', monthsFetched: run === 1 ? 1 : 0, error: { kind: 'transient' } });
+      expect(await listed()).toMatchObject({ lastMonth: MONTHS[0], failedAttempts: run, gaps: [] });
+    }
+    // The intact messages before the cut are staged, each whole and once.
+    const staged = await stagedDigests(db.url);
+    const fromBroken = [...staged.keys()].filter((key) => key.startsWith(`${BROKEN}-`));
+    expect(fromBroken.length).toBeGreaterThan(0);
+    expect(fromBroken.length).toBeLessThan(PER_MONTH);
+    for (const [key, digest] of staged) expect(clean.get(key), key).toBe(digest);
+  });
+
+  it('records the month as a gap on the third run and reads and checkpoints the months after it', async () => {
+    const third = await fetch('--now');
+    expect(third.code, third.stderr).toBe(0);
+    expect(third.json.lists[0]).toMatchObject({ status: 'done', gaps: [BROKEN] });
+    const list = await listed();
+    expect(list).toMatchObject({ lastMonth: NOW_MONTH, scanComplete: false, failedAttempts: 0 });
+    expect(list.gaps).toEqual([{ month: BROKEN, failures: 3, lastError: expect.stringContaining(fileOf(BROKEN)), lastFailedAt: expect.any(String), gapSince: expect.any(String) }]);
+    const staged = await stagedDigests(db.url);
+    for (const month of MONTHS.filter((m) => m !== BROKEN)) {
+      for (let i = 0; i < PER_MONTH; i++) expect(staged.has(`${month}-${i}@example.org`), `${month}-${i}`).toBe(true);
+    }
+    for (const [key, digest] of staged) expect(clean.get(key), key).toBe(digest);
+
+    const table = await runCli(['lists', 'ls', '--db', db.url], { env });
+    expect(table.stdout).toMatch(new RegExp(`gap month[\\s\\S]*${BROKEN}`));
+    const stats = await runCliJson<{ gaps: Gap[] }>(['stats', '--db', db.url], { env });
+    expect(stats.json.gaps).toMatchObject([{ list: 'dev@example.org', month: BROKEN, failures: 3 }]);
+    const human = await runCli(['stats', '--db', db.url], { env });
+    expect(human.stdout).toContain(BROKEN);
+    const verify = await runCliJson<{ invariants: Array<{ name: string; ok: boolean; details: string[] }>; failing: string[] }>(['verify', '--db', db.url], { env });
+    expect(verify.json.invariants.find((i) => i.name === 'no-fetch-gaps')).toMatchObject({ ok: false, details: [expect.stringContaining(BROKEN)] });
+    expect(verify.json.failing).toContain('no-fetch-gaps');
+    const strict = await runCli(['verify', '--strict', '--db', db.url], { env });
+    expect(strict.code, strict.stderr).toBe(3);
+  });
+
+  it('tries the gap again on every later run, counting its failures without failing the list', async () => {
+    const fourth = await fetch();
+    expect(fourth.code, fourth.stderr).toBe(0);
+    expect(fourth.json.lists[0]).toMatchObject({ status: 'done', gaps: [BROKEN] });
+    expect((await listed()).gaps).toMatchObject([{ month: BROKEN, failures: 4 }]);
+  });
+
+  it('reads the gap month whole once the archive is fixed, clears the gap, and holds every message once', async () => {
+    fixed = true;
+    const mended = await fetch();
+    expect(mended.code, mended.stderr).toBe(0);
+    expect(mended.json.lists[0]).toMatchObject({ status: 'done' });
+    expect(mended.json.lists[0]!.gaps ?? []).toEqual([]);
+    expect(await listed()).toMatchObject({ gaps: [], scanComplete: true, lastMonth: NOW_MONTH });
+    expect(await stagedDigests(db.url)).toEqual(clean);
+    const verify = await runCliJson<{ invariants: Array<{ name: string; ok: boolean }> }>(['verify', '--db', db.url], { env });
+    expect(verify.json.invariants.find((i) => i.name === 'no-fetch-gaps')).toMatchObject({ ok: true });
+  });
+});
