@@ -5,12 +5,11 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { addMonths, monthOf } from '../../src/core/archive/month.js';
-import { openStore } from '../../src/core/store/open-store.js';
-import { decodeRaw } from '../../src/core/store/raw-codec.js';
 import { send, startArchiveServer, type ArchiveServer } from '../helpers/archive-server.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
 import type { TestDatabase } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
+import { stagedDigests } from '../helpers/store-digest.js';
 
 interface FetchJson {
   lists: Array<{ list: string; status: string; monthsFetched: number; gaps?: string[]; error?: { kind: string; message: string } }>;
@@ -47,18 +46,6 @@ function monthMbox(month: string): Buffer {
     );
   }
   return Buffer.from(parts.join(''));
-}
-
-async function stagedDigests(url: string): Promise<Map<string, string>> {
-  const store = await openStore(url);
-  try {
-    const rows = await store.db.all<{ message_key: string; raw: Buffer | Uint8Array; raw_codec: string | null }>(
-      'SELECT message_key, raw, raw_codec FROM staged_messages JOIN staged_message_raws ON staged_message_id = id ORDER BY message_key',
-    );
-    return new Map(rows.map((row) => [row.message_key, createHash('sha256').update(decodeRaw(row.raw, row.raw_codec)).digest('hex')]));
-  } finally {
-    await store.close();
-  }
 }
 
 describeOnDialectDatabases('a month whose gzip is always cut short on $dialect', (databases) => {

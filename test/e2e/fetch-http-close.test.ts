@@ -1,16 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { addMonths, monthOf } from '../../src/core/archive/month.js';
-import { openStore } from '../../src/core/store/open-store.js';
-import { decodeRaw } from '../../src/core/store/raw-codec.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
 import type { TestDatabase } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
+import { stagedDigests } from '../helpers/store-digest.js';
 import { chunksOf, head200, startRawHttpServer, type RawHttpServer } from '../helpers/raw-http-server.js';
 
 interface FetchJson {
@@ -79,18 +77,6 @@ function answer(mode: Mode, body: Buffer, socket: import('node:net').Socket): vo
     case 'no-header':
       socket.end();
       return;
-  }
-}
-
-async function stagedDigests(url: string): Promise<Map<string, string>> {
-  const store = await openStore(url);
-  try {
-    const rows = await store.db.all<{ message_key: string; raw: Buffer | Uint8Array; raw_codec: string | null }>(
-      'SELECT message_key, raw, raw_codec FROM staged_messages JOIN staged_message_raws ON staged_message_id = id ORDER BY message_key',
-    );
-    return new Map(rows.map((row) => [row.message_key, createHash('sha256').update(decodeRaw(row.raw, row.raw_codec)).digest('hex')]));
-  } finally {
-    await store.close();
   }
 }
 

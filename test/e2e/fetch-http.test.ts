@@ -1,5 +1,3 @@
-import { decodeRaw } from '../../src/core/store/raw-codec.js';
-import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -11,6 +9,7 @@ import { send, sendCutOff, startArchiveServer, type ArchiveServer } from '../hel
 import { runCli, runCliJson } from '../helpers/cli.js';
 import type { TestDatabase } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
+import { stagedDigests } from '../helpers/store-digest.js';
 
 interface FetchJson {
   lists: Array<{
@@ -79,19 +78,6 @@ function ponyMail(behaviour: Map<string, Behaviour>) {
         return send(response, 200, body);
     }
   };
-}
-
-/** Key → sha256 of the raw bytes of every staged message of the list. */
-async function stagedDigests(url: string): Promise<Map<string, string>> {
-  const store = await openStore(url);
-  try {
-    const rows = await store.db.all<{ message_key: string; raw: Buffer | Uint8Array; raw_codec: string | null }>(
-      'SELECT message_key, raw, raw_codec FROM staged_messages JOIN staged_message_raws ON staged_message_id = id ORDER BY message_key',
-    );
-    return new Map(rows.map((row) => [row.message_key, createHash('sha256').update(decodeRaw(row.raw, row.raw_codec)).digest('hex')]));
-  } finally {
-    await store.close();
-  }
 }
 
 async function listState(url: string): Promise<{ last_month: string | null; scan_complete: unknown; retry_after: string | null; failed_attempts: number }> {

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { openStore } from '../../src/core/store/open-store.js';
+import { decodeRaw } from '../../src/core/store/raw-codec.js';
 
 /**
  * What a finished pipeline leaves in a store, keyed by list name and message
@@ -69,6 +71,19 @@ export async function countByStatus(url: string): Promise<Record<string, number>
   try {
     const rows = await store.db.all<{ status: string; n: number }>('SELECT status, COUNT(*) AS n FROM staged_messages GROUP BY status');
     return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+  } finally {
+    await store.close();
+  }
+}
+
+/** Key → sha256 of the raw bytes of every staged message: what two fetches of one archive must agree on to the byte. */
+export async function stagedDigests(url: string): Promise<Map<string, string>> {
+  const store = await openStore(url);
+  try {
+    const rows = await store.db.all<{ message_key: string; raw: Buffer | Uint8Array; raw_codec: string | null }>(
+      'SELECT message_key, raw, raw_codec FROM staged_messages JOIN staged_message_raws ON staged_message_id = id ORDER BY message_key',
+    );
+    return new Map(rows.map((row) => [row.message_key, createHash('sha256').update(decodeRaw(row.raw, row.raw_codec)).digest('hex')]));
   } finally {
     await store.close();
   }
