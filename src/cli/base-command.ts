@@ -127,9 +127,15 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   /** What fetching needs from the config file and the environment, for fetch and sync alike. */
-  protected fetchSettings(): Pick<FetchOptions, 'cadenceDays' | 'backfillMonths' | 'contactEmail' | 'cacheDir'> {
+  protected fetchSettings(): Pick<FetchOptions, 'cadenceDays' | 'backfillMonths' | 'contactEmail' | 'cacheDir' | 'maxMessageBytes'> {
     const { settings } = this;
-    return { cadenceDays: settings.cadenceDays, backfillMonths: settings.backfillMonths, contactEmail: settings.contactEmail, cacheDir: chooseCacheDir(settings, process.env) };
+    return {
+      cadenceDays: settings.cadenceDays,
+      backfillMonths: settings.backfillMonths,
+      contactEmail: settings.contactEmail,
+      cacheDir: chooseCacheDir(settings, process.env),
+      maxMessageBytes: settings.maxMessageBytes,
+    };
   }
 
   protected systems(file?: string): Systems {

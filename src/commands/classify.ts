@@ -26,7 +26,7 @@ export default class Classify extends BaseCommand<typeof Classify> {
     const systems = this.systems(flags.systems);
     loadRuleBook(systems); // a bad rule is refused before any database is opened
     const signal = this.stopSignal();
-    const options = { lists: flags.list, system: flags.system, reclassify: flags.reclassify, retryShunted: flags['retry-shunted'], workers: flags.workers, signal };
+    const options = { lists: flags.list, system: flags.system, reclassify: flags.reclassify, retryShunted: flags['retry-shunted'], workers: flags.workers, maxMessageBytes: this.settings.maxMessageBytes, signal };
     const result = await this.withStore((store) => this.withProgress('classify', (progress) => classifyStaged(store, systems, options, progress)));
     const classes = Object.entries(result.classes)
       .sort((a, b) => b[1] - a[1])

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { firstField, readHeaderBlock, type HeaderBlock } from './raw-headers.js';
 
 /**
@@ -47,10 +47,15 @@ export function identifyMessage(raw: Buffer, block: HeaderBlock = readHeaderBloc
     }
   }
   hash.update('\n');
-  const body = normalizeBody(raw.subarray(block.bodyOffset));
-  hash.update(body);
-  const unread = unreadContent(raw, block, messageId, identityFields, identityFields > 0 || body.length > 0);
-  if (unread !== undefined) hash.update(`\n\u0000unread\n${unread}`);
+  const bodyLength = hashNormalized(hash, raw.subarray(block.bodyOffset));
+  if (identityFields === 0 && bodyLength === 0) {
+    // Not mail (no identity field, no body): told apart by all of its bytes.
+    hash.update('\n\u0000unread\n');
+    hashNormalized(hash, raw);
+  } else {
+    const unread = unreadContent(raw, block, messageId, identityFields);
+    if (unread !== undefined) hash.update(`\n\u0000unread\n${unread}`);
+  }
   const contentHash = hash.digest('hex');
   return {
     messageId,
@@ -70,12 +75,22 @@ export function identifyMessage(raw: Buffer, block: HeaderBlock = readHeaderBloc
  * one signature), by those text lines. Every other message gets undefined,
  * so the hash of ordinary mail, which stored rows carry, never changes.
  */
-function unreadContent(raw: Buffer, block: HeaderBlock, messageId: string | null, identityFields: number, isMail: boolean): string | undefined {
-  if (!isMail) return normalizeBody(raw);
+function unreadContent(raw: Buffer, block: HeaderBlock, messageId: string | null, identityFields: number): string | undefined {
   if (block.strayLines.length > 0 && ((messageId === null && block.bodyOffset === raw.length) || identityFields === 0)) {
     return normalizeBody(Buffer.from(block.strayLines.join('\n'), 'latin1'));
   }
   return undefined;
+}
+
+/** Bodies above this are hashed from their bytes, never made into one string (V8 refuses strings over 512 MB). */
+const STRING_BODY_LIMIT = 8 * 1024 * 1024;
+
+/** Feeds `hash` the normalized body (normalizeBody) and returns its length in characters. */
+function hashNormalized(hash: Hash, body: Buffer): number {
+  if (body.length > STRING_BODY_LIMIT) return hashNormalizedBytes(hash, body);
+  const text = normalizeBody(body);
+  hash.update(text);
+  return text.length;
 }
 
 /**
@@ -123,4 +138,44 @@ export function syntheticKey(contentHash: string): string {
 /** Key for a message whose Message-ID is already taken by a different message. */
 export function variantKey(messageId: string, contentHash: string): string {
   return `${messageId}#${contentHash.slice(0, 16)}`;
+}
+
+const CR = 13;
+const GT = 62;
+const FROM_ = Buffer.from('From ');
+/** Bytes handed to the hash at once: a line of a huge message can be longer than a string may be. */
+const HASH_PIECE = 1024 * 1024;
+
+/**
+ * normalizeBody's result, fed to `hash` line by line from the bytes: the
+ * same hash (each latin1 character as its UTF-8, as `hash.update(text)`
+ * does), without a string of the whole body. Returns the length the string
+ * would have had.
+ */
+export function hashNormalizedBytes(hash: Hash, body: Buffer): number {
+  let length = 0;
+  let pendingNewlines = 0;
+  let from = 0;
+  let nextLf = body.indexOf(LF);
+  let nextCr = body.indexOf(CR);
+  for (let line = 0; from <= body.length; line++) {
+    if (nextLf !== -1 && nextLf < from) nextLf = body.indexOf(LF, from);
+    if (nextCr !== -1 && nextCr < from) nextCr = body.indexOf(CR, from);
+    const end = Math.min(nextLf === -1 ? body.length : nextLf, nextCr === -1 ? body.length : nextCr);
+    let start = from;
+    let quotes = 0;
+    while (start + quotes < end && body[start + quotes] === GT) quotes++;
+    if (quotes > 0 && end - start - quotes >= FROM_.length && body.subarray(start + quotes, start + quotes + FROM_.length).equals(FROM_)) start += quotes;
+    let stop = end;
+    while (stop > start && (body[stop - 1] === SPACE || body[stop - 1] === TAB)) stop--;
+    if (line > 0) pendingNewlines++;
+    if (stop > start) {
+      length += pendingNewlines + (stop - start);
+      for (; pendingNewlines > 0; pendingNewlines -= Math.min(pendingNewlines, HASH_PIECE)) hash.update('\n'.repeat(Math.min(pendingNewlines, HASH_PIECE)));
+      for (let piece = start; piece < stop; piece += HASH_PIECE) hash.update(body.toString('latin1', piece, Math.min(stop, piece + HASH_PIECE)));
+    }
+    if (end === body.length) break;
+    from = end + (body[end] === CR && body[end + 1] === LF ? 2 : 1);
+  }
+  return length;
 }

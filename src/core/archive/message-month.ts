@@ -1,5 +1,6 @@
 import type { Month } from './archive-source.js';
 import { monthOf } from './month.js';
+import { parseMailDate } from './parse-mail-date.js';
 import { firstField, readHeaderBlock, type HeaderBlock } from './raw-headers.js';
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
@@ -13,13 +14,14 @@ const PLACEHOLDER_DATES = /Jan\s+1 00:00:00 1970|Sep 17 00:00:00 2001/;
  * Date header; else the date of its From_ line; else the fallback the source
  * gives (a file's modification month), so a message without a usable date is
  * still read, never dropped. Dates before 1970 or more than a year ahead are
- * not usable, nor are the placeholder dates tools put in From_ lines. Takes
+ * not usable, nor are the placeholder dates tools put in From_ lines. A
+ * date without a zone is UTC, whatever the machine's zone. Takes
  * the raw message, or its header block when the caller has read it already.
  */
 export function messageMonth(message: Buffer | HeaderBlock, fallback: Month, fromLine?: string, now = new Date()): Month {
   const date = firstField(Buffer.isBuffer(message) ? readHeaderBlock(message) : message, 'date');
   if (date) {
-    const parsed = new Date(date.replace(/\s*\([^)]*\)\s*$/, ''));
+    const parsed = new Date(parseMailDate(date));
     if (plausible(parsed, now)) return monthOf(parsed);
   }
   const asctime = fromLine && !PLACEHOLDER_DATES.test(fromLine) && ASCTIME.exec(fromLine.slice(5));

@@ -8,6 +8,8 @@ import type { StagedStatus } from '../store/staging-records.js';
 import type { Store } from '../store/store.js';
 import type { TableStatistics } from '../store/table-statistics.js';
 import { requireSystem, type Systems } from '../systems/load-systems.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../config/load-config.js';
+import { tooLargeReason } from '../pipeline/too-large-reason.js';
 import { classifyMessage, toStoredVerdict, type StoredVerdict } from './classify-message.js';
 import { ClassifyPool } from './classify-pool.js';
 import { loadRuleBook, type ListContext, type RuleBook } from './rule-set.js';
@@ -29,6 +31,8 @@ export interface ClassifyOptions {
   signal?: AbortSignal;
   /** Worker threads that parse (1: parse on the main thread); a CPU's worth but one, at most 8, when absent. Needs the systems file on disk. */
   workers?: number;
+  /** A message larger than this is shunted unparsed, its bytes never read (the config's max_message_bytes). */
+  maxMessageBytes?: number;
 }
 
 export interface ListClassifyResult {
@@ -114,6 +118,7 @@ export async function classifyStaged(store: Store, systems: Systems, options: Cl
         statuses,
         batchSize: options.batchSize ?? BATCH_MESSAGES,
         batchBytes: options.batchBytes ?? BATCH_BYTES,
+        maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
         signal: options.signal,
         classes: result.classes,
         changes,
@@ -147,6 +152,7 @@ interface ListRun {
   statuses: readonly StagedStatus[];
   batchSize: number;
   batchBytes: number;
+  maxMessageBytes: number;
   signal: AbortSignal | undefined;
   classes: Record<string, number>;
   changes: Map<string, ClassChange>;
@@ -160,9 +166,15 @@ async function classifyList(run: ListRun): Promise<ListClassifyResult> {
   const rulesName = rulesSystemOf(run.systems, list);
   const rules = run.book.rulesOf(rulesName);
   const context: ListContext = { listId: list.listId, listAddress: list.listAddress };
-  const selection: ClassifySelection = { listId: list.id, statuses: run.statuses };
+  const selection: ClassifySelection = { listId: list.id, statuses: run.statuses, maxSize: run.maxMessageBytes };
   const task = `list-${list.id}`;
   const outcome: ListClassifyResult = { list: list.name, system: list.system, rules: rulesName, classified: 0, shunted: 0, changed: 0 };
+  // Parsing a message costs several times its size (a 200 MB one took 1.5 GB): one over the cap is shunted from its size alone.
+  const tooLarge = await store.classify.tooLarge(list.id, run.statuses, run.maxMessageBytes);
+  if (tooLarge.length > 0) {
+    const written = await store.classify.save(tooLarge.map((m) => ({ id: m.id, status: m.status, error: tooLargeReason(m.size, run.maxMessageBytes) })));
+    outcome.shunted += written.size;
+  }
   const total = await store.classify.count(selection);
   if (total === 0) return outcome;
   progress({ type: 'start', task, title: `${list.system} ${list.name}`, total });

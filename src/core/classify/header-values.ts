@@ -1,6 +1,7 @@
 import { domainToASCII } from 'node:url';
 import addressparser from 'addressparser';
 import { normalizeMessageId } from '../archive/message-key.js';
+import { parseMailDate } from '../archive/parse-mail-date.js';
 import { decodeUnlabelled } from './decode-text.js';
 import { decodeWords } from './decode-words.js';
 import { isPlausibleSentAt } from './envelope.js';
@@ -198,14 +199,15 @@ export interface SentDate {
  * The Date header, read the same way for both readers. mailparser gives an
  * unreadable date the time of parsing, and `new Date()` happily reads years
  * like 99999 that the store engines then disagree about, so the date is read
- * here, and one outside 1970 through next year counts as no date.
+ * here, and one outside 1970 through next year counts as no date. A date
+ * without a zone is UTC (parseMailDate), never the machine's local time.
  */
 export function readSentDate(value: string | undefined, now = Date.now()): SentDate {
   if (value === undefined) return { date: null, dateOffsetMinutes: null, dateHeader: null };
   const dateHeader = boundText(decodeHeaderBytes(value), DATE_HEADER_LIMIT);
   // A real Date header is some 40 characters; a longer one is not read, which also keeps Date.parse off hostile input.
   const text = value.length > DATE_HEADER_LIMIT ? '' : withoutComments(value).trim();
-  const time = text ? Date.parse(text) : Number.NaN;
+  const time = text ? parseMailDate(text) : Number.NaN;
   if (!isPlausibleSentAt(time, now)) return { date: null, dateOffsetMinutes: null, dateHeader };
   return { date: new Date(time).toISOString(), dateOffsetMinutes: readDateOffset(text), dateHeader };
 }

@@ -13,6 +13,7 @@ import { StoreFailure } from '../store/store-failure.js';
 import type { Store } from '../store/store.js';
 import type { TableStatistics } from '../store/table-statistics.js';
 import type { SystemDefinition } from '../systems/load-systems.js';
+import { tooLargeReason } from '../pipeline/too-large-reason.js';
 import { planMonths } from './plan-months.js';
 
 export interface ListFetchResult {
@@ -47,6 +48,8 @@ export interface ListFetchSettings {
   backfillMonths?: number;
   contactEmail?: string;
   cacheDir: string;
+  /** A message larger than this is staged shunted with its bytes, never parsed. */
+  maxMessageBytes: number;
   signal?: AbortSignal;
   clock: () => Date;
   /** The run's count of rows staged, for PostgreSQL's statistics of the table (TableStatistics): one for all the lists of a run. */
@@ -259,7 +262,8 @@ async function fetchOneMonth(
       if (isDeletion(item)) {
         deletions.push({ messageKey: identity.key, sourceRef: item.sourceRef, deletedAt: item.deletedAt });
       } else {
-        messages.push({ raw: item.raw, ...identity });
+        const shunt = item.raw.length > settings.maxMessageBytes ? tooLargeReason(item.raw.length, settings.maxMessageBytes) : undefined;
+        messages.push({ raw: item.raw, ...identity, ...(shunt ? { shunt } : {}) });
         bytes += item.raw.length;
         seen++;
         result.seen++;

@@ -10,6 +10,7 @@ import { requireSystem, type SystemDefinition, type Systems } from '../systems/l
 import { emptyListResult, fetchList, type ListFetchResult } from './fetch-list.js';
 import { currentLockOwner, STALE_LOCK_MS, type LockOwner } from '../locks/lock-owner.js';
 import { selectLists } from '../registry/select-lists.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../config/load-config.js';
 
 export interface FetchOptions {
   /** --list: only these lists (name or address); named lists are fetched even when sidelined. */
@@ -28,6 +29,8 @@ export interface FetchOptions {
   backfillMonths?: number;
   contactEmail?: string;
   cacheDir: string;
+  /** A message larger than this is staged shunted, unparsed (the config's max_message_bytes). */
+  maxMessageBytes?: number;
   /** Aborting stops the run: the current batch is written, locks are released. */
   signal?: AbortSignal;
   /** Where sources come from; tests pass their own. One source is opened per list fetch and closed after it. */
@@ -224,6 +227,7 @@ async function fetchClaimed(
         backfillMonths: options.backfillMonths,
         contactEmail: options.contactEmail,
         cacheDir: options.cacheDir,
+        maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
         signal: options.signal,
         clock,
         statistics,

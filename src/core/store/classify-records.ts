@@ -28,6 +28,16 @@ export type ClassifyOutcome =
 export interface ClassifySelection {
   listId: number;
   statuses: readonly StagedStatus[];
+  /** Only messages of at most this many bytes: larger ones are never read to be parsed (see tooLarge). */
+  maxSize?: number;
+}
+
+/** The rows of a selection and the SQL that picks them. */
+function selectionWhere(selection: ClassifySelection): { where: string; params: Array<string | number> } {
+  const where = `list_id = ? AND status IN (${inPlaceholders(selection.statuses.length)})`;
+  const params: Array<string | number> = [selection.listId, ...selection.statuses];
+  if (selection.maxSize === undefined) return { where, params };
+  return { where: `${where} AND size <= ?`, params: [...params, selection.maxSize] };
 }
 
 /**
@@ -41,11 +51,20 @@ export class ClassifyRecords {
   constructor(private readonly db: SqlSession) {}
 
   async count(selection: ClassifySelection): Promise<number> {
-    const row = await this.db.get<{ n: number | string }>(
-      `SELECT COUNT(*) AS n FROM staged_messages WHERE list_id = ? AND status IN (${inPlaceholders(selection.statuses.length)})`,
-      [selection.listId, ...selection.statuses],
-    );
+    const { where, params } = selectionWhere(selection);
+    const row = await this.db.get<{ n: number | string }>(`SELECT COUNT(*) AS n FROM staged_messages WHERE ${where}`, params);
     return Number(row?.n ?? 0);
+  }
+
+  /** Staged or shunted messages of the list larger than `maxSize`, read without their bytes: classify shunts them unparsed. */
+  async tooLarge(listId: number, statuses: readonly StagedStatus[], maxSize: number): Promise<Array<{ id: number; size: number; status: StagedStatus }>> {
+    const open = statuses.filter((s) => s === 'staged' || s === 'shunted');
+    if (open.length === 0) return [];
+    const rows = await this.db.all<{ id: number; size: number | string; status: StagedStatus }>(
+      `SELECT id, size, status FROM staged_messages WHERE list_id = ? AND status IN (${inPlaceholders(open.length)}) AND size > ? ORDER BY id`,
+      [listId, ...open, maxSize],
+    );
+    return rows.map((r) => ({ id: Number(r.id), size: Number(r.size), status: r.status }));
   }
 
   /**
@@ -54,9 +73,8 @@ export class ClassifyRecords {
    * first, so a batch of large messages never loads more than it keeps.
    */
   async nextBatch(selection: ClassifySelection, afterId: number, limit: number, maxBytes = Number.POSITIVE_INFINITY): Promise<MessageToClassify[]> {
-    const where = `list_id = ? AND status IN (${inPlaceholders(selection.statuses.length)})`;
-    const params = [selection.listId, ...selection.statuses];
-    return readBoundedBatch(this.db, { where, params, afterId, limit, maxBytes }, async (ids) => {
+    const { where, params } = selectionWhere(selection);
+    return readBoundedBatch(this.db, { where, params: params, afterId, limit, maxBytes }, async (ids) => {
       const rows = await this.db.all<{ id: number; list_id: number; raw: Uint8Array; raw_codec: string | null; status: StagedStatus; msg_class: string | null }>(
         `SELECT s.id, s.list_id, r.raw, r.raw_codec, s.status, s.msg_class FROM staged_messages s JOIN staged_message_raws r ON r.staged_message_id = s.id
          WHERE ${where} AND ${idsIn(ids)} ORDER BY s.id`,

@@ -17,6 +17,8 @@ export interface StagingIdentity {
 
 export interface MessageToStage extends StagingIdentity {
   raw: Buffer;
+  /** Set for a message staged but never to be parsed (larger than max_message_bytes): it is stored shunted with this reason and its bytes. */
+  shunt?: string;
 }
 
 /**
@@ -44,7 +46,7 @@ export interface MonthCheckpoint {
   fingerprint?: string | null;
 }
 
-const STAGE_COLUMNS = ['list_id', 'message_key', 'message_id', 'content_hash', 'size', 'archive_month', 'status', 'fetched_at', 'updated_at'];
+const STAGE_COLUMNS = ['list_id', 'message_key', 'message_id', 'content_hash', 'size', 'archive_month', 'status', 'error', 'fetched_at', 'updated_at'];
 
 /**
  * Writes raw messages into staging. Identity is (list, message key); the
@@ -82,7 +84,8 @@ export class StagingRecords {
       const held = sameMail ? await staging.contestedRaws(listId, messages, stored) : undefined;
       const heldBySameMail = (message: MessageToStage) => {
         const holder = held && (raws.get(message.key) ?? held.get(message.key));
-        return holder !== undefined && sameMail!(holder, message.raw);
+        // A message too large to parse is not parsed to compare it either: it is the mail its key and hash say.
+        return holder !== undefined && message.shunt === undefined && sameMail!(holder, message.raw);
       };
       const now = new Date().toISOString();
       let duplicates = 0;
@@ -94,7 +97,7 @@ export class StagingRecords {
         }
         stored.set(key, message.contentHash);
         raws.set(key, message.raw);
-        rows.push([listId, key, message.messageId, message.contentHash, message.raw.length, month, 'staged', now, now]);
+        rows.push([listId, key, message.messageId, message.contentHash, message.raw.length, month, message.shunt ? 'shunted' : 'staged', message.shunt ?? null, now, now]);
       }
       const inserted: unknown[][] = [];
       for (const chunk of chunkRows(rows, STAGE_COLUMNS.length, this.db.capabilities)) {

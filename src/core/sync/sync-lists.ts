@@ -10,7 +10,7 @@ import type { Systems } from '../systems/load-systems.js';
 
 export type SyncStage = 'fetch' | 'classify' | 'drain' | 'project';
 
-export interface SyncOptions extends Pick<FetchOptions, 'now' | 'full' | 'months' | 'cadenceDays' | 'backfillMonths' | 'contactEmail' | 'cacheDir' | 'openSource'> {
+export interface SyncOptions extends Pick<FetchOptions, 'now' | 'full' | 'months' | 'cadenceDays' | 'backfillMonths' | 'contactEmail' | 'cacheDir' | 'maxMessageBytes' | 'openSource'> {
   /** --list: only these lists, in every stage. */
   lists?: readonly string[];
   /** --system: only this system's lists, in every stage. */
@@ -53,7 +53,7 @@ export async function syncLists(store: Store, systems: Systems, options: SyncOpt
   if (stopped()) return { ...result, interrupted: true };
 
   result.classify = await runStage('classify', progress, (stageProgress) =>
-    classifyStaged(store, systems, { lists: options.lists, system: options.system, workers: options.classifyWorkers, signal: options.signal }, stageProgress),
+    classifyStaged(store, systems, { lists: options.lists, system: options.system, workers: options.classifyWorkers, maxMessageBytes: options.maxMessageBytes, signal: options.signal }, stageProgress),
   );
   if (stopped()) return { ...result, interrupted: true };
 

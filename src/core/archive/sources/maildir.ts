@@ -17,8 +17,8 @@ interface MaildirIndex {
 }
 
 const INDEX_KIND = 'maildir-months';
-/** Bumped when MaildirIndex changes shape, so indexes of an older listminer are rebuilt. */
-const INDEX_VERSION = 'v2';
+/** Bumped when MaildirIndex changes shape or months are read differently, so indexes of an older listminer are rebuilt. */
+const INDEX_VERSION = 'v3';
 /** Enough of a message to read its Date header. */
 const HEAD_BYTES = 64 * 1024;
 

@@ -23,7 +23,7 @@ interface FileMonths {
 
 const INDEX_KIND = 'mbox-months';
 /** Bumped when FileMonths changes shape or the reader splits differently, so indexes of an older listminer are rebuilt. */
-const INDEX_VERSION = 'v3';
+const INDEX_VERSION = 'v4';
 /** The first line of a mail file: a From_ line or a header field. */
 const MAIL_START = /^(From |[!-9;-~]+:)/;
 

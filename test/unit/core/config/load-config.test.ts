@@ -17,6 +17,14 @@ describe('validateConfig', () => {
     ]);
   });
 
+  it('reads max_message_bytes, 64 MiB by default, within 1 KiB to 256 MiB', () => {
+    expect(validateConfig('c.yaml', 'workers: 2\n').value?.maxMessageBytes).toBe(64 * 1024 * 1024);
+    expect(validateConfig('c.yaml', 'max_message_bytes: 1048576\n').value?.maxMessageBytes).toBe(1048576);
+    for (const bad of ['0', '-5', '1.5', 'big', String(1024 * 1024 * 1024)]) {
+      expect(validateConfig('c.yaml', `max_message_bytes: ${bad}\n`).errors.map((e) => e.path), bad).toEqual(['max_message_bytes']);
+    }
+  });
+
   it('warns about an unknown setting without refusing the file', () => {
     const { value, warnings } = validateConfig('c.yaml', 'wrokers: 2\n');
     expect(value).toBeDefined();
