@@ -38,6 +38,8 @@ export interface ImportRepoResult {
   stoppedForRateLimit: boolean;
   /** When stopped for the rate limit: when a new run can go on (ISO time); else null. */
   runAgainAfter: string | null;
+  /** A signal stopped the import after the page being written; the pages saved are kept. */
+  interrupted: boolean;
 }
 
 interface Page {
@@ -91,6 +93,7 @@ export async function importRepo(store: Store, input: string, options: ImportRep
     pagesRead: 0,
     stoppedForRateLimit: false,
     runAgainAfter: null,
+    interrupted: false,
   };
   const save = async (page: Page) => {
     const writes = await store.tracker.savePage(added.repo.id, page);
@@ -119,14 +122,26 @@ export async function importRepo(store: Store, input: string, options: ImportRep
       try {
         const read = file ? pagesOfFile(file, listing, repoName) : pagesOfApi(api!, listing);
         for await (const page of read) {
+          if (options.signal?.aborted) break;
           await save(page);
           pages++;
           items += page.issues.length + page.pullRequests.length;
           progress({ type: 'update', task, done: items, detail: `${pages} page(s)` });
         }
       } catch (error) {
+        if (options.signal?.aborted) {
+          // The request the signal cut short: what was saved before it stays.
+          result.interrupted = true;
+          progress({ type: 'end', task, status: 'skipped', detail: `stopped after ${pages} page(s)` });
+          return result;
+        }
         progress({ type: 'end', task, status: error instanceof GitHubRateLimitStop ? 'skipped' : 'failed', detail: (error as Error).message });
         throw error;
+      }
+      if (options.signal?.aborted) {
+        result.interrupted = true;
+        progress({ type: 'end', task, status: 'skipped', detail: `stopped after ${pages} page(s)` });
+        return result;
       }
       progress({ type: 'end', task, status: 'done', detail: `${items} item(s) in ${pages} page(s)` });
     }
