@@ -174,12 +174,27 @@ async function requireReadable(file: string): Promise<void> {
 }
 
 async function* pagesOfFile(file: string, listing: Listing, repoName: string): AsyncGenerator<Page> {
+  // GitHub gives each issue and pull request an id of its own: one id on two numbers is a file put together wrongly, refused before the store meets it.
+  const numbers = new Map<string, { number: number; page: number }>();
+  const claim = (kind: string, id: number, number: number, page: number) => {
+    const seen = numbers.get(`${kind} ${id}`);
+    if (!seen) return void numbers.set(`${kind} ${id}`, { number, page });
+    if (seen.number !== number) {
+      throw new InputError(
+        `${file}: ${kind} id ${id} is given to #${seen.number} (page ${seen.page}) and to #${number} (page ${page}); one GitHub id names one ${kind}.`,
+        `Take the pages from GitHub again (${listing === 'pulls' ? 'GET /repos/OWNER/NAME/pulls' : 'GET /repos/OWNER/NAME/issues'}) rather than editing them.`,
+      );
+    }
+  };
   for await (const { page, line, items } of readPageFile(file)) {
     const where = (index: number) => `${file}: item ${index + 1} of page ${page} (the page at line ${line})`;
-    yield toPage(listing, items, (index, why) => new InputError(`${where(index)} cannot be imported: ${why}.`, PAGE_HINT), (index, other) =>
+    const rows = toPage(listing, items, (index, why) => new InputError(`${where(index)} cannot be imported: ${why}.`, PAGE_HINT), (index, other) =>
       new InputError(`${where(index)} is of ${other}, not of ${repoName}.`, 'Give as REPO the repository the pages were read from.'),
       repoName,
     );
+    for (const issue of rows.issues) claim('issue', issue.id, issue.number, page);
+    for (const pull of rows.pullRequests) claim(pull.idOf === 'issue' ? 'issue' : 'pull request', pull.id, pull.number, page);
+    yield rows;
   }
 }
 
