@@ -84,3 +84,42 @@ describeOnDialectDatabases('verify finds mail a finished stage left behind on $d
     expect(integrity.details.join('\n')).toMatch(db.dialect === 'sqlite' ? /PRAGMA quick_check/ : /index/);
   });
 });
+
+describeOnDialectDatabases('lists add --repo correcting a list that holds mail on $dialect', (databases) => {
+  it("moves the list's stored mail to the new repo, drops the synthetic issues made under the old one, and project links it again", async () => {
+    const systems = cleanFitSystems();
+    const db = await databases.create();
+    const cli = (args: string[]) => runCli([...args, '--db', db.url, '--systems', systems]);
+    const WRONG = 'https://github.com/apache/kafka-site';
+    for (const stage of [['lists', 'add', '--system', 'mbox', MBOX, '--repo', WRONG], ['fetch', '--full'], ['classify'], ['drain'], ['project']]) {
+      const result = await cli(stage);
+      expect(result.code, `${stage[0]}: ${result.stderr}`).toBe(0);
+    }
+    const underRepo = (url: string) =>
+      withStoreAt(db.url, async (store) => ({
+        messages: Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM email_messages e JOIN repos r ON r.id = e.repo_id WHERE r.url = ?', [url]))!.n),
+        synthetic: Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM issues i JOIN repos r ON r.id = i.repo_id WHERE r.url = ? AND i.id < 0', [url]))!.n),
+      }));
+    // The synthetic issue project makes of tracker mail under the list's repo, tied to the list's issue_event.
+    await withStoreAt(db.url, async (store) => {
+      await store.db.run(
+        "INSERT INTO issues (id, repo_id, external_key, state, is_synthetic, comment_count) SELECT -1, repo_id, 'KAFKA-101', 'open', ?, 0 FROM email_messages WHERE msg_class = 'issue_event'",
+        [true],
+      );
+      await store.db.run("INSERT INTO issue_email_messages (issue_id, email_message_id, role) SELECT -1, id, 'event' FROM email_messages WHERE msg_class = 'issue_event'");
+    });
+    expect(await underRepo(WRONG)).toEqual({ messages: 6, synthetic: 1 });
+
+    const add = await cli(['lists', 'add', '--system', 'mbox', MBOX, '--repo', KAFKA]);
+    expect(add.code, add.stderr).toBe(0);
+    expect(add.stderr).toContain(`moved its 6 stored message(s) from ${WRONG} to ${KAFKA} and dropped 1 synthetic issue(s) made under the old repo`);
+    expect(await underRepo(WRONG)).toEqual({ messages: 0, synthetic: 0 });
+    expect((await underRepo(KAFKA)).messages).toBe(6);
+
+    const unprojected = await withStoreAt(db.url, async (store) => Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM email_messages WHERE projected_kind IS NULL'))!.n));
+    expect(unprojected).toBe(6);
+    expect((await cli(['project'])).code).toBe(0);
+    const { json } = await runCliJson<VerifyResult>(['verify', '--db', db.url, '--systems', systems]);
+    expect(invariant(json, 'projection-complete')!.ok).toBe(true);
+  });
+});
