@@ -37,6 +37,12 @@ export default class ListsAdd extends BaseCommand<typeof ListsAdd> {
       }),
     );
     this.note(`${result.action} ${result.list.system} list ${result.list.name}${result.repo ? ` (repo ${result.repo.url})` : ''}`);
+    if (result.moved) {
+      this.note(
+        `moved its ${result.moved.messages} stored message(s) from ${result.moved.fromRepoUrl} to ${result.repo!.url}` +
+          `${result.moved.syntheticIssues ? ` and dropped ${result.moved.syntheticIssues} synthetic issue(s) made under the old repo` : ''}; run listminer project to link them again`,
+      );
+    }
     return result;
   }
 }

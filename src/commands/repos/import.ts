@@ -27,9 +27,12 @@ export default class ReposImport extends BaseCommand<typeof ReposImport> {
       ? { kind: 'github' as const, apiUrl: flags['api-url'], token: process.env.GITHUB_TOKEN || undefined }
       : { kind: 'files' as const, issuesFile: flags.issues, pullsFile: flags.pulls };
     const result = await this.withStore((store) =>
-      this.withProgress('import', (progress) => importRepo(store, this.args.repo, { source, contactEmail: this.settings.contactEmail }, progress)),
+      this.withProgress('import', (progress) => importRepo(store, this.args.repo, { source, contactEmail: this.settings.contactEmail, signal: this.stopSignal() }, progress)),
     );
     const { issues, pullRequests } = result;
+    if (result.interrupted) {
+      this.exitInterrupted(result, `${result.pagesRead} page(s) of ${result.repo.url} saved (issues ${issues.added} added, pull requests ${pullRequests.added} added)`);
+    }
     this.show(
       `${result.repo.url}: issues ${issues.added} added, ${issues.updated} updated; pull requests ${pullRequests.added} added, ${pullRequests.updated} updated; ` +
         `${result.contributorsAdded} contributor(s) added; ${result.pagesRead} page(s) read.`,

@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Config } from './load-config.js';
+import { refuseVirtualFolder } from './refuse-virtual-folder.js';
 
 /**
  * The folder sources keep clones in: LISTMINER_CACHE, else the config's
@@ -10,8 +11,7 @@ import type { Config } from './load-config.js';
  * mirror on each.
  */
 export function chooseCacheDir(config: Pick<Config, 'cacheDir'>, env: NodeJS.ProcessEnv): string {
-  if (env.LISTMINER_CACHE) return resolve(env.LISTMINER_CACHE);
-  if (config.cacheDir) return config.cacheDir;
-  const base = env.XDG_CACHE_HOME ? resolve(env.XDG_CACHE_HOME) : join(homedir(), '.cache');
-  return join(base, 'listminer');
+  const dir = env.LISTMINER_CACHE ? resolve(env.LISTMINER_CACHE) : config.cacheDir ? config.cacheDir : join(env.XDG_CACHE_HOME ? resolve(env.XDG_CACHE_HOME) : join(homedir(), '.cache'), 'listminer');
+  refuseVirtualFolder(dir, 'The cache folder');
+  return dir;
 }

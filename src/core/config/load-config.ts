@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InputError } from '../errors.js';
 import { isPlainObject, refuseProblems, YamlFile, type Problem, type Validation } from './yaml-document.js';
@@ -89,6 +89,7 @@ export function loadConfig(flag: string | undefined, env: NodeJS.ProcessEnv): { 
     if (named) throw new InputError(`The config file ${path} does not exist.`, 'Check the --config path or LISTMINER_CONFIG.');
     return { config: { ...DEFAULT_CONFIG }, warnings: [] };
   }
+  if (statSync(path).isDirectory()) throw new InputError(`The config file ${path} is a folder, not a YAML file.`, 'Give --config (or LISTMINER_CONFIG) the path of a listminer.yaml file.');
   const result = validateConfig(path, readFileSync(path, 'utf8'));
   if (!result.value) {
     refuseProblems(result.errors, 'Fix the config file; see the README section "Configuration".');

@@ -41,7 +41,20 @@ export class YamlFile {
       const line = error.linePos?.[0]?.line ?? this.lines.linePos(error.pos[0]).line;
       this.errors.push({ file, line, path: '', message: error.message.split('\n')[0] ?? error.message });
     }
-    this.data = this.errors.length ? undefined : this.doc.toJS();
+    this.data = this.errors.length ? undefined : this.toData(file);
+  }
+
+  /** The yaml library refuses a document whose aliases would expand past its limit (an alias bomb): a problem of the file, not a crash. */
+  private toData(file: string): unknown {
+    try {
+      return this.doc.toJS();
+    } catch (error) {
+      const message = /alias/i.test((error as Error).message)
+        ? 'its aliases (*name) expand to too much data; write the repeated values out instead of nesting aliases'
+        : (error as Error).message;
+      this.errors.push({ file, line: undefined, path: '', message });
+      return undefined;
+    }
   }
 
   problem(path: readonly (string | number)[], message: string): Problem {

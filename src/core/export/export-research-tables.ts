@@ -1,4 +1,6 @@
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { refuseVirtualFolder } from '../config/refuse-virtual-folder.js';
+import { explainExportFailure } from './explain-export-failure.js';
 import { join, resolve } from 'node:path';
 import { addMonths, isMonth } from '../archive/month.js';
 import { InputError } from '../errors.js';
@@ -86,6 +88,16 @@ interface ExportUnit {
  * store's size; each file appears under its name only when whole.
  */
 export async function exportResearchTables(store: Store, options: ExportOptions, progress: ProgressListener): Promise<ExportResult> {
+  const outDir = resolve(options.outDir);
+  refuseVirtualFolder(outDir, '--out');
+  try {
+    return await writeResearchTables(store, options, progress);
+  } catch (error) {
+    throw explainExportFailure(error, outDir);
+  }
+}
+
+async function writeResearchTables(store: Store, options: ExportOptions, progress: ProgressListener): Promise<ExportResult> {
   const window = sentWindow(options.since, options.until);
   const selection = options.selection ?? {};
   const filtered = Boolean(selection.names?.length || selection.system);

@@ -38,6 +38,8 @@ export interface ImportRepoResult {
   stoppedForRateLimit: boolean;
   /** When stopped for the rate limit: when a new run can go on (ISO time); else null. */
   runAgainAfter: string | null;
+  /** A signal stopped the import after the page being written; the pages saved are kept. */
+  interrupted: boolean;
 }
 
 interface Page {
@@ -91,6 +93,7 @@ export async function importRepo(store: Store, input: string, options: ImportRep
     pagesRead: 0,
     stoppedForRateLimit: false,
     runAgainAfter: null,
+    interrupted: false,
   };
   const save = async (page: Page) => {
     const writes = await store.tracker.savePage(added.repo.id, page);
@@ -119,14 +122,26 @@ export async function importRepo(store: Store, input: string, options: ImportRep
       try {
         const read = file ? pagesOfFile(file, listing, repoName) : pagesOfApi(api!, listing);
         for await (const page of read) {
+          if (options.signal?.aborted) break;
           await save(page);
           pages++;
           items += page.issues.length + page.pullRequests.length;
           progress({ type: 'update', task, done: items, detail: `${pages} page(s)` });
         }
       } catch (error) {
+        if (options.signal?.aborted) {
+          // The request the signal cut short: what was saved before it stays.
+          result.interrupted = true;
+          progress({ type: 'end', task, status: 'skipped', detail: `stopped after ${pages} page(s)` });
+          return result;
+        }
         progress({ type: 'end', task, status: error instanceof GitHubRateLimitStop ? 'skipped' : 'failed', detail: (error as Error).message });
         throw error;
+      }
+      if (options.signal?.aborted) {
+        result.interrupted = true;
+        progress({ type: 'end', task, status: 'skipped', detail: `stopped after ${pages} page(s)` });
+        return result;
       }
       progress({ type: 'end', task, status: 'done', detail: `${items} item(s) in ${pages} page(s)` });
     }
@@ -159,12 +174,27 @@ async function requireReadable(file: string): Promise<void> {
 }
 
 async function* pagesOfFile(file: string, listing: Listing, repoName: string): AsyncGenerator<Page> {
+  // GitHub gives each issue and pull request an id of its own: one id on two numbers is a file put together wrongly, refused before the store meets it.
+  const numbers = new Map<string, { number: number; page: number }>();
+  const claim = (kind: string, id: number, number: number, page: number) => {
+    const seen = numbers.get(`${kind} ${id}`);
+    if (!seen) return void numbers.set(`${kind} ${id}`, { number, page });
+    if (seen.number !== number) {
+      throw new InputError(
+        `${file}: ${kind} id ${id} is given to #${seen.number} (page ${seen.page}) and to #${number} (page ${page}); one GitHub id names one ${kind}.`,
+        `Take the pages from GitHub again (${listing === 'pulls' ? 'GET /repos/OWNER/NAME/pulls' : 'GET /repos/OWNER/NAME/issues'}) rather than editing them.`,
+      );
+    }
+  };
   for await (const { page, line, items } of readPageFile(file)) {
     const where = (index: number) => `${file}: item ${index + 1} of page ${page} (the page at line ${line})`;
-    yield toPage(listing, items, (index, why) => new InputError(`${where(index)} cannot be imported: ${why}.`, PAGE_HINT), (index, other) =>
+    const rows = toPage(listing, items, (index, why) => new InputError(`${where(index)} cannot be imported: ${why}.`, PAGE_HINT), (index, other) =>
       new InputError(`${where(index)} is of ${other}, not of ${repoName}.`, 'Give as REPO the repository the pages were read from.'),
       repoName,
     );
+    for (const issue of rows.issues) claim('issue', issue.id, issue.number, page);
+    for (const pull of rows.pullRequests) claim(pull.idOf === 'issue' ? 'issue' : 'pull request', pull.id, pull.number, page);
+    yield rows;
   }
 }
 

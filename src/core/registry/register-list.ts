@@ -24,6 +24,8 @@ export interface AddListResult {
   action: 'added' | 'updated' | 'unchanged';
   list: ListRecord;
   repo?: RepoRecord;
+  /** The list had another repository: its stored mail moved to this one, to be projected again. */
+  moved?: { fromRepoUrl: string; messages: number; syntheticIssues: number };
 }
 
 const ADDRESS = /^[A-Za-z0-9][A-Za-z0-9._%+-]*@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$/;
@@ -76,6 +78,7 @@ export async function addList(store: Store, systems: Systems, input: AddListInpu
     const repo = repoInput && (await tx.repos.ensure(repoInput)).repo;
     // Mail drained before the repo was known may already mention it.
     if (repo) await tx.repos.resolveSignaled(repo);
+    const before = await tx.lists.byName(system.name, name);
     const result = await tx.lists.register(
       {
         system: system.name,
@@ -88,6 +91,10 @@ export async function addList(store: Store, systems: Systems, input: AddListInpu
         repoId: repo?.id,
       },
     );
+    if (repo && before?.repoId != null && before.repoId !== repo.id) {
+      const moved = await tx.lists.moveMailToRepo(before.id, before.repoId, repo.id);
+      return { ...result, repo, moved: { fromRepoUrl: before.repoUrl ?? `repo ${before.repoId}`, ...moved } };
+    }
     return { ...result, repo };
   });
 }

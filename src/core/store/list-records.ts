@@ -96,6 +96,41 @@ export class ListRecords {
     return { list: (await this.byId(existing.id))!, action: 'updated' };
   }
 
+  /**
+   * A list's repository corrected: its stored mail moves to the new one, and
+   * what project made of it under the old one goes (its links to the old
+   * repo's issues and pull requests, the synthetic issues only its mail
+   * held), its messages left unprojected so `project` makes them again under
+   * the new repository. Counts the messages moved.
+   */
+  async moveMailToRepo(listId: number, fromRepoId: number, toRepoId: number): Promise<{ messages: number; syntheticIssues: number }> {
+    return this.db.transaction(async (tx) => {
+      const mine = 'SELECT id FROM email_messages WHERE list_id = ?';
+      const synthetic = await tx.all<{ issue_id: number }>(
+        `SELECT DISTINCT l.issue_id FROM issue_email_messages l JOIN issues i ON i.id = l.issue_id
+         WHERE i.repo_id = ? AND i.is_synthetic = ? AND l.email_message_id IN (${mine})`,
+        [fromRepoId, true, listId],
+      );
+      await tx.run(`DELETE FROM issue_email_messages WHERE issue_id IN (SELECT id FROM issues WHERE repo_id = ?) AND email_message_id IN (${mine})`, [fromRepoId, listId]);
+      await tx.run(`DELETE FROM pull_request_email_messages WHERE pull_request_id IN (SELECT id FROM pull_requests WHERE repo_id = ?) AND email_message_id IN (${mine})`, [
+        fromRepoId,
+        listId,
+      ]);
+      let syntheticIssues = 0;
+      for (const { issue_id } of synthetic) {
+        // A synthetic issue another list's mail still holds stays with that mail.
+        const gone = await tx.run('DELETE FROM issues WHERE id = ? AND is_synthetic = ? AND NOT EXISTS (SELECT 1 FROM issue_email_messages WHERE issue_id = ?)', [
+          Number(issue_id),
+          true,
+          Number(issue_id),
+        ]);
+        syntheticIssues += gone.changes;
+      }
+      const moved = await tx.run('UPDATE email_messages SET repo_id = ?, projected_kind = NULL WHERE list_id = ? AND repo_id = ?', [toRepoId, listId, fromRepoId]);
+      return { messages: moved.changes, syntheticIssues };
+    });
+  }
+
   async byName(system: string, name: string): Promise<ListRecord | undefined> {
     const row = await this.db.get(`${SELECT_LIST} WHERE lists.system = ? AND lists.name = ?`, [system, name]);
     return row && toList(row);

@@ -2,7 +2,7 @@ import postgres from 'postgres';
 import { redactSecrets, redactUrl } from '../db-target.js';
 import { ListminerError } from '../errors.js';
 import { StoreFailure } from './store-failure.js';
-import type { SqlDriver, SqlExecutor, SqlRunResult, SqlValue } from './sql-driver.js';
+import type { IntegrityReport, SqlDriver, SqlExecutor, SqlRunResult, SqlValue } from './sql-driver.js';
 
 type Sql = postgres.Sql<Record<string, never>>;
 type Queryable = Sql | postgres.TransactionSql<Record<string, never>>;
@@ -120,6 +120,44 @@ export class PostgresDriver implements SqlDriver {
 
   async exec(script: string): Promise<void> {
     await this.explained(() => this.sql.unsafe(script));
+  }
+
+  /**
+   * PostgreSQL has no quick whole-database check. What is cheap and says
+   * something: indexes left invalid (a build that failed half way), the
+   * pages the server found with a wrong checksum (when checksums are on),
+   * and, when the amcheck extension is installed, the structure of every
+   * B-tree index of the schema (bt_index_check takes only a share lock).
+   */
+  async checkIntegrity(): Promise<IntegrityReport> {
+    const problems: string[] = [];
+    const invalid = await this.all<{ name: string }>(
+      `SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname = current_schema() AND NOT i.indisvalid ORDER BY 1`,
+    );
+    for (const row of invalid) problems.push(`index ${row.name} is invalid (a build of it failed); rebuild it with REINDEX`);
+    const checksums = await this.get<{ failures: number | null }>('SELECT checksum_failures AS failures FROM pg_stat_database WHERE datname = current_database()');
+    if (Number(checksums?.failures ?? 0) > 0) problems.push(`the server found ${checksums!.failures} pages with a wrong checksum`);
+    const amcheck = await this.get<{ n: number }>("SELECT COUNT(*) AS n FROM pg_extension WHERE extname = 'amcheck'");
+    let checked = 'PostgreSQL: invalid indexes and checksum failures of the database';
+    if (Number(amcheck?.n ?? 0) > 0) {
+      const indexes = await this.all<{ name: string }>(
+        `SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
+           JOIN pg_namespace n ON n.oid = c.relnamespace
+         WHERE n.nspname = current_schema() AND a.amname = 'btree' AND i.indisvalid ORDER BY 1`,
+      );
+      for (const index of indexes) {
+        try {
+          await this.sql.unsafe('SELECT bt_index_check(CAST($1 AS regclass))', [`"${index.name.replaceAll('"', '""')}"`]);
+        } catch (error) {
+          problems.push(`index ${index.name}: ${(error as Error).message}`);
+        }
+      }
+      checked += `, and amcheck's bt_index_check of its ${indexes.length} B-tree indexes`;
+    } else {
+      checked += " (index structure is not checked: the amcheck extension is not installed; CREATE EXTENSION amcheck adds it)";
+    }
+    return { checked, problems };
   }
 
   async close(): Promise<void> {

@@ -256,6 +256,49 @@ export class ReportRecords {
     );
   }
 
+  /**
+   * Of the lists given, those holding stored mail of which no message has a
+   * projected_kind: drained, and project never ran over them.
+   */
+  async neverProjectedLists(listIds: readonly number[]): Promise<number[]> {
+    if (listIds.length === 0) return [];
+    const rows = await this.db.all<{ list_id: number }>(
+      `SELECT l.id AS list_id FROM lists l WHERE l.id IN (${inPlaceholders(listIds.length)})
+         AND EXISTS (SELECT 1 FROM email_messages e WHERE e.list_id = l.id)
+         AND NOT EXISTS (SELECT 1 FROM email_messages p WHERE p.list_id = l.id AND p.projected_kind IS NOT NULL)
+       ORDER BY l.id`,
+      [...listIds],
+    );
+    return rows.map((row) => Number(row.list_id));
+  }
+
+  /**
+   * Mail a stage passed over and left behind. classify and drain take a
+   * list's rows in id order and write them in that order, one batch at a
+   * time, and a list's ids grow with its fetches (one fetch per list at a
+   * time). So a row still `staged` below a row classify moved on since the
+   * first one was last touched was skipped by a classify that ran over it;
+   * and likewise a row still `classified` below a row drain has drained or
+   * deferred since. Mail above every such row (fetched after the stage last
+   * ran) is pending, not stuck. Shunted rows are not evidence for drain:
+   * classify shunts in the same batch it classifies.
+   */
+  async stuckMail(scope: ReportScope): Promise<{ leftStaged: Offenders; leftClassified: Offenders }> {
+    const where = scopeClause('s.list_id', scope);
+    const stuck = (status: string, movedOn: string) =>
+      this.offenders(
+        `FROM staged_messages s WHERE s.status = '${status}' ${where.sql ? `AND ${where.sql}` : ''}
+           AND EXISTS (SELECT 1 FROM staged_messages o WHERE o.list_id = s.list_id AND o.status IN (${movedOn})
+                         AND o.id > s.id AND o.updated_at >= s.updated_at)`,
+        "s.list_id || ' ' || s.message_key",
+        where.params,
+      );
+    return {
+      leftStaged: await stuck('staged', "'classified', 'drained', 'deferred', 'shunted'"),
+      leftClassified: await stuck('classified', "'drained', 'deferred'"),
+    };
+  }
+
   /** Every list with a failure on record, with the checkpoints around it. */
   async failedListCheckpoints(scope: ReportScope): Promise<FailedListCheckpoints[]> {
     const where = scopeClause('lists.id', scope);

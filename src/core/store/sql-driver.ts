@@ -62,7 +62,15 @@ export interface SqlDriver extends SqlExecutor {
   readonly displayName: string;
   /** Runs fn in one transaction; nothing else on this driver interleaves with it. */
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /** The engine's own check of its files and indexes: what was checked, and any damage found. */
+  checkIntegrity(): Promise<IntegrityReport>;
   close(): Promise<void>;
+}
+
+/** What the engine's integrity check looked at, and what it found wrong (empty when whole). */
+export interface IntegrityReport {
+  checked: string;
+  problems: string[];
 }
 
 /**

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { ListminerError } from '../errors.js';
 import { Mutex } from './mutex.js';
 import { StoreFailure } from './store-failure.js';
-import type { SqlDriver, SqlExecutor, SqlRunResult, SqlValue } from './sql-driver.js';
+import type { IntegrityReport, SqlDriver, SqlExecutor, SqlRunResult, SqlValue } from './sql-driver.js';
 
 type Statement = Database.Statement<unknown[]>;
 
@@ -44,6 +44,8 @@ export class SqliteDriver implements SqlDriver {
   private readonly direct: SqlExecutor;
 
   private readonly busyTimeoutMs: number;
+  /** The file's device and inode when it was opened: another file at the path later means ours was removed or replaced. */
+  private readonly identity: string | undefined;
 
   constructor(path: string, options: { busyTimeoutMs?: number } = {}) {
     this.displayName = path;
@@ -68,6 +70,7 @@ export class SqliteDriver implements SqlDriver {
       throw this.explain(error);
     }
     this.db = db;
+    this.identity = fileIdentity(path);
     this.direct = {
       all: async (sql, params) => this.prepare(sql).all(...toSqlite(params)) as never[],
       get: async (sql, params) => this.prepare(sql).get(...toSqlite(params)) as never,
@@ -125,6 +128,7 @@ export class SqliteDriver implements SqlDriver {
       try {
         const result = await fn(this.direct);
         this.db.exec('COMMIT');
+        this.checkFileKept();
         return result;
       } catch (error) {
         try {
@@ -139,6 +143,28 @@ export class SqliteDriver implements SqlDriver {
 
   exec(script: string): Promise<void> {
     return this.serialized(() => this.direct.exec(script));
+  }
+
+  /** PRAGMA quick_check: every page and record well formed, in O(N) (integrity_check also matches each index to its table, and costs far more). */
+  async checkIntegrity(): Promise<IntegrityReport> {
+    this.checkFileKept();
+    const rows = await this.all<{ quick_check: string }>('PRAGMA quick_check(20)');
+    const problems = rows.map((row) => String(row.quick_check)).filter((line) => line !== 'ok');
+    return { checked: `SQLite: PRAGMA quick_check of ${this.displayName}`, problems };
+  }
+
+  /**
+   * A file removed or replaced under an open SQLite connection goes on taking
+   * writes into the unlinked inode, and they vanish when the process ends. A
+   * run noticing at its next commit stops instead of reporting work it lost.
+   */
+  private checkFileKept(): void {
+    if (this.identity === undefined || fileIdentity(this.displayName) === this.identity) return;
+    throw new StoreFailure(
+      `The SQLite database ${this.displayName} was removed or replaced while listminer had it open; what this run wrote since then is not in the file at that path.`,
+      'Put the database back (or point --db at the file you mean) and run again: the stages resume from what that file holds.',
+      'FILE_REPLACED',
+    );
   }
 
   async close(): Promise<void> {
@@ -176,6 +202,13 @@ export class SqliteDriver implements SqlDriver {
     this.statements.set(sql, statement);
     return statement;
   }
+}
+
+/** "device:inode" of a file on disk; undefined for an in-memory database or a file that is not there. */
+function fileIdentity(path: string): string | undefined {
+  if (path === ':memory:' || path === '') return undefined;
+  const stat = statOrUndefined(path);
+  return stat ? `${stat.dev}:${stat.ino}` : 'missing';
 }
 
 function runStatement(statement: Statement, params: readonly SqlValue[] | undefined): SqlRunResult {

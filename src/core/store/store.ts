@@ -9,7 +9,7 @@ import { LockRecords } from './lock-records.js';
 import { ProjectRecords } from './project-records.js';
 import { RepoRecords } from './repo-records.js';
 import { ReportRecords } from './report-records.js';
-import { driverSession, type SqlDriver, type SqlSession } from './sql-driver.js';
+import { driverSession, type IntegrityReport, type SqlDriver, type SqlSession } from './sql-driver.js';
 import { StagingRecords } from './staging-records.js';
 import { TrackerRecords } from './tracker-records.js';
 
@@ -72,6 +72,11 @@ export class Store {
     } catch {
       return false;
     }
+  }
+
+  /** The engine's own integrity check (docs/verify.md, `engine-integrity`). */
+  checkIntegrity(): Promise<IntegrityReport> {
+    return this.driver.checkIntegrity();
   }
 
   get dialect(): SqlDriver['dialect'] {

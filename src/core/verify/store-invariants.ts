@@ -1,5 +1,6 @@
 import { addMonths } from '../archive/month.js';
 import type { FetchGap } from '../store/fetch-state-records.js';
+import type { IntegrityReport } from '../store/sql-driver.js';
 import type { FailedListCheckpoints, ListFigures, Offenders } from '../store/report-records.js';
 
 /** One rule the store must keep whatever mail it holds (docs/verify.md). A broken one fails `--strict`. */
@@ -21,6 +22,12 @@ export interface InvariantFigures {
   nearDuplicates: Offenders;
   missingBodies: Offenders;
   unprojected: Offenders;
+  /** Lists of clean_fit systems drained and never projected. */
+  neverProjected?: readonly number[];
+  /** Mail a finished classify left `staged`, and a finished drain left `classified`. */
+  stuck?: { leftStaged: Offenders; leftClassified: Offenders };
+  /** The engine's own integrity check. */
+  integrity?: IntegrityReport;
   failedLists: readonly FailedListCheckpoints[];
   /** Months fetch went past because they failed run after run. */
   gaps?: readonly FetchGap[];
@@ -35,12 +42,20 @@ export function judgeInvariants(figures: InvariantFigures): InvariantResult[] {
       const space = label.indexOf(' ');
       return `${name(Number(label.slice(0, space)))}: ${label.slice(space + 1)}`;
     });
+  const detailsOf = (offenders: Offenders, note = '') => {
+    const rows = named(offenders).map((row) => row + note);
+    return offenders.count > offenders.examples.length ? [...rows, `… ${offenders.count - offenders.examples.length} more`] : rows;
+  };
   const fromOffenders = (invariant: string, offenders: Offenders): InvariantResult => ({
     name: invariant,
     ok: offenders.count === 0,
     violations: offenders.count,
-    details: offenders.count > offenders.examples.length ? [...named(offenders), `… ${offenders.count - offenders.examples.length} more`] : named(offenders),
+    details: detailsOf(offenders),
   });
+  const neverProjected = figures.neverProjected ?? [];
+  const projection = fromOffenders('projection-complete', figures.unprojected);
+  const stuck = figures.stuck ?? { leftStaged: { count: 0, examples: [] }, leftClassified: { count: 0, examples: [] } };
+  const stuckCount = stuck.leftStaged.count + stuck.leftClassified.count;
   return [
     stagedAccounted(figures.lists),
     fromOffenders('drained-stored', figures.drainedWithoutRow),
@@ -49,8 +64,32 @@ export function judgeInvariants(figures: InvariantFigures): InvariantResult[] {
     fromOffenders('no-near-duplicates', figures.nearDuplicates),
     fromOffenders('bodies-stored', figures.missingBodies),
     checkpointsKeptFailures(figures.lists, figures.failedLists, name, figures.gaps),
-    fromOffenders('projection-complete', figures.unprojected),
+    {
+      ...projection,
+      ok: projection.ok && neverProjected.length === 0,
+      violations: projection.violations + neverProjected.length,
+      details: [...neverProjected.map((id) => `${name(id)}: never projected (run listminer project)`), ...projection.details],
+    },
     noFetchGaps(figures.gaps ?? [], name),
+    {
+      name: 'no-stuck-mail',
+      ok: stuckCount === 0,
+      violations: stuckCount,
+      details: [
+        ...detailsOf(stuck.leftStaged, ' left staged after classify ran over the list'),
+        ...detailsOf(stuck.leftClassified, ' left classified after drain ran over the list'),
+      ],
+    },
+    ...(figures.integrity
+      ? [
+          {
+            name: 'engine-integrity',
+            ok: figures.integrity.problems.length === 0,
+            violations: figures.integrity.problems.length,
+            details: [figures.integrity.checked, ...figures.integrity.problems],
+          },
+        ]
+      : []),
   ];
 }
 

@@ -32,6 +32,8 @@ export async function verifyStore(store: Store, systems: Systems, selection: Lis
   for (const list of figures) backends.set(backendOf(list.system), (backends.get(backendOf(list.system)) ?? 0) + list.stored);
   const nonePolicyLists = figures.filter((list) => systems.systems.get(list.system)?.projectionPolicy === 'none').map((list) => list.id);
 
+  const cleanFitLists = figures.filter((list) => systems.systems.get(list.system)?.projectionPolicy === 'clean_fit').map((list) => list.id);
+
   const branches = judgeBranches({
     lists: figures.length,
     backends,
@@ -48,6 +50,9 @@ export async function verifyStore(store: Store, systems: Systems, selection: Lis
     nearDuplicates: await reports.nearDuplicates(scope),
     missingBodies: await reports.missingBodies(scope),
     unprojected: await reports.unprojectedInProjectedLists(scope),
+    neverProjected: await reports.neverProjectedLists(cleanFitLists),
+    stuck: await reports.stuckMail(scope),
+    integrity: await store.checkIntegrity(),
     failedLists: await reports.failedListCheckpoints(scope),
     gaps: await store.fetchState.gaps(scope),
   });

@@ -1,0 +1,65 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliResult, runCli } from '../helpers/cli.js';
+
+const MBOX = fileURLToPath(new URL('../fixtures/report/dev.mbox', import.meta.url));
+
+/** One sentence and a hint, never the crash report of a bug. */
+function expectSentence(run: CliResult, code: number, words: RegExp): void {
+  expect(run.code, run.stderr).toBe(code);
+  expect(run.stderr).toMatch(words);
+  expect(run.stderr).not.toMatch(/unexpected error|report it/i);
+  expect(run.stderr.split('\n').filter((line) => line.startsWith('Error: '))).toHaveLength(1);
+}
+
+describe('errors of the user and of the machine are one sentence with the right exit code', () => {
+  let dir: string;
+  let db: string;
+  const cli = (args: string[], env: NodeJS.ProcessEnv = {}) => runCli([...args, '--db', db], { env, cwd: dir });
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'listminer-sentences-'));
+    db = join(dir, 'store.db');
+    for (const stage of [['lists', 'add', '--system', 'mbox', MBOX], ['fetch', '--full'], ['classify'], ['drain']]) {
+      const run = await cli(stage, { LISTMINER_CACHE: join(dir, 'cache') });
+      expect(run.code, `${stage[0]}: ${run.stderr}`).toBe(0);
+    }
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('export --out naming a file, not a folder: exit 2', async () => {
+    const file = join(dir, 'a-file');
+    writeFileSync(file, 'x');
+    expectSentence(await cli(['export', '--out', file]), 2, /--out .*a-file is not a folder/);
+    expectSentence(await cli(['export', '--out', join(file, 'below')]), 2, /is not a folder/);
+  });
+
+  it("export whose table file's path is taken by a folder: exit 2", async () => {
+    const out = join(dir, 'out-with-folder');
+    mkdirSync(join(out, 'email_messages.jsonl'), { recursive: true });
+    expectSentence(await cli(['export', '--out', out, '--format', 'jsonl']), 2, /a folder stands where a file goes/);
+  });
+
+  it('export --out and the cache folder under /proc are refused at once: exit 2', async () => {
+    expectSentence(await cli(['export', '--out', '/proc/self/listminer-out']), 2, /--out \/proc\/self\/listminer-out is under \/proc, a kernel filesystem/);
+    expectSentence(await cli(['fetch', '--full'], { LISTMINER_CACHE: '/proc/listminer-cache' }), 2, /The cache folder \/proc\/listminer-cache is under \/proc/);
+    const config = join(dir, 'proc-cache.yaml');
+    writeFileSync(config, 'cache_dir: /sys/listminer\n');
+    expectSentence(await cli(['fetch', '--full', '--config', config]), 2, /The cache folder \/sys\/listminer is under \/sys/);
+  });
+
+  it('a folder given as --config: exit 2', async () => {
+    expectSentence(await cli(['stats', '--config', dir]), 2, /The config file .* is a folder, not a YAML file/);
+  });
+
+  it('a YAML alias bomb as --config: exit 2, naming the file', async () => {
+    const bomb = join(dir, 'bomb.yaml');
+    const lines = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
+    for (const [name, prev] of [['b', 'a'], ['c', 'b'], ['d', 'c'], ['e', 'd'], ['f', 'e'], ['g', 'f']]) lines.push(`${name}: &${name} [${new Array(9).fill(`*${prev}`).join(',')}]`);
+    writeFileSync(bomb, `${lines.join('\n')}\n`);
+    expectSentence(await cli(['stats', '--config', bomb]), 2, /bomb\.yaml.*aliases/);
+  });
+});

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { ExitCode, ListminerError } from '../../../../src/core/errors.js';
+import { explainExportFailure } from '../../../../src/core/export/explain-export-failure.js';
+
+const fsError = (code: string) => Object.assign(new Error(`${code}: something, write`), { code });
+
+describe('explainExportFailure', () => {
+  it.each([
+    ['ENOSPC', ExitCode.failed, /disk holding \/out is full/],
+    ['EDQUOT', ExitCode.failed, /disk holding \/out is full/],
+    ['EACCES', ExitCode.failed, /may not write into \/out/],
+    ['EROFS', ExitCode.failed, /read-only/],
+    ['ENOTDIR', ExitCode.usage, /--out \/out is not a folder/],
+    ['EISDIR', ExitCode.usage, /a folder stands where a file goes/],
+  ])('%s becomes one sentence with exit %i', (code, exitCode, words) => {
+    const explained = explainExportFailure(fsError(code), '/out');
+    expect(explained).toBeInstanceOf(ListminerError);
+    expect((explained as ListminerError).exitCode).toBe(exitCode);
+    expect((explained as ListminerError).message).toMatch(words);
+  });
+
+  it('finds the code in the message of an error from the Parquet worker, which loses its code', () => {
+    expect((explainExportFailure(new Error('ENOSPC: no space left on device, write'), '/out') as ListminerError).exitCode).toBe(ExitCode.failed);
+  });
+
+  it('passes any other error through: that is a bug to report', () => {
+    const bug = new TypeError('x is undefined');
+    expect(explainExportFailure(bug, '/out')).toBe(bug);
+  });
+});
