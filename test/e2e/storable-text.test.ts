@@ -58,7 +58,7 @@ async function readRows(url: string) {
   const issues = await queryAt<{ external_key: string }>(url, 'SELECT external_key FROM issues');
   // Sorted here: the engines' default collations order text differently. Captures come back as JSON text from SQLite.
   const byKey = (a: Record<string, unknown>, b: Record<string, unknown>) => (String(a.message_key) < String(b.message_key) ? -1 : 1);
-  const parsed = staged.map((s) => ({ ...s, captures: typeof s.captures === 'string' ? JSON.parse(s.captures) : s.captures }));
+  const parsed: Array<Record<string, unknown>> = staged.map((s) => ({ ...s, captures: typeof s.captures === 'string' ? JSON.parse(s.captures) : s.captures }));
   return { messages: messages.sort(byKey), staged: parsed.sort(byKey), repos: repos.sort((a, b) => (a.url < b.url ? -1 : 1)), issues };
 }
 
