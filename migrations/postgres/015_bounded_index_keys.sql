@@ -1,7 +1,8 @@
 -- A btree index entry holds at most about 2,700 bytes, and mail carries
 -- values far longer: a From address, a patch series key, a repository url
 -- read from a github.com link, a tracker key captured from a subject. One
--- such value failed its list's drain or project on every run. Values of
+-- such value failed its list's drain or project on every run. (Message ids
+-- need nothing: at most 995 bytes read as Latin-1, under 2,000 in UTF-8.) Values of
 -- unbounded length are indexed here through hash indexes, whose entries are
 -- a 4-byte hash whatever the value (docs/store.md, "Bounded index keys"):
 -- uniqueness is an exclusion constraint over a hash index, which compares
@@ -27,8 +28,5 @@ ALTER TABLE issues ADD CONSTRAINT issues_repo_external_key_unique
   EXCLUDE USING hash ((repo_id::text || ' ' || external_key) WITH =) WHERE (external_key IS NOT NULL AND external_key <> '');
 CREATE INDEX issues_repo_external_key ON issues USING hash (external_key) WHERE external_key IS NOT NULL AND external_key <> '';
 
--- Message ids are at most 995 characters (message-key.ts), which in UTF-8 can still exceed an entry.
-DROP INDEX IF EXISTS email_messages_message_id;
-CREATE INDEX email_messages_message_id ON email_messages USING hash (message_id);
 DROP INDEX IF EXISTS email_messages_signaled;
 CREATE INDEX email_messages_signaled ON email_messages USING hash (signaled_repo_url) WHERE signaled_repo_url IS NOT NULL;

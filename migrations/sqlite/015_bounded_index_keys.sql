@@ -1,5 +1,5 @@
 -- PostgreSQL's 015 indexes values of unbounded length (addresses, series
--- keys, repository urls, tracker keys, message ids) through hash indexes,
+-- keys, repository urls, tracker keys) through hash indexes,
 -- because a btree entry there holds at most about 2,700 bytes (docs/store.md,
 -- "Bounded index keys"). SQLite keeps long keys on overflow pages and needs
 -- no change to its UNIQUE constraints; it only gains the lookup index that

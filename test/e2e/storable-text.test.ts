@@ -23,6 +23,8 @@ const LONG_LOCAL = noise(3000).toLowerCase();
 const LONG_TITLE = noise(3000);
 const LONG_REPO = noise(3000);
 const LONG_ID = `${noise(3000)}@example.org`;
+// The widest Message-ID there is: 995 bytes, all 8-bit, each two bytes of UTF-8 once read as Latin-1.
+const WIDE_ID = Buffer.concat([Buffer.alloc(981, 0x80), Buffer.from('@example.org')]);
 // The rules read the first 2,048 characters of a subject (rule-set.ts), so a captured tracker key stays below that.
 const LONG_TRACKER_KEY = `k${noise(2000).toLowerCase()}-1`;
 
@@ -37,6 +39,8 @@ const MBOX = [
   mail(4, 'From: Linker <linker@example.org>\nSubject: a long repository\nMessage-ID: <long-repo@example.org>', `see https://github.com/apache/${LONG_REPO} for it`),
   mail(5, `From: Ider <ider@example.org>\nSubject: a long id\nMessage-ID: <${LONG_ID}>\nIn-Reply-To: <long-address@example.org>`, 'a reply'),
 ].join('');
+const [beforeId, afterId] = mail(6, 'From: Wide <wide@example.org>\nSubject: a wide id\nMessage-ID: <ID>', 'wide').split('ID>');
+const WIDE_MAIL = Buffer.concat([Buffer.from(beforeId!), WIDE_ID, Buffer.from(`>${afterId}`)]);
 
 const TRACKER_MBOX = mail(1, `From: jira@apache.org\nSubject: [jira] Created: (${LONG_TRACKER_KEY}) a long key\nMessage-ID: <long-key@example.org>`, 'an issue');
 
@@ -70,7 +74,7 @@ describe('text and long values through sync, on every engine alike', () => {
   const results = new Map<Dialect, Awaited<ReturnType<typeof readRows>>>();
 
   beforeAll(async () => {
-    writeFileSync(mbox, MBOX);
+    writeFileSync(mbox, Buffer.concat([Buffer.from(MBOX), WIDE_MAIL]));
     writeFileSync(trackerMbox, TRACKER_MBOX);
     for (const dialect of DIALECTS) databases.set(dialect, await createTestDatabase(dialect));
   });
@@ -89,11 +93,11 @@ describe('text and long values through sync, on every engine alike', () => {
       expect(tracker.json.project).toMatchObject({ created: 1 });
       const { code, json, stderr } = await runCliJson<SyncResult>(['sync', mbox, '--rules', 'public_inbox', '--repo', 'https://github.com/apache/quarry', '--db', url]);
       expect(code, stderr || JSON.stringify(json)).toBe(0);
-      expect(json.fetch.totals).toMatchObject({ staged: 5, failed: 0 });
-      expect(json.classify).toMatchObject({ classified: 5, shunted: 0 });
-      expect(json.drain).toMatchObject({ drained: 5, deferred: 0, shunted: 0 });
+      expect(json.fetch.totals).toMatchObject({ staged: 6, failed: 0 });
+      expect(json.classify).toMatchObject({ classified: 6, shunted: 0 });
+      expect(json.drain).toMatchObject({ drained: 6, deferred: 0, shunted: 0 });
       const rows = await readRows(url);
-      expect(rows.staged.map((s) => s.status)).toEqual(Array(6).fill('drained'));
+      expect(rows.staged.map((s) => s.status)).toEqual(Array(7).fill('drained'));
       expect(rows.messages.every((m) => m.projected_kind !== null)).toBe(true);
       const byKey = new Map(rows.messages.map((m) => [m.message_key, m]));
       expect(byKey.get('surrogate@example.org')).toMatchObject({ subject: '\uFFFD', from_name: '\uFFFD', body_text: expect.stringMatching(/^lone \uFFFD surrogate\s*$/) });
@@ -102,6 +106,7 @@ describe('text and long values through sync, on every engine alike', () => {
       expect(byKey.get('long-repo@example.org')!.signaled_repo_url).toBe(`https://github.com/apache/${LONG_REPO}`.toLowerCase());
       // A Message-ID over 995 characters is no Message-ID (message-key.ts): the message is kept under a key made from its content.
       expect(rows.messages.filter((m) => m.message_id === null)).toHaveLength(1);
+      expect(rows.messages.map((m) => Buffer.byteLength(String(m.message_id))).sort((a, b) => b - a)[0]).toBeGreaterThan(1950);
       expect(rows.issues).toEqual([expect.objectContaining({ external_key: LONG_TRACKER_KEY.toUpperCase() })]);
       expect(rows.repos.map((r) => r.url)).toContain(`https://github.com/apache/${LONG_REPO}`.toLowerCase());
       results.set(dialect, rows);
