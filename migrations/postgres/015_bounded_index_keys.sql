@@ -2,15 +2,16 @@
 -- values far longer: a From address, a patch series key, a repository url
 -- read from a github.com link, a tracker key captured from a subject. One
 -- such value failed its list's drain or project on every run. (Message ids
--- need nothing: at most 995 bytes read as Latin-1, under 2,000 in UTF-8.) Values of
--- unbounded length are indexed here through hash indexes, whose entries are
+-- need nothing: at most 995 bytes read as Latin-1, under 2,000 in UTF-8.)
+-- Values of unbounded length are indexed here through hash indexes, whose entries are
 -- a 4-byte hash whatever the value (docs/store.md, "Bounded index keys"):
 -- uniqueness is an exclusion constraint over a hash index, which compares
 -- the values themselves on a hash match, so it is as exact as UNIQUE, and
 -- equality lookups (`=`, `IN`) use the hash index as they used the btree.
 -- Writes that relied on a UNIQUE name it no more: `ON CONFLICT DO NOTHING`
 -- without a target meets an exclusion constraint too. SQLite has no such
--- limit (its 015 changes nothing) and keeps UNIQUE; the SQL is the same.
+-- limit and keeps UNIQUE (its 015 only adds patch_series_key, so the two
+-- schemas name the same indexes); the SQL is the same.
 
 ALTER TABLE contributors DROP CONSTRAINT IF EXISTS contributors_email_key;
 ALTER TABLE contributors ADD CONSTRAINT contributors_email_unique EXCLUDE USING hash (email WITH =);
