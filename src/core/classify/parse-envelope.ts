@@ -76,7 +76,7 @@ function assembleEnvelope(raw: Buffer, block: HeaderBlock, read: ReadMessage): E
  */
 function storableEnvelope(envelope: Envelope): Envelope {
   const clean = storableText;
-  const cleanOrNull = (value: string | null) => (value === null ? null : clean(value));
+  const cleanOrNull = (value: string | null) => (value === null ? null : storableText(value));
   return {
     ...envelope,
     messageId: cleanOrNull(envelope.messageId),

@@ -230,7 +230,7 @@ class DrainRun implements ListStage<ListDrainResult> {
       patchTotal: series?.total ?? null,
       isRfc: Boolean(series?.rfc),
       isResend: Boolean(series?.resend),
-      trailers: Array.isArray(envelope.trailers) ? envelope.trailers : [],
+      trailers: Array.isArray(envelope.trailers) ? envelope.trailers.map((t) => (t && typeof t === 'object' ? { ...t, name: clean(t.name), address: clean(t.address) } : t)) : [],
       size: Number.isFinite(envelope.size) ? envelope.size : candidate.size,
       body: handling === 'full' ? { text: bodyText, hash: createHash('sha256').update(bodyText).digest('hex') } : null,
       signaledRepoUrl,
@@ -270,7 +270,6 @@ function readEnvelope(value: unknown): Envelope | undefined {
   return typeof envelope.body === 'string' || envelope.body === undefined ? { ...envelope, body: envelope.body ?? '' } : undefined;
 }
 
-/** Postgres text refuses NUL; nothing a reader wants is lost by dropping it. */
 /** Envelopes and captures stored before text was made storable where it enters the envelope are made so here (docs/store.md). */
 function clean(text: string | null | undefined): string | null {
   return typeof text === 'string' ? storableText(text) : null;
