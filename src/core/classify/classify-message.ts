@@ -1,4 +1,5 @@
 import type { Classification, Envelope } from './envelope.js';
+import { storableText } from './decode-text.js';
 import { parseEnvelope } from './parse-envelope.js';
 import { classifyEnvelope, type CompiledRule, type ListContext } from './rule-set.js';
 
@@ -16,7 +17,13 @@ export async function classifyMessage(raw: Buffer, rules: readonly CompiledRule[
   } catch (error) {
     return { error: `cannot parse the message: ${(error as Error).message ?? String(error)}` };
   }
-  return { envelope, classification: classifyEnvelope(rules, envelope, list) };
+  return { envelope, classification: storableCaptures(classifyEnvelope(rules, envelope, list)) };
+}
+
+/** A rule's pattern can capture half of a surrogate pair; captures are stored text like the envelope's. */
+function storableCaptures(classification: Classification): Classification {
+  const captures = Object.fromEntries(Object.entries(classification.captures).map(([name, value]) => [name, storableText(value)]));
+  return { ...classification, captures };
 }
 
 /** A verdict ready for the store: the envelope already as JSON (done where the parsing happened, off the main thread). */

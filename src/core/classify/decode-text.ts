@@ -76,3 +76,18 @@ function isAscii(bytes: Uint8Array): boolean {
   for (let i = 0; i < bytes.length; i++) if (bytes[i]! > 0x7f) return false;
   return true;
 }
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * Text as both engines store it alike: without NUL (PostgreSQL refuses it
+ * in text and JSONB) and with every lone surrogate as U+FFFD (PostgreSQL
+ * refuses it; SQLite would keep bytes that are not UTF-8). Cheap on the
+ * common text that has neither.
+ */
+export function storableText(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  let out = text.includes('\u0000') ? text.replace(/\u0000/g, '') : text;
+  if (/[\uD800-\uDFFF]/.test(out)) out = out.replace(LONE_SURROGATE, '\uFFFD');
+  return out;
+}

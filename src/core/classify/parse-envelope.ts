@@ -1,7 +1,7 @@
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import { normalizeMessageId } from '../archive/message-key.js';
 import { firstField, readHeaderBlock, type HeaderBlock } from '../archive/raw-headers.js';
-import { decodeText } from './decode-text.js';
+import { decodeText, storableText } from './decode-text.js';
 import { detectPatch } from './detect-patch.js';
 import type { Envelope, ReadMessage } from './envelope.js';
 import { decodeIdField, isObfuscatedSender, normalizeAddress, readIds, readInReplyTo, readListIdValue, readRecipients, readSender, readSentDate, tidyName, tidySubject } from './header-values.js';
@@ -47,7 +47,7 @@ export async function parseEnvelopeWithMailparser(raw: Buffer): Promise<Envelope
 function assembleEnvelope(raw: Buffer, block: HeaderBlock, read: ReadMessage): Envelope {
   const listId = readListIdValue(firstField(block, 'list-id'));
   const sent = readSentDate(firstField(block, 'date'));
-  return withoutNul({
+  return storableEnvelope({
     messageId: normalizeMessageId(decodeIdField(firstField(block, 'message-id'))),
     inReplyTo: readInReplyTo(decodeIdField(firstField(block, 'in-reply-to'))),
     references: readIds(decodeIdField((block.fields.get('references') ?? []).join(' '))!),
@@ -68,13 +68,15 @@ function assembleEnvelope(raw: Buffer, block: HeaderBlock, read: ReadMessage): E
 }
 
 /**
- * NUL characters (binary junk in broken mail) cannot be stored in
- * PostgreSQL text or JSONB; they carry nothing a reader needs.
+ * Text leaves here as what both engines store alike: NUL characters (binary
+ * junk in broken mail), which PostgreSQL text and JSONB refuse, are dropped;
+ * lone surrogates (a UTF-7 word such as `+2D0-` decodes to half a pair),
+ * which PostgreSQL refuses and SQLite stores as bytes no UTF-8 reader takes,
+ * become U+FFFD.
  */
-function withoutNul(envelope: Envelope): Envelope {
-  // eslint-disable-next-line no-control-regex
-  const clean = (value: string) => (value.includes('\u0000') ? value.replace(/\u0000/g, '') : value);
-  const cleanOrNull = (value: string | null) => (value === null ? null : clean(value));
+function storableEnvelope(envelope: Envelope): Envelope {
+  const clean = storableText;
+  const cleanOrNull = (value: string | null) => (value === null ? null : storableText(value));
   return {
     ...envelope,
     messageId: cleanOrNull(envelope.messageId),

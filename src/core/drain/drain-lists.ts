@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { storableText } from '../classify/decode-text.js';
 import { isPlausibleSentAt, type Envelope } from '../classify/envelope.js';
 import type { MirrorHandling } from '../config/load-config.js';
 import type { ProgressListener } from '../progress.js';
@@ -195,10 +196,10 @@ class DrainRun implements ListStage<ListDrainResult> {
     const envelope = readEnvelope(candidate.envelope) ?? (candidate.storedBody === null ? undefined : readEnvelope({ body: candidate.storedBody }));
     if (!envelope) return 'drain: the staged message has no readable envelope; classify it again';
     const handling = MIRROR_CLASSES.has(candidate.msgClass ?? '') ? (this.options.mirrorHandling ?? 'metadata_only') : 'full';
-    const captures = handling === 'skip' ? null : candidate.captures && typeof candidate.captures === 'object' ? candidate.captures : null;
+    const captures = handling === 'skip' ? null : candidate.captures && typeof candidate.captures === 'object' ? cleanCaptures(candidate.captures) : null;
     const bodyText = clean(envelope.body) ?? '';
     // Envelopes stored before addresses had one normal form are brought to it here.
-    const fromAddress = typeof envelope.fromAddress === 'string' && envelope.fromAddress.trim() ? normalizeAddress(envelope.fromAddress.trim()) : null;
+    const fromAddress = typeof envelope.fromAddress === 'string' && envelope.fromAddress.trim() ? normalizeAddress(clean(envelope.fromAddress.trim())!) : null;
     const fromName = clean(envelope.fromName);
     const signaledRepoUrl = handling === 'skip' ? null : findSignaledRepoUrl(captures, bodyText, template);
     const series = envelope.series;
@@ -229,7 +230,7 @@ class DrainRun implements ListStage<ListDrainResult> {
       patchTotal: series?.total ?? null,
       isRfc: Boolean(series?.rfc),
       isResend: Boolean(series?.resend),
-      trailers: Array.isArray(envelope.trailers) ? envelope.trailers : [],
+      trailers: Array.isArray(envelope.trailers) ? envelope.trailers.map((t) => (t && typeof t === 'object' ? { ...t, name: clean(t.name), address: clean(t.address) } : t)) : [],
       size: Number.isFinite(envelope.size) ? envelope.size : candidate.size,
       body: handling === 'full' ? { text: bodyText, hash: createHash('sha256').update(bodyText).digest('hex') } : null,
       signaledRepoUrl,
@@ -269,9 +270,13 @@ function readEnvelope(value: unknown): Envelope | undefined {
   return typeof envelope.body === 'string' || envelope.body === undefined ? { ...envelope, body: envelope.body ?? '' } : undefined;
 }
 
-/** Postgres text refuses NUL; nothing a reader wants is lost by dropping it. */
+/** Envelopes and captures stored before text was made storable where it enters the envelope are made so here (docs/store.md). */
 function clean(text: string | null | undefined): string | null {
-  return typeof text === 'string' ? text.replace(/\u0000/g, '') : null;
+  return typeof text === 'string' ? storableText(text) : null;
+}
+
+function cleanCaptures(captures: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(Object.entries(captures).map(([name, value]) => [name, clean(String(value))!]));
 }
 
 function validDate(date: string | null | undefined): string | null {

@@ -25,7 +25,7 @@ export class ContributorRecords {
     const rows = [...missing.values()].map((s) => [s.name, s.email, 'email', now]);
     for (const chunk of chunkRows(rows, 4, this.db.capabilities)) {
       await this.db.run(
-        `INSERT INTO contributors (name, email, source, created_at) VALUES ${valuesPlaceholders(chunk.length, 4)} ON CONFLICT (email) DO NOTHING`,
+        `INSERT INTO contributors (name, email, source, created_at) VALUES ${valuesPlaceholders(chunk.length, 4)} ON CONFLICT DO NOTHING`,
         chunk.flat() as never[],
       );
     }

@@ -306,7 +306,7 @@ export class ProjectRecords {
 
   /** The series of this list with this key, made when new. */
   async ensurePatchSeries(listId: number, seriesKey: string, title: string, authorAddress: string | null): Promise<number> {
-    await this.db.run('INSERT INTO patch_series (list_id, series_key, title, author_address) VALUES (?, ?, ?, ?) ON CONFLICT (list_id, series_key) DO NOTHING', [
+    await this.db.run('INSERT INTO patch_series (list_id, series_key, title, author_address) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING', [
       listId,
       seriesKey,
       title,

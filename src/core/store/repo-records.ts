@@ -38,7 +38,7 @@ export class RepoRecords {
   async ensure(repo: NewRepo): Promise<{ repo: RepoRecord; created: boolean }> {
     const inserted = await this.db.get<RepoRow>(
       `INSERT INTO repos (url, host, owner, name, created_at) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (url) DO NOTHING RETURNING ${COLUMNS}`,
+       ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
       [repo.url, repo.host, repo.owner, repo.name, new Date().toISOString()],
     );
     if (inserted) return { repo: toRepo(inserted), created: true };

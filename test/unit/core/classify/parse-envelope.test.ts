@@ -213,3 +213,25 @@ describe.skipIf(corpusMissing)('the fast reader agrees with mailparser', () => {
     expect(withDateHeader).toBeGreaterThan(300);
   });
 });
+
+describe('envelope text is valid Unicode', () => {
+  const raw = (headers: string, body: string, contentType = 'text/plain; charset=utf-7') =>
+    Buffer.from(`${headers}\nContent-Type: ${contentType}\nMessage-ID: <u@x>\n\n${body}\n`);
+
+  it('turns a lone surrogate from a UTF-7 word into U+FFFD in every field, on both readers', async () => {
+    const message = raw('From: =?UTF-7?Q?+2D0-?= <a@example.org>\nSubject: =?UTF-7?Q?+2D0-?= and =?UTF-7?Q?+3AA-?=', 'lone +2D0- surrogate');
+    for (const e of [await parseEnvelope(message), await parseEnvelopeWithMailparser(message)]) {
+      expect(e.subject).toBe('\uFFFD and \uFFFD');
+      expect(e.fromName).toBe('\uFFFD');
+      expect(e.body.trim()).toBe('lone \uFFFD surrogate');
+      expect(JSON.stringify(e)).not.toMatch(/\\ud[89a-f][0-9a-f]{2}/i);
+    }
+  });
+
+  it('keeps a surrogate pair whole', async () => {
+    const e = await parseEnvelope(raw('From: =?UTF-7?Q?+2D3eAA-?= <a@example.org>\nSubject: =?UTF-8?Q?=F0=9F=98=80?=', 'smile +2D3eAA-'));
+    expect(e.subject).toBe('\u{1F600}');
+    expect(e.fromName).toBe('\u{1F600}');
+    expect(e.body.trim()).toBe('smile \u{1F600}');
+  });
+});
