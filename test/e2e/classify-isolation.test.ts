@@ -5,6 +5,7 @@ import { afterAll, beforeEach, expect, it } from 'vitest';
 import { openStore } from '../../src/core/store/open-store.js';
 import { BUNDLED_SYSTEMS } from '../../src/core/systems/load-systems.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
+import { startCli } from '../helpers/start-cli.js';
 import type { TestDatabase } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 
@@ -97,4 +98,31 @@ describeOnDialectDatabases('classify isolates one message on $dialect', (databas
     const again = await runCliJson<{ classified: number; shunted: number }>(['classify', '--systems', systems, '--db', db.url]);
     expect(again.json).toMatchObject({ classified: 0, shunted: 0 });
   });
+
+  for (const workers of [1, 2]) {
+    it(`stops on SIGTERM while a rule backtracks over message after message (--workers ${workers}), exit 130, the rest left staged`, async () => {
+      const systems = writeSystems(`slow-${workers}.yaml`, `      - name: nested-plus\n        class: vote\n        subject: '^(a+)+$'\n`);
+      const mbox = writeMbox(`slow-${workers}.mbox`, Array.from({ length: 8 }, () => `${'a'.repeat(64)}!`));
+      for (const args of [['lists', 'add', '--system', 'mbox', mbox.path], ['fetch', '--full']]) {
+        const step = await runCli([...args, '--db', db.url]);
+        expect(step.code, step.stderr).toBe(0);
+      }
+      // Eight messages at a 5 s budget each: the stop comes long before the run could end by itself.
+      const running = startCli(['classify', '--systems', systems, '--workers', String(workers), '--match-budget', '5000', '--db', db.url]);
+      // Once the list's work has begun (its progress line), the rules are busy on the first message.
+      await new Promise<void>((resolve) => {
+        let seen = '';
+        running.child.stderr!.on('data', (chunk: Buffer) => {
+          seen += chunk.toString();
+          if (seen.includes('(started)')) resolve();
+        });
+      });
+      running.child.kill('SIGTERM');
+      const stopped = await running.exited;
+      expect(stopped.code, stopped.stderr).toBe(130);
+      const rows = await statuses();
+      expect(rows.filter((r) => r.status === 'staged').length).toBeGreaterThan(0);
+      expect(rows.filter((r) => r.status === 'shunted')).toEqual([]);
+    });
+  }
 });
