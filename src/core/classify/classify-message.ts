@@ -15,7 +15,10 @@ export async function classifyMessage(raw: Buffer, rules: readonly CompiledRule[
   return (await classifyMessages([raw], rules, list, budgetMs))[0]!;
 }
 
-/** A batch of raw messages of one list: each parsed, then all matched in one timed call (match-within-budget.ts). */
+/** Messages parsed before their rules run in one timed call: enough to make the call's cost vanish, few enough that their envelopes stay small. */
+const MATCH_CHUNK = 64;
+
+/** A batch of raw messages of one list: parsed, then matched a chunk at a time in one timed call each (match-within-budget.ts). */
 export async function classifyMessages(
   raws: readonly Buffer[],
   rules: readonly CompiledRule[],
@@ -23,21 +26,52 @@ export async function classifyMessages(
   budgetMs = MATCH_BUDGET_MS,
   signal?: AbortSignal,
 ): Promise<MessageVerdict[]> {
-  const parsed: (Envelope | { error: string })[] = [];
-  for (const raw of raws) {
-    try {
-      parsed.push(await parseEnvelope(raw));
-    } catch (error) {
-      parsed.push({ error: `cannot parse the message: ${(error as Error).message ?? String(error)}` });
+  return classifyInChunks(raws, rules, list, budgetMs, signal, (verdict) => verdict);
+}
+
+/** The same, each verdict made ready for the store as its chunk is done, so a batch's envelopes are never all held at once. */
+export async function classifyForStore(
+  raws: readonly Buffer[],
+  rules: readonly CompiledRule[],
+  list: ListContext = {},
+  budgetMs = MATCH_BUDGET_MS,
+  signal?: AbortSignal,
+): Promise<StoredVerdict[]> {
+  return classifyInChunks(raws, rules, list, budgetMs, signal, toStoredVerdict);
+}
+
+async function classifyInChunks<T>(
+  raws: readonly Buffer[],
+  rules: readonly CompiledRule[],
+  list: ListContext,
+  budgetMs: number,
+  signal: AbortSignal | undefined,
+  keep: (verdict: MessageVerdict) => T,
+): Promise<T[]> {
+  const kept: T[] = [];
+  for (let from = 0; from < raws.length; from += MATCH_CHUNK) {
+    const parsed: (Envelope | { error: string })[] = [];
+    for (const raw of raws.slice(from, from + MATCH_CHUNK)) {
+      try {
+        parsed.push(await parseEnvelope(raw));
+      } catch (error) {
+        parsed.push({ error: `cannot parse the message: ${(error as Error).message ?? String(error)}` });
+      }
     }
+    const matched = await matchWithinBudget(
+      rules,
+      parsed.map((p) => ('error' in p ? undefined : p)),
+      list,
+      budgetMs,
+      signal,
+    );
+    parsed.forEach((p, index) => {
+      if ('error' in p) return kept.push(keep(p));
+      const verdict = matched[index]!;
+      return kept.push(keep('error' in verdict ? { error: `cannot classify the message: ${verdict.error}` } : { envelope: p, classification: verdict }));
+    });
   }
-  const envelopes = parsed.map((p) => ('error' in p ? undefined : p));
-  const matched = await matchWithinBudget(rules, envelopes, list, budgetMs, signal);
-  return parsed.map((p, index) => {
-    if ('error' in p) return p;
-    const verdict = matched[index]!;
-    return 'error' in verdict ? { error: `cannot classify the message: ${verdict.error}` } : { envelope: p, classification: verdict };
-  });
+  return kept;
 }
 
 /** A verdict ready for the store: the envelope already as JSON (done where the parsing happened, off the main thread). */

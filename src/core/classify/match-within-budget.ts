@@ -16,8 +16,8 @@ const callStep = new Script('step()');
  * A regular expression that backtracks exponentially (a rule of the user's,
  * or a bundled one on a subject nobody foresaw) cannot be stopped from
  * JavaScript once it runs; V8 can stop it when the call runs under a `vm`
- * timeout, whose watchdog thread interrupts the expression. The whole batch
- * goes in one timed call (a timed call costs a thread wake-up, too much per
+ * timeout, whose watchdog thread interrupts the expression. All the inputs
+ * go in one timed call (a timed call costs a thread wake-up, too much per
  * message); when the timer fires, the message being matched starts a new
  * call with a budget of its own, and only a message that overruns a call it
  * started is shunted, naming the rule that was running. A stop asked for
