@@ -19,6 +19,7 @@ export default class Classify extends BaseCommand<typeof Classify> {
     'retry-shunted': Flags.boolean({ description: 'try messages that could not be parsed again' }),
     systems: systemsFlag,
     workers: Flags.integer({ description: 'threads that parse mail, the main thread included (1: the main thread alone) [default: one per CPU, at most 8; 1 on 2 CPUs]', min: 1, max: 64 }),
+    'match-budget': Flags.integer({ description: 'milliseconds the rules may take over one message before it is shunted as one they cannot match', default: 2000, min: 1 }),
   };
 
   async run(): Promise<ClassifyResult> {
@@ -26,7 +27,7 @@ export default class Classify extends BaseCommand<typeof Classify> {
     const systems = this.systems(flags.systems);
     loadRuleBook(systems); // a bad rule is refused before any database is opened
     const signal = this.stopSignal();
-    const options = { lists: flags.list, system: flags.system, reclassify: flags.reclassify, retryShunted: flags['retry-shunted'], workers: flags.workers, maxMessageBytes: this.settings.maxMessageBytes, signal };
+    const options = { lists: flags.list, system: flags.system, reclassify: flags.reclassify, retryShunted: flags['retry-shunted'], workers: flags.workers, maxMessageBytes: this.settings.maxMessageBytes, matchBudgetMs: flags['match-budget'], signal };
     const result = await this.withStore((store) => this.withProgress('classify', (progress) => classifyStaged(store, systems, options, progress)));
     const classes = Object.entries(result.classes)
       .sort((a, b) => b[1] - a[1])

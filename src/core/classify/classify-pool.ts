@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { StoredVerdict } from './classify-message.js';
-import type { WorkerReply, WorkerRequest } from './classify-worker.js';
+import type { WorkerReply, WorkerRequest, WorkerSetup } from './classify-worker.js';
 import type { ListContext } from './rule-set.js';
 
 const WORKER_FILE = fileURLToPath(new URL('./classify-worker.js', import.meta.url));
@@ -50,13 +50,13 @@ export class ClassifyPool {
   }
 
   /**
-   * Starts `size` workers reading the given systems file; undefined when
+   * Starts `size` workers reading the given systems file, each message matched within the budget; undefined when
    * none is asked for or none is available (running from TypeScript source,
    * where the compiled worker does not exist).
    */
-  static start(size: number, systemsFile: string): ClassifyPool | undefined {
+  static start(size: number, setup: WorkerSetup): ClassifyPool | undefined {
     if (size < 1 || !existsSync(WORKER_FILE)) return undefined;
-    return new ClassifyPool(Array.from({ length: size }, () => new Worker(WORKER_FILE, { workerData: { systemsFile }, resourceLimits: WORKER_LIMITS })));
+    return new ClassifyPool(Array.from({ length: size }, () => new Worker(WORKER_FILE, { workerData: setup, resourceLimits: WORKER_LIMITS })));
   }
 
   get size(): number {

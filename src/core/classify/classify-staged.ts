@@ -6,11 +6,13 @@ import { selectLists } from '../registry/select-lists.js';
 import type { ListRecord } from '../store/list-records.js';
 import type { StagedStatus } from '../store/staging-records.js';
 import type { Store } from '../store/store.js';
+import { StoreFailure } from '../store/store-failure.js';
 import type { TableStatistics } from '../store/table-statistics.js';
 import { requireSystem, type Systems } from '../systems/load-systems.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../config/load-config.js';
 import { tooLargeReason } from '../pipeline/too-large-reason.js';
-import { classifyMessage, toStoredVerdict, type StoredVerdict } from './classify-message.js';
+import { classifyForStore, type StoredVerdict } from './classify-message.js';
+import { MATCH_BUDGET_MS } from './match-within-budget.js';
 import { ClassifyPool } from './classify-pool.js';
 import { loadRuleBook, type ListContext, type RuleBook } from './rule-set.js';
 
@@ -33,6 +35,8 @@ export interface ClassifyOptions {
   workers?: number;
   /** A message larger than this is shunted unparsed, its bytes never read (the config's max_message_bytes). */
   maxMessageBytes?: number;
+  /** Milliseconds the rules may take over one message before it is shunted (2,000 when absent). */
+  matchBudgetMs?: number;
 }
 
 export interface ListClassifyResult {
@@ -104,7 +108,8 @@ export async function classifyStaged(store: Store, systems: Systems, options: Cl
   const result: ClassifyResult = { classified: 0, shunted: 0, changed: 0, changes: [], classes: {}, lists: [], interrupted: false };
   const changes = new Map<string, ClassChange>();
   const workers = options.workers ?? (await defaultWorkers(store, lists, statuses));
-  const pool = ClassifyPool.start(workers - 1, systems.file);
+  const budgetMs = options.matchBudgetMs ?? MATCH_BUDGET_MS;
+  const pool = ClassifyPool.start(workers - 1, { systemsFile: systems.file, budgetMs });
   const statistics = store.staging.statistics();
   try {
     for (const list of lists) {
@@ -123,6 +128,7 @@ export async function classifyStaged(store: Store, systems: Systems, options: Cl
         classes: result.classes,
         changes,
         statistics,
+        budgetMs,
         progress,
       });
       result.lists.push(outcome);
@@ -158,6 +164,7 @@ interface ListRun {
   changes: Map<string, ClassChange>;
   /** The run's count of rows labelled or shunted, for PostgreSQL's statistics of staged_messages: one for all the lists of a run. */
   statistics: TableStatistics;
+  budgetMs: number;
   progress: ProgressListener;
 }
 
@@ -182,9 +189,7 @@ async function classifyList(run: ListRun): Promise<ListClassifyResult> {
   const judge = async (batch: MessageToClassify[]): Promise<StoredVerdict[]> => {
     // A batch goes to a free worker; with every worker busy the main thread parses it between its writes.
     if (pool?.hasIdleWorker) return pool.classify(rulesName, context, batch.map((m) => m.raw));
-    const verdicts: StoredVerdict[] = [];
-    for (const message of batch) verdicts.push(toStoredVerdict(await classifyMessage(message.raw, rules, context)));
-    return verdicts;
+    return classifyForStore(batch.map((m) => m.raw), rules, context, run.budgetMs, run.signal);
   };
   // Batches in flight: one per worker and one for the main thread, and never
   // more than a batch's worth of raw bytes waiting beyond the first.
@@ -210,7 +215,14 @@ async function classifyList(run: ListRun): Promise<ListClassifyResult> {
     }
     if (inFlight.length > 0 && (exhausted || !(inFlight.length < depth && bytesInFlight() < run.batchBytes))) {
       const next = inFlight.shift()!;
-      await saveBatch(store, next.batch, await next.verdicts, outcome, run);
+      let verdicts: StoredVerdict[];
+      try {
+        verdicts = await untilAborted(next.verdicts, run.signal);
+      } catch (error) {
+        if (run.signal?.aborted) break; // the batch stays staged; the pool's workers are stopped on the way out
+        throw error;
+      }
+      await saveBatch(store, next.batch, verdicts, outcome, run);
       done += next.batch.length;
       progress({ type: 'update', task, done, total, detail: `${outcome.classified} classified, ${outcome.shunted} shunted` });
     }
@@ -238,9 +250,9 @@ async function saveBatch(
     outcomes.push({ id: message.id, status: message.status, ...verdict });
   });
   // Only what this run wrote counts: a second classify may have labelled a row first.
-  const written = await store.classify.save(outcomes);
+  const { written, saved: savedOutcomes } = await writeOutcomes(store, outcomes);
   const before = new Map(batch.map((m) => [m.id, m.msgClass]));
-  for (const saved of outcomes) {
+  for (const saved of savedOutcomes) {
     if (!written.has(saved.id)) continue;
     if ('error' in saved) {
       outcome.shunted++;
@@ -259,4 +271,51 @@ async function saveBatch(
     }
   }
   await statistics.grew(written.size);
+}
+
+/**
+ * One transaction for the batch; when the database refuses it, message by
+ * message, and a message whose row is refused (PostgreSQL refusing a value
+ * in its captures, say) is shunted with the reason, so one message never
+ * keeps a list's mail staged. Mail already labelled keeps its labels, as
+ * when it no longer parses. The database itself failing shunts nothing.
+ */
+async function writeOutcomes(store: Store, outcomes: ClassifyOutcome[]): Promise<{ written: Set<number>; saved: ClassifyOutcome[] }> {
+  try {
+    return { written: await store.classify.save(outcomes), saved: outcomes };
+  } catch (error) {
+    if (error instanceof StoreFailure) throw error;
+  }
+  const written = new Set<number>();
+  const saved: ClassifyOutcome[] = [];
+  for (const outcome of outcomes) {
+    try {
+      for (const id of await store.classify.save([outcome])) written.add(id);
+      saved.push(outcome);
+    } catch (error) {
+      if (error instanceof StoreFailure) throw error;
+      if (!(await store.reachable())) throw error;
+      if (outcome.status !== 'staged' && outcome.status !== 'shunted') continue;
+      const shunt: ClassifyOutcome = { id: outcome.id, status: outcome.status, error: `classify: the database refused the message's row: ${storableText((error as Error).message)}` };
+      for (const id of await store.classify.save([shunt])) written.add(id);
+      saved.push(shunt);
+    }
+  }
+  return { written, saved };
+}
+
+/** An error text any engine stores: no NUL, no lone surrogate. */
+function storableText(text: string): string {
+  return text.replace(/\u0000|\p{Cs}/gu, '\uFFFD');
+}
+
+/** The promise, or a rejection as soon as the signal stops the run (a worker may be minutes into a batch). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => reject(signal.reason);
+    signal.addEventListener('abort', stop, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
+  });
 }

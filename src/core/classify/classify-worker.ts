@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadSystems } from '../systems/load-systems.js';
-import { classifyMessage, toStoredVerdict, type StoredVerdict } from './classify-message.js';
+import { classifyForStore, type StoredVerdict } from './classify-message.js';
 import { loadRuleBook, type ListContext } from './rule-set.js';
 
 /** A batch for a worker: raw messages of one list, and whose rules to run. */
@@ -17,16 +17,20 @@ export interface WorkerReply {
   error?: string;
 }
 
+export interface WorkerSetup {
+  systemsFile: string;
+  budgetMs: number;
+}
+
 // Each worker compiles the rules itself from the same file the main thread validated.
-const book = loadRuleBook(loadSystems((workerData as { systemsFile: string }).systemsFile));
+const setup = workerData as WorkerSetup;
+const book = loadRuleBook(loadSystems(setup.systemsFile));
 
 parentPort!.on('message', async (request: WorkerRequest) => {
   try {
     const rules = book.rulesOf(request.rulesSystem);
-    const verdicts: StoredVerdict[] = [];
-    for (const raw of request.raws) {
-      verdicts.push(toStoredVerdict(await classifyMessage(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), rules, request.context)));
-    }
+    const raws = request.raws.map((raw) => Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength));
+    const verdicts = await classifyForStore(raws, rules, request.context, setup.budgetMs);
     parentPort!.postMessage({ seq: request.seq, verdicts } satisfies WorkerReply);
   } catch (error) {
     parentPort!.postMessage({ seq: request.seq, error: (error as Error).message } satisfies WorkerReply);

@@ -174,9 +174,10 @@ function matcherText(field: MatcherField, input: MatchInput, list: ListContext):
   }
 }
 
-/** First matching rule wins; no match is `unclassified` from `default`. */
-export function classifyEnvelope(rules: readonly CompiledRule[], input: MatchInput, list: ListContext = {}): Classification {
+/** First matching rule wins; no match is `unclassified` from `default`. `onRule` hears of each rule before it runs. */
+export function classifyEnvelope(rules: readonly CompiledRule[], input: MatchInput, list: ListContext = {}, onRule?: (rule: CompiledRule) => void): Classification {
   for (const rule of rules) {
+    onRule?.(rule);
     if (rule.hasPatch !== undefined && rule.hasPatch !== input.hasPatch) continue;
     const captures: Record<string, string> = { ...rule.set };
     let matched = true;
