@@ -28,7 +28,7 @@ describeOnDialectDatabases('sync on MIME shapes on $dialect', (databases) => {
   const storedMail = async () => {
     const store = await openStore(db.url);
     try {
-      return await store.db.all<{ subject: string; body: string }>('SELECT subject, body FROM email_messages ORDER BY subject');
+      return await store.db.all<{ subject: string; body: string | null }>('SELECT e.subject, b.body_text AS body FROM email_messages e LEFT JOIN email_message_bodies eb ON eb.email_message_id = e.id LEFT JOIN message_bodies b ON b.id = eb.body_id ORDER BY e.subject');
     } finally {
       await store.close();
     }
