@@ -217,16 +217,21 @@ export function hostileMessage(kind: HostileKind, n: number, random: SeededRando
     case 'zoneless-date':
       raw = text([basic[0]!, basic[1]!, basic[2]!, `Date: ${random.pick(['Mon, 1 Jan 2024 10:00:00', '1 Jan 2024 10:00', 'Mon Jan  1 10:00:00 2024', '2024-01-01 10:00:00'])}`, basic[4]!, '', `no zone: ${marker}`]);
       break;
-    case 'top-level-rfc822':
+    case 'top-level-rfc822': {
+      const encoding = random.pick(['', '7bit', 'base64']);
+      const inner = random.chance(0.2)
+        ? [`no inner headers ${marker}`]
+        : [`From: Inner <inner${n}@example.org>`, `Subject: inner ${marker}`, 'Date: Sun, 31 Dec 2023 10:00:00 +0100', random.pick(['Content-Type: message/rfc822', 'Content-Type: text/plain']), '', `the forwarded text ${marker}`];
       raw = text([
         ...basic,
         'MIME-Version: 1.0',
         'Content-Type: message/rfc822',
-        random.pick(['', 'Content-Transfer-Encoding: 7bit', 'Content-Transfer-Encoding: base64']).replace(/^$/, 'X-Forward: yes'),
+        ...(encoding ? [`Content-Transfer-Encoding: ${encoding}`] : []),
         '',
-        ...(random.chance(0.2) ? [`no inner headers ${marker}`] : [`From: Inner <inner${n}@example.org>`, `Subject: inner ${marker}`, 'Date: Sun, 31 Dec 2023 10:00:00 +0100', random.pick(['Content-Type: message/rfc822', 'Content-Type: text/plain']), '', `the forwarded text ${marker}`]),
+        ...(encoding === 'base64' ? [Buffer.from(inner.join('\n')).toString('base64'), marker] : inner),
       ]);
       break;
+    }
     case 'raw-iso-2022-jp-subject':
       raw = bytes(
         basic[0]!,

@@ -30,7 +30,7 @@ import { runCliMeasured, startCli } from '../helpers/start-cli.js';
 const random = suiteSeed('hostile-input', 20_240_603);
 const MESSAGES = shortOrLong(10_000, 30_000);
 /** PostgreSQL's batch in the short mode: smaller, to keep `npm test` within a couple of minutes there. */
-const POSTGRES_MESSAGES = shortOrLong(2_000, 30_000);
+const POSTGRES_MESSAGES = shortOrLong(5_000, 30_000);
 // The long mode sends 40,000 ids, as real threads have; the short one keeps to 4,000 so a slow parse cannot hold up `npm test`.
 const GIANT_REFERENCES = shortOrLong(4_000, 40_000);
 /** Copies of each corpus mail file, each with its own mutations. */

@@ -51,8 +51,7 @@ const QUOTED_FIELD_LIMIT = 998;
 
 async function readMessage(raw: Buffer, block: HeaderBlock, fast: boolean, depth = 0): Promise<ReadMessage> {
   if (depth < FORWARD_DEPTH_LIMIT && /^\s*message\/rfc822\b/i.test(firstField(block, 'content-type') ?? '')) {
-    const forward = await readForward(raw, block, fast, depth);
-    if (forward) return forward;
+    return readForward(raw, block, fast, depth);
   }
   return (fast ? readSimpleMessage(raw, block) : undefined) ?? (await readWithMailparser(raw, block));
 }
@@ -62,21 +61,21 @@ async function readMessage(raw: Buffer, block: HeaderBlock, fast: boolean, depth
  * message/rfc822`, a forward as some clients send it) reads as a mail client
  * shows it: the outer Subject and From, and as body the inner message's From,
  * Date and Subject quoted (`> From: …`), a blank line, then the inner text.
- * mailparser gives such a message no text at all. Undefined when the body
- * holds no header fields, so the message is read as any other.
+ * mailparser gives such a message no text at all.
  */
-async function readForward(raw: Buffer, block: HeaderBlock, fast: boolean, depth: number): Promise<ReadMessage | undefined> {
+async function readForward(raw: Buffer, block: HeaderBlock, fast: boolean, depth: number): Promise<ReadMessage> {
   const encoding = (firstField(block, 'content-transfer-encoding') ?? '').trim().toLowerCase();
   const inner = decodeTransfer(raw.subarray(block.bodyOffset), encoding);
   const innerBlock = readHeaderBlock(inner);
-  if (innerBlock.fields.size === 0) return undefined;
+  const rawFrom = firstField(block, 'from');
+  const outer = { subject: tidySubject(decodeHeaderBytes(firstField(block, 'subject') ?? '')), from: rawFrom ? readSender(rawFrom) : { name: null, address: null } };
+  // No header fields: the sender put plain text under the label, and that text is the body.
+  if (innerBlock.fields.size === 0) return { ...outer, body: decodeText(inner, undefined).replace(/\r\n?/g, '\n'), parts: [] };
   const read = await readMessage(inner, innerBlock, fast, depth + 1);
   const quote = (name: string, value: string | undefined) => (value?.trim() ? [`> ${name}: ${boundText(decodeWords(decodeHeaderBytes(value)).replace(/\s+/g, ' ').trim(), QUOTED_FIELD_LIMIT)}`] : []);
   const header = [...quote('From', firstField(innerBlock, 'from')), ...quote('Date', firstField(innerBlock, 'date')), ...quote('Subject', read.subject)];
-  const rawFrom = firstField(block, 'from');
   return {
-    subject: tidySubject(decodeHeaderBytes(firstField(block, 'subject') ?? '')),
-    from: rawFrom ? readSender(rawFrom) : { name: null, address: null },
+    ...outer,
     body: header.length > 0 ? `${header.join('\n')}\n\n${read.body}` : read.body,
     parts: read.parts,
   };

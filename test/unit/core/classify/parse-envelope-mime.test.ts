@@ -24,6 +24,11 @@ describe('a top-level message/rfc822 body (a forward sent as the whole message)'
     );
   });
 
+  it('reads as its text when the labelled body holds no header fields', async () => {
+    const raw = Buffer.from('From: a@example.org\nSubject: s\nContent-Type: message/rfc822\n\njust text, no headers\n');
+    expect((await parseEnvelope(raw)).body).toBe('just text, no headers\n');
+  });
+
   it('reads the same through mailparser', async () => {
     const raw = fixture('forward-as-rfc822.eml');
     expect((await parseEnvelopeWithMailparser(raw)).body).toBe((await parseEnvelope(raw)).body);
