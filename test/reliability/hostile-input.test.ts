@@ -85,7 +85,7 @@ interface StageRun {
   hung: boolean;
 }
 
-describeOnDialectDatabases('fetch, classify and drain on hostile input on $dialect', (databases) => {
+describeOnDialectDatabases('every stage on hostile input on $dialect', (databases) => {
   const { dialect } = databases;
   let dir: string;
   let db: TestDatabase;
