@@ -22,6 +22,7 @@ export default class Sync extends BaseCommand<typeof Sync> {
     workers: Flags.integer({ description: 'lists fetched, drained and projected at once [default: workers setting, else 2]', min: 1, max: 64 }),
     rules: Flags.string({ description: 'with PATH: the system whose rules classify its mail (e.g. apache_ponymail, public_inbox)' }),
     repo: Flags.string({ description: 'with PATH: the repository the list is about; without one its mail waits (deferred)' }),
+    'match-budget': Flags.integer({ description: 'milliseconds the rules may take over one message before it is shunted as one they cannot match (as classify)', default: 2000, min: 1 }),
     systems: systemsFlag,
   };
 
@@ -46,6 +47,7 @@ export default class Sync extends BaseCommand<typeof Sync> {
             months: flags.months,
             workers: flags.workers ?? settings.workers,
             mirrorHandling: settings.mirrorHandling,
+            matchBudgetMs: flags['match-budget'],
             ...this.fetchSettings(),
             signal,
           },

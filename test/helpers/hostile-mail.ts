@@ -35,6 +35,12 @@ export const HOSTILE_KINDS = [
   'mixed-line-endings',
   'raw-8bit-headers',
   'big-attachment',
+  'reply-prefix-storm',
+  'utf7-lone-surrogate',
+  'giant-address-and-series',
+  'zoneless-date',
+  'top-level-rfc822',
+  'raw-iso-2022-jp-subject',
 ] as const;
 export type HostileKind = (typeof HOSTILE_KINDS)[number];
 
@@ -195,6 +201,48 @@ export function hostileMessage(kind: HostileKind, n: number, random: SeededRando
       ]);
       break;
     }
+    case 'reply-prefix-storm':
+      raw = text([basic[0]!, basic[1]!, `Subject: ${random.pick(['RE : ', 'Re: ', 'AW: ', 'Re : [dev] AW [2] : ']).repeat(40)}${marker}`, basic[3]!, basic[4]!, '', `prefixed ${marker}`]);
+      break;
+    case 'utf7-lone-surrogate':
+      // `+2D0-` is half a surrogate pair in UTF-7; PostgreSQL refuses such text.
+      raw = text([`From: =?utf-7?Q?+2D0-?= <utf7${n}@example.org>`, `Subject: =?utf-7?Q?${random.pick(['+2D0-', '+3AA-', '+2D3YAA-', '+2D0AQQ-'])}?= ${marker}`, basic[3]!, basic[4]!, '', `lone half ${marker}`]);
+      break;
+    case 'giant-address-and-series': {
+      const local = 'a'.repeat(random.int(2_900, 3_100));
+      const title = `${'series-'.repeat(430)}${marker}`;
+      raw = text([`From: Long <${local}${n}@example.org>`, basic[1]!, `Subject: [PATCH v${random.int(1, 9)} ${random.int(0, 3)}/3] ${title}`, basic[3]!, basic[4]!, '', `a patch series of ${marker}`, '', 'diff --git a/x b/x', '--- a/x', '+++ b/x', '@@ -1 +1 @@', '-a', '+b']);
+      break;
+    }
+    case 'zoneless-date':
+      raw = text([basic[0]!, basic[1]!, basic[2]!, `Date: ${random.pick(['Mon, 1 Jan 2024 10:00:00', '1 Jan 2024 10:00', 'Mon Jan  1 10:00:00 2024', '2024-01-01 10:00:00'])}`, basic[4]!, '', `no zone: ${marker}`]);
+      break;
+    case 'top-level-rfc822': {
+      const encoding = random.pick(['', '7bit', 'base64']);
+      const inner = random.chance(0.2)
+        ? [`no inner headers ${marker}`]
+        : [`From: Inner <inner${n}@example.org>`, `Subject: inner ${marker}`, 'Date: Sun, 31 Dec 2023 10:00:00 +0100', random.pick(['Content-Type: message/rfc822', 'Content-Type: text/plain']), '', `the forwarded text ${marker}`];
+      raw = text([
+        ...basic,
+        'MIME-Version: 1.0',
+        'Content-Type: message/rfc822',
+        ...(encoding ? [`Content-Transfer-Encoding: ${encoding}`] : []),
+        '',
+        ...(encoding === 'base64' ? [Buffer.from(inner.join('\n')).toString('base64'), marker] : inner),
+      ]);
+      break;
+    }
+    case 'raw-iso-2022-jp-subject':
+      raw = bytes(
+        basic[0]!,
+        '\n',
+        basic[1]!,
+        '\nSubject: ',
+        random.pick(['\x1b$B%F%9%H\x1b(B ', '\x1b$BF|K\\8l', '\x1b$B\x1b(B', '\x1b$ \x1b(I12\x1b(B ', '\x1b$B%']),
+        ` ${marker}\n`,
+        `${basic[3]!}\n${basic[4]!}\nContent-Type: text/plain; charset=iso-2022-jp\n\n\x1b$B$3$s$K$A$O\x1b(B ${marker}\n`,
+      );
+      break;
   }
   return { kind, marker, raw };
 }

@@ -91,3 +91,54 @@ export function storableText(text: string): string {
   if (/[\uD800-\uDFFF]/.test(out)) out = out.replace(LONE_SURROGATE, '\uFFFD');
   return out;
 }
+
+/** The escape sequences that switch ISO-2022-JP between ASCII, JIS X 0208 and half-width katakana. */
+const ISO_2022_JP_MODES: Record<string, 'ascii' | 'kanji' | 'kana'> = { '$B': 'kanji', '$@': 'kanji', '(B': 'ascii', '(J': 'ascii', '(I': 'kana' };
+
+/**
+ * Runs of raw ISO-2022-JP in text held one character a byte (Japanese
+ * mailers wrote headers this way, without encoded words). A JIS X 0208
+ * pair is the EUC-JP pair with the high bits cleared, so each run is
+ * shifted back and read as EUC-JP, a charset iconv-lite knows (it has no
+ * ISO-2022-JP). Text outside the runs, a bare ESC and a stray byte stay as
+ * they are; linear in the text.
+ */
+export function decodeIso2022Jp(text: string): string {
+  if (!text.includes('\u001b')) return text;
+  let out = '';
+  let mode: 'ascii' | 'kanji' | 'kana' = 'ascii';
+  let pending: number[] = [];
+  const flush = () => {
+    if (pending.length === 0) return;
+    out += iconv.decode(Buffer.from(pending), 'euc-jp');
+    pending = [];
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x1b) {
+      const next = ISO_2022_JP_MODES[text.slice(i + 1, i + 3)];
+      if (next) {
+        flush();
+        mode = next;
+        i += 2;
+        continue;
+      }
+    }
+    if (mode === 'kanji' && c >= 0x21 && c <= 0x7e) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0x21 && d <= 0x7e) {
+        pending.push(c | 0x80, d | 0x80);
+        i++;
+        continue;
+      }
+    }
+    if (mode === 'kana' && c >= 0x21 && c <= 0x5f) {
+      pending.push(0x8e, c | 0x80);
+      continue;
+    }
+    flush();
+    out += text[i];
+  }
+  flush();
+  return out;
+}

@@ -2,7 +2,7 @@ import { domainToASCII } from 'node:url';
 import addressparser from 'addressparser';
 import { normalizeMessageId } from '../archive/message-key.js';
 import { parseMailDate } from '../archive/parse-mail-date.js';
-import { decodeUnlabelled } from './decode-text.js';
+import { decodeIso2022Jp, decodeUnlabelled } from './decode-text.js';
 import { decodeWords } from './decode-words.js';
 import { isPlausibleSentAt } from './envelope.js';
 
@@ -49,14 +49,15 @@ export function decodeIdField(value: string | undefined): string | undefined {
   return value !== undefined && value.includes('=?') ? decodeWords(value) : value;
 }
 
-/** Raw 8-bit header bytes (held as latin1 text): UTF-8 when valid, else windows-1252. */
+/** Raw header bytes (held as latin1 text): 8-bit ones UTF-8 when valid, else windows-1252; raw ISO-2022-JP runs decoded. */
 export function decodeHeaderBytes(value: string): string {
   // eslint-disable-next-line no-control-regex
-  return /[^\x00-\x7f]/.test(value) ? decodeUnlabelled(Buffer.from(value, 'latin1')) : value;
+  return decodeIso2022Jp(/[^\x00-\x7f]/.test(value) ? decodeUnlabelled(Buffer.from(value, 'latin1')) : value);
 }
 
+/** Both readers' subject: mailparser hands raw ISO-2022-JP runs over as they are, so they are decoded here too. */
 export function tidySubject(subject: string): string {
-  return decodeWords(subject).replace(/\s+/g, ' ').trim();
+  return decodeWords(decodeIso2022Jp(subject)).replace(/\s+/g, ' ').trim();
 }
 
 /** Pipermail hides addresses as `jane at example.org (Jane)`; the domain is checked for a dot apart, which keeps the pattern linear. */
@@ -88,7 +89,7 @@ export function readSender(value: string): Person {
 
 /** A display name as readers see it: encoded words decoded, outer quotes gone, null when it only repeats the address. */
 export function tidyName(name: string | null | undefined, address: string | null): string | null {
-  const tidy = name ? decodeWords(name).replace(/^"(.*)"$/, '$1').trim() : null;
+  const tidy = name ? decodeWords(decodeIso2022Jp(name)).replace(/^"(.*)"$/, '$1').trim() : null;
   return tidy && tidy.toLowerCase() !== address ? tidy : null;
 }
 

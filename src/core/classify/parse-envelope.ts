@@ -4,11 +4,12 @@ import { firstField, readHeaderBlock, type HeaderBlock } from '../archive/raw-he
 import { decodeText, storableText } from './decode-text.js';
 import { detectPatch } from './detect-patch.js';
 import type { Envelope, ReadMessage } from './envelope.js';
-import { decodeIdField, isObfuscatedSender, normalizeAddress, readIds, readInReplyTo, readListIdValue, readRecipients, readSender, readSentDate, tidyName, tidySubject } from './header-values.js';
+import { boundText, decodeHeaderBytes, decodeIdField, isObfuscatedSender, normalizeAddress, readIds, readInReplyTo, readListIdValue, readRecipients, readSender, readSentDate, tidyName, tidySubject } from './header-values.js';
+import { decodeWords } from './decode-words.js';
 import { htmlToText } from './html-to-text.js';
 import { readTrailers } from './read-trailers.js';
 import { readSeries } from './read-series.js';
-import { readSimpleMessage } from './read-simple-message.js';
+import { decodeTransfer, readSimpleMessage } from './read-simple-message.js';
 
 /**
  * What mailparser does that the envelope never uses (HTML rendering of text,
@@ -34,14 +35,50 @@ const PARSER_OPTIONS = {
 export async function parseEnvelope(raw: Buffer): Promise<Envelope> {
   const block = readHeaderBlock(raw);
   if (block.fields.size === 0) throw new Error('no header fields: the bytes are not a mail message');
-  const read = readSimpleMessage(raw, block) ?? (await readWithMailparser(raw, block));
-  return assembleEnvelope(raw, block, read);
+  return assembleEnvelope(raw, block, await readMessage(raw, block, true));
 }
 
 /** The same envelope, always through mailparser (tests compare the two readers). */
 export async function parseEnvelopeWithMailparser(raw: Buffer): Promise<Envelope> {
   const block = readHeaderBlock(raw);
-  return assembleEnvelope(raw, block, await readWithMailparser(raw, block));
+  return assembleEnvelope(raw, block, await readMessage(raw, block, false));
+}
+
+/** Forwards inside forwards are read this deep; a deeper one is read as mailparser reads it (an empty body). */
+const FORWARD_DEPTH_LIMIT = 8;
+/** The inner message's From, Date and Subject as quoted in the body, each at most this many characters. */
+const QUOTED_FIELD_LIMIT = 998;
+
+async function readMessage(raw: Buffer, block: HeaderBlock, fast: boolean, depth = 0): Promise<ReadMessage> {
+  if (depth < FORWARD_DEPTH_LIMIT && /^\s*message\/rfc822\b/i.test(firstField(block, 'content-type') ?? '')) {
+    return readForward(raw, block, fast, depth);
+  }
+  return (fast ? readSimpleMessage(raw, block) : undefined) ?? (await readWithMailparser(raw, block));
+}
+
+/**
+ * A message whose whole body is another message (`Content-Type:
+ * message/rfc822`, a forward as some clients send it) reads as a mail client
+ * shows it: the outer Subject and From, and as body the inner message's From,
+ * Date and Subject quoted (`> From: …`), a blank line, then the inner text.
+ * mailparser gives such a message no text at all.
+ */
+async function readForward(raw: Buffer, block: HeaderBlock, fast: boolean, depth: number): Promise<ReadMessage> {
+  const encoding = (firstField(block, 'content-transfer-encoding') ?? '').trim().toLowerCase();
+  const inner = decodeTransfer(raw.subarray(block.bodyOffset), encoding);
+  const innerBlock = readHeaderBlock(inner);
+  const rawFrom = firstField(block, 'from');
+  const outer = { subject: tidySubject(decodeHeaderBytes(firstField(block, 'subject') ?? '')), from: rawFrom ? readSender(rawFrom) : { name: null, address: null } };
+  // No header fields: the sender put plain text under the label, and that text is the body.
+  if (innerBlock.fields.size === 0) return { ...outer, body: decodeText(inner, undefined).replace(/\r\n?/g, '\n'), parts: [] };
+  const read = await readMessage(inner, innerBlock, fast, depth + 1);
+  const quote = (name: string, value: string | undefined) => (value?.trim() ? [`> ${name}: ${boundText(decodeWords(decodeHeaderBytes(value)).replace(/\s+/g, ' ').trim(), QUOTED_FIELD_LIMIT)}`] : []);
+  const header = [...quote('From', firstField(innerBlock, 'from')), ...quote('Date', firstField(innerBlock, 'date')), ...quote('Subject', read.subject)];
+  return {
+    ...outer,
+    body: header.length > 0 ? `${header.join('\n')}\n\n${read.body}` : read.body,
+    parts: read.parts,
+  };
 }
 
 function assembleEnvelope(raw: Buffer, block: HeaderBlock, read: ReadMessage): Envelope {

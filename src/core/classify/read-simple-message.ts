@@ -36,7 +36,8 @@ export function readSimpleMessage(raw: Buffer, block: HeaderBlock): ReadMessage 
   };
 }
 
-function decodeTransfer(body: Buffer, encoding: string): Buffer {
+/** A body's bytes by its Content-Transfer-Encoding (an unknown one is taken as it is). */
+export function decodeTransfer(body: Buffer, encoding: string): Buffer {
   if (encoding === 'base64') return decodeBase64(body);
   if (encoding === 'quoted-printable') return decodeQuotedPrintable(body);
   return body;

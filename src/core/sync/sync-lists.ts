@@ -20,6 +20,8 @@ export interface SyncOptions extends Pick<FetchOptions, 'now' | 'full' | 'months
   /** Threads that parse mail in classify. */
   classifyWorkers?: number;
   mirrorHandling?: MirrorHandling;
+  /** Milliseconds the rules may take over one message in classify (classify's --match-budget). */
+  matchBudgetMs?: number;
   /** Aborting stops the stage at work after its current batch; the stages after it do not start. */
   signal?: AbortSignal;
 }
@@ -53,7 +55,7 @@ export async function syncLists(store: Store, systems: Systems, options: SyncOpt
   if (stopped()) return { ...result, interrupted: true };
 
   result.classify = await runStage('classify', progress, (stageProgress) =>
-    classifyStaged(store, systems, { lists: options.lists, system: options.system, workers: options.classifyWorkers, maxMessageBytes: options.maxMessageBytes, signal: options.signal }, stageProgress),
+    classifyStaged(store, systems, { lists: options.lists, system: options.system, workers: options.classifyWorkers, maxMessageBytes: options.maxMessageBytes, matchBudgetMs: options.matchBudgetMs, signal: options.signal }, stageProgress),
   );
   if (stopped()) return { ...result, interrupted: true };
 
