@@ -52,6 +52,15 @@ export interface ListProjectResult extends ProjectCounts {
   /** projected; busy: another process holds the list; failed: see error. */
   status: ListProjectStatus;
   error?: string;
+  /** Threads that could not be written, alone either, with the error (kept in project_failures; tried again on every run). */
+  failedThreads: ThreadFailure[];
+}
+
+export interface ThreadFailure {
+  /** email_messages.id of the thread's root, and its Message-ID. */
+  rootId: number;
+  messageId: string | null;
+  error: string;
 }
 
 export interface ProjectResult extends ProjectCounts {
@@ -60,6 +69,8 @@ export interface ProjectResult extends ProjectCounts {
   backfill?: BackfillResult;
   /** A signal stopped the run before it ran out of lists. */
   interrupted: boolean;
+  /** Threads of all lists that could not be written (see ListProjectResult.failedThreads). */
+  threadsFailed: number;
 }
 
 const COUNTS = ['examined', 'linked', 'created', 'inherited', 'mirror', 'none', 'issuesCreated'] as const;
@@ -85,7 +96,8 @@ export async function projectLists(store: Store, options: ProjectOptions, progre
   await run.loadRepos();
   const results = await eachClaimedList(store, await store.project.listsWithWork(options.listIds), run, { owner: run.owner, workers: options.workers, signal: options.signal }, progress);
   const totals = Object.fromEntries(COUNTS.map((field) => [field, results.reduce((sum, r) => sum + r[field], 0)])) as unknown as ProjectCounts;
-  return { lists: results, ...totals, ...(backfill ? { backfill } : {}), interrupted: Boolean(options.signal?.aborted) };
+  const threadsFailed = results.reduce((sum, r) => sum + r.failedThreads.length, 0);
+  return { lists: results, ...totals, ...(backfill ? { backfill } : {}), interrupted: Boolean(options.signal?.aborted), threadsFailed };
 }
 
 async function repoIdsOf(store: Store, listIds: readonly number[]): Promise<number[]> {
@@ -95,6 +107,10 @@ async function repoIdsOf(store: Store, listIds: readonly number[]): Promise<numb
     if (repoId !== null && repoId !== undefined) ids.add(repoId);
   }
   return [...ids];
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function emptyCounts(): ProjectCounts {
@@ -127,7 +143,7 @@ class ProjectRun implements ListStage<ListProjectResult> {
   }
 
   start(list: ListRecord): ListProjectResult {
-    return { listId: list.id, system: list.system, name: list.name, policy: this.policyOf(list), status: 'projected', ...emptyCounts() };
+    return { listId: list.id, system: list.system, name: list.name, policy: this.policyOf(list), status: 'projected', ...emptyCounts(), failedThreads: [] };
   }
 
   /** Projects a claimed list. */
@@ -147,34 +163,72 @@ class ProjectRun implements ListStage<ListProjectResult> {
 
   private async projectList(list: ListRecord, policy: ProjectionPolicy, result: ListProjectResult, task: string): Promise<void> {
     const batchSize = this.options.batchSize ?? BATCH_MESSAGES;
+    // Threads that failed alone before: tried again one by one, and left out of the batches.
+    const failed = new Set(await this.store.project.failedRoots(list.id));
+    for (const rootId of failed) {
+      if (this.options.signal?.aborted) break;
+      await this.projectThreads(list, policy, [rootId], result, task, failed);
+    }
     // Mirror mail whose pull request or issue was missing last time: an import may have brought it since.
     const retry = await this.store.project.unlinkedMirrorRoots(list.id);
-    for (let i = 0; i < retry.length; i += batchSize) await this.projectThreads(list, policy, retry.slice(i, i + batchSize), result, task);
+    const pending = retry.filter((rootId) => !failed.has(rootId));
+    for (let i = 0; i < pending.length; i += batchSize) await this.projectThreads(list, policy, pending.slice(i, i + batchSize), result, task, failed);
     let afterId = 0;
     while (!this.options.signal?.aborted) {
       const batch = await this.store.project.unprojected(list.id, afterId, batchSize);
       if (batch.length === 0) break;
       afterId = batch[batch.length - 1]!.id;
-      await this.projectThreads(list, policy, batch.map((m) => m.rootId), result, task);
+      const roots = [...new Set(batch.map((m) => m.rootId))].filter((rootId) => !failed.has(rootId));
+      if (roots.length > 0) await this.projectThreads(list, policy, roots, result, task, failed);
     }
     if (policy === 'none' && !this.options.signal?.aborted) await this.store.transaction((tx) => this.attachMergeNotices(tx, list));
   }
 
-  /** One transaction for the threads; tried again when it fails while the database answers (two processes met on one issue). */
-  private async projectThreads(list: ListRecord, policy: ProjectionPolicy, rootIds: number[], result: ListProjectResult, task: string): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const delta = await this.store.transaction((tx) => this.projectInTransaction(tx, list, policy, rootIds));
-        addCounts(result, delta);
-        break;
-      } catch (error) {
-        // Contributors made in a rolled-back transaction do not exist.
-        this.actorIds = new Map();
-        if (error instanceof StoreFailure || attempt >= 3 || !(await this.store.reachable())) throw error;
+  /**
+   * The threads in one transaction. A batch the database keeps refusing
+   * while it answers is tried thread by thread; a thread that still fails is
+   * recorded in project_failures with its error (`failed` learns of it) and
+   * the rest of the list goes on. The database failing stops the run.
+   */
+  private async projectThreads(list: ListRecord, policy: ProjectionPolicy, rootIds: number[], result: ListProjectResult, task: string, failed: Set<number>): Promise<void> {
+    const error = await this.tryThreads(list, policy, rootIds, result, failed);
+    if (error !== undefined) {
+      if (rootIds.length > 1) {
+        for (const rootId of rootIds) await this.projectThreads(list, policy, [rootId], result, task, failed);
+        return;
       }
+      const rootId = rootIds[0]!;
+      const message = errorText(error);
+      await this.store.project.recordFailure(list.id, rootId, message);
+      failed.add(rootId);
+      const messageId = (await this.store.project.failures([list.id])).find((f) => f.rootId === rootId)?.messageId ?? null;
+      result.failedThreads.push({ rootId, messageId, error: message });
+      this.progress({ type: 'log', level: 'warn', message: `${list.name}: the thread of ${messageId ?? `message ${rootId}`} could not be projected (${message}); kept in project_failures and tried again next run` });
     }
     await this.store.locks.touch(list.id, 'project', this.owner);
     this.progress({ type: 'update', task, done: result.examined });
+  }
+
+  /** One transaction, tried again when it fails while the database answers (two processes met on one issue); the error when it kept failing. */
+  private async tryThreads(list: ListRecord, policy: ProjectionPolicy, rootIds: number[], result: ListProjectResult, failed: Set<number>): Promise<unknown> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const delta = await this.store.transaction(async (tx) => {
+          const delta = await this.projectInTransaction(tx, list, policy, rootIds);
+          const healed = rootIds.filter((rootId) => failed.has(rootId));
+          if (healed.length > 0) await tx.project.clearFailures(list.id, healed);
+          return delta;
+        });
+        for (const rootId of rootIds) failed.delete(rootId);
+        addCounts(result, delta);
+        return undefined;
+      } catch (error) {
+        // Contributors made in a rolled-back transaction do not exist.
+        this.actorIds = new Map();
+        if (error instanceof StoreFailure || !(await this.store.reachable())) throw error;
+        if (attempt >= 3) return error;
+      }
+    }
   }
 
   private async projectInTransaction(tx: Store, list: ListRecord, policy: ProjectionPolicy, rootIds: number[]): Promise<ProjectCounts> {

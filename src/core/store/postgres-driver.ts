@@ -1,7 +1,7 @@
 import postgres from 'postgres';
 import { redactSecrets, redactUrl } from '../db-target.js';
 import { ListminerError } from '../errors.js';
-import { StoreFailure } from './store-failure.js';
+import { StoreFailure, StoreInterrupted } from './store-failure.js';
 import type { IntegrityReport, SqlDriver, SqlExecutor, SqlRunResult, SqlValue } from './sql-driver.js';
 
 type Sql = postgres.Sql<Record<string, never>>;
@@ -12,9 +12,34 @@ const toNumber = (x: string) => Number(x);
 /** How long to wait for the server to answer a new connection, unless told otherwise. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
+/**
+ * How long one statement may go without an answer before the server counts
+ * as gone, unless told otherwise (LISTMINER_PG_QUERY_TIMEOUT, seconds). A
+ * link that silently stops forwarding packets sends no reset, and TCP
+ * keepalive takes about 11 minutes on Linux to notice; this is the guard.
+ * Long enough for the slowest statement a stage runs on a large archive.
+ */
+export const DEFAULT_QUERY_TIMEOUT_MS = 300_000;
+
+/** After Ctrl-C or SIGTERM, how long a statement still running may take before the run stops without it. */
+export const STOP_GRACE_MS = 3_000;
+
 export interface PostgresOptions {
   schema?: string;
   connectTimeoutMs?: number;
+  /** Default: LISTMINER_PG_QUERY_TIMEOUT (seconds), else DEFAULT_QUERY_TIMEOUT_MS. */
+  queryTimeoutMs?: number;
+}
+
+/** A statement's deadline; rearmed shorter when a stop signal comes. */
+interface Deadline {
+  timer?: NodeJS.Timeout;
+}
+
+function queryTimeoutFromEnv(): number | undefined {
+  const raw = process.env.LISTMINER_PG_QUERY_TIMEOUT;
+  const value = raw === undefined || raw === '' ? NaN : Number(raw);
+  return Number.isFinite(value) && value > 0 ? Math.round(value * 1000) : undefined;
 }
 
 /**
@@ -41,6 +66,16 @@ export class PostgresDriver implements SqlDriver {
   private readonly sql: Sql;
   private readonly placeholders = new Map<string, string>();
   private readonly connectTimeoutMs: number;
+  private readonly queryTimeoutMs: number;
+  /** host:port, what the sentences about a silent server name. */
+  private readonly host: string;
+  private readonly deadlines = new Set<Deadline>();
+  /** Set once the connections were given up; every statement after fails with it. */
+  private failure: StoreFailure | undefined;
+  private readonly failed: Promise<never>;
+  private rejectFailed!: (error: StoreFailure) => void;
+  private stopping = false;
+  private readonly onStop = () => this.stop();
 
   /** Opens the pool and proves the server answers as PostgreSQL; use this rather than the constructor. */
   static async connect(url: string, options: PostgresOptions = {}): Promise<PostgresDriver> {
@@ -52,6 +87,12 @@ export class PostgresDriver implements SqlDriver {
   private constructor(url: string, options: PostgresOptions = {}) {
     this.displayName = redactUrl(url);
     this.connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    this.queryTimeoutMs = options.queryTimeoutMs ?? queryTimeoutFromEnv() ?? DEFAULT_QUERY_TIMEOUT_MS;
+    this.host = hostOf(url);
+    this.failed = new Promise<never>((_, reject) => (this.rejectFailed = reject));
+    this.failed.catch(() => {});
+    process.on('SIGINT', this.onStop);
+    process.on('SIGTERM', this.onStop);
     this.sql = postgres(url, {
       max: 8,
       connect_timeout: this.connectTimeoutMs / 1000,
@@ -90,17 +131,26 @@ export class PostgresDriver implements SqlDriver {
   }
 
   async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    // Its own statements have their deadlines; BEGIN (with the wait for a connection) and COMMIT or ROLLBACK get one here.
+    const outside = this.arm();
     const result = await this.explained(() =>
-      this.sql.begin(async (tx) => {
-        const executor: SqlExecutor = {
-          all: (sql, params) => this.query(tx, sql, params),
-          get: async (sql, params) => (await this.query(tx, sql, params))[0] as never,
-          run: (sql, params) => this.runOn(tx, sql, params),
-          exec: async (script) => void (await tx.unsafe(script)),
-          stream: (sql, params, batchSize) => this.cursor(tx, sql, params, batchSize),
-        };
-        return fn(executor);
-      }),
+      this.settled(
+        this.sql.begin(async (tx) => {
+          this.disarm(outside);
+          const executor: SqlExecutor = {
+            all: (sql, params) => this.query(tx, sql, params),
+            get: async (sql, params) => (await this.query(tx, sql, params))[0] as never,
+            run: (sql, params) => this.runOn(tx, sql, params),
+            exec: async (script) => void (await this.guarded(tx.unsafe(script))),
+            stream: (sql, params, batchSize) => this.cursor(tx, sql, params, batchSize),
+          };
+          try {
+            return await fn(executor);
+          } finally {
+            this.rearm(outside);
+          }
+        }),
+      ).finally(() => this.disarm(outside)),
     );
     return result as T;
   }
@@ -115,11 +165,21 @@ export class PostgresDriver implements SqlDriver {
   }
 
   private async *cursor<T>(on: Queryable, sql: string, params: readonly SqlValue[], batchSize: number): AsyncIterable<T[]> {
-    for await (const rows of on.unsafe(this.numbered(sql), params as never[]).cursor(batchSize)) yield rows as unknown as T[];
+    const rows = on.unsafe(this.numbered(sql), params as never[]).cursor(batchSize)[Symbol.asyncIterator]();
+    try {
+      for (;;) {
+        // Each fetch of the next rows is a statement with its deadline.
+        const next = await this.guarded(rows.next());
+        if (next.done) return;
+        yield next.value as unknown as T[];
+      }
+    } finally {
+      if (!this.failure) await rows.return?.();
+    }
   }
 
   async exec(script: string): Promise<void> {
-    await this.explained(() => this.sql.unsafe(script));
+    await this.explained(() => this.guarded(this.sql.unsafe(script)));
   }
 
   /**
@@ -161,7 +221,78 @@ export class PostgresDriver implements SqlDriver {
   }
 
   async close(): Promise<void> {
-    await this.sql.end({ timeout: 5 });
+    process.off('SIGINT', this.onStop);
+    process.off('SIGTERM', this.onStop);
+    for (const deadline of this.deadlines) clearTimeout(deadline.timer);
+    await this.sql.end({ timeout: this.failure ? 0 : 5 });
+  }
+
+  /**
+   * A statement: it fails when the server has not answered within the
+   * deadline (or, after a stop signal, within STOP_GRACE_MS), and then every
+   * connection is destroyed, so a transaction in flight is rolled back by the
+   * server and what was committed stays.
+   */
+  private guarded<T>(statement: PromiseLike<T>): Promise<T> {
+    const deadline = this.arm();
+    return this.settled(statement).finally(() => this.disarm(deadline));
+  }
+
+  /** The statement, or the failure that gave the connections up, whichever comes first. */
+  private settled<T>(statement: PromiseLike<T>): Promise<T> {
+    if (this.failure) return Promise.reject(this.failure);
+    return Promise.race([Promise.resolve(statement), this.failed]);
+  }
+
+  private arm(): Deadline {
+    const deadline: Deadline = {};
+    this.deadlines.add(deadline);
+    this.rearm(deadline);
+    return deadline;
+  }
+
+  private rearm(deadline: Deadline): void {
+    clearTimeout(deadline.timer);
+    this.deadlines.add(deadline);
+    if (this.stopping) deadline.timer = setTimeout(() => this.giveUp(this.interrupted()), STOP_GRACE_MS);
+    else deadline.timer = setTimeout(() => this.giveUp(this.stalled()), this.queryTimeoutMs);
+  }
+
+  private disarm(deadline: Deadline): void {
+    clearTimeout(deadline.timer);
+    this.deadlines.delete(deadline);
+  }
+
+  /** A stop signal: the batch being written may finish, but a statement the server does not answer is not waited for. */
+  private stop(): void {
+    if (this.stopping) return;
+    this.stopping = true;
+    for (const deadline of this.deadlines) this.rearm(deadline);
+  }
+
+  private giveUp(failure: StoreFailure): void {
+    if (this.failure) return;
+    this.failure = failure;
+    for (const deadline of this.deadlines) clearTimeout(deadline.timer);
+    this.deadlines.clear();
+    this.rejectFailed(failure);
+    // Destroys the sockets at once: nothing more can be said over a link that does not answer.
+    this.sql.end({ timeout: 0 }).catch(() => {});
+  }
+
+  private stalled(): StoreFailure {
+    return new StoreFailure(
+      `The PostgreSQL server at ${this.host} stopped answering: a statement got no reply within ${Math.round(this.queryTimeoutMs / 1000)} s, so the connection was closed and the batch being written was rolled back.`,
+      'Check the server and the network to it, then run again: what was written before is kept and the run resumes from there. LISTMINER_PG_QUERY_TIMEOUT=SECONDS waits longer for slow statements.',
+      'QUERY_TIMEOUT',
+    );
+  }
+
+  private interrupted(): StoreFailure {
+    return new StoreInterrupted(
+      `Stopped by a signal while the PostgreSQL server at ${this.host} was not answering; the batch being written was rolled back.`,
+      'What was written before is kept; the next run resumes from there.',
+    );
   }
 
   /**
@@ -207,12 +338,12 @@ export class PostgresDriver implements SqlDriver {
   }
 
   private async query<T>(on: Queryable, sql: string, params?: readonly SqlValue[]): Promise<T[]> {
-    const rows = await on.unsafe(this.numbered(sql), (params ?? []) as never[]);
+    const rows = await this.guarded(on.unsafe(this.numbered(sql), (params ?? []) as never[]));
     return rows as unknown as T[];
   }
 
   private async runOn(on: Queryable, sql: string, params?: readonly SqlValue[]): Promise<SqlRunResult> {
-    const result = await on.unsafe(this.numbered(sql), (params ?? []) as never[]);
+    const result = await this.guarded(on.unsafe(this.numbered(sql), (params ?? []) as never[]));
     return { changes: result.count ?? 0 };
   }
 
@@ -226,6 +357,16 @@ export class PostgresDriver implements SqlDriver {
       this.placeholders.set(sql, cached);
     }
     return cached;
+  }
+}
+
+/** host:port of a database URL, or the redacted URL when it does not parse. */
+function hostOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return parsed.host || redactUrl(url);
+  } catch {
+    return redactUrl(url);
   }
 }
 

@@ -20,6 +20,16 @@ export interface ProjectMessage {
   patchSeriesId: number | null;
 }
 
+/** A thread project could not write; see project_failures. */
+export interface ProjectFailure {
+  listId: number;
+  /** email_messages.id of the thread's root. */
+  rootId: number;
+  messageId: string | null;
+  error: string;
+  failedAt: string;
+}
+
 export type ProjectedKind = 'linked' | 'created' | 'inherited' | 'mirror' | 'none';
 export type LinkRole = 'event' | 'comment' | 'mirror';
 
@@ -114,6 +124,39 @@ export class ProjectRecords {
       only ? [...only] : [],
     );
     return rows.map((row) => Number(row.list_id));
+  }
+
+  /** Thread roots of the list that project could not write, as recorded by recordFailure. */
+  async failedRoots(listId: number): Promise<number[]> {
+    const rows = await this.db.all<{ root_id: number }>('SELECT root_id FROM project_failures WHERE list_id = ? ORDER BY root_id', [listId]);
+    return rows.map((row) => Number(row.root_id));
+  }
+
+  /** A thread that failed alone: kept with its error, replacing the one of an earlier run. */
+  async recordFailure(listId: number, rootId: number, error: string, now: Date = new Date()): Promise<void> {
+    await this.db.run(
+      `INSERT INTO project_failures (list_id, root_id, error, failed_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (list_id, root_id) DO UPDATE SET error = excluded.error, failed_at = excluded.failed_at`,
+      [listId, rootId, error, now.toISOString()],
+    );
+  }
+
+  /** Threads projected at last: no longer failures. */
+  async clearFailures(listId: number, rootIds: readonly number[]): Promise<void> {
+    for (const chunk of chunkRows([...rootIds], 1, this.db.capabilities)) {
+      await this.db.run(`DELETE FROM project_failures WHERE list_id = ? AND root_id IN (${inPlaceholders(chunk.length)})`, [listId, ...chunk]);
+    }
+  }
+
+  /** Every recorded failure, with the Message-ID of the thread's root, for reports. */
+  async failures(listIds?: readonly number[]): Promise<ProjectFailure[]> {
+    const filter = listIds ? (listIds.length === 0 ? ' WHERE 1 = 0' : ` WHERE f.list_id IN (${inPlaceholders(listIds.length)})`) : '';
+    const rows = await this.db.all<{ list_id: number; root_id: number; message_id: string | null; error: string; failed_at: string }>(
+      `SELECT f.list_id, f.root_id, m.message_id, f.error, f.failed_at FROM project_failures f
+       LEFT JOIN email_messages m ON m.id = f.root_id${filter} ORDER BY f.list_id, f.root_id`,
+      listIds ? [...listIds] : [],
+    );
+    return rows.map((r) => ({ listId: Number(r.list_id), rootId: Number(r.root_id), messageId: r.message_id, error: r.error, failedAt: r.failed_at }));
   }
 
   /** The next messages of a list without an outcome, after `afterId`, with the root of each one's thread. */

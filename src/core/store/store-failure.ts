@@ -1,4 +1,4 @@
-import { OperationError } from '../errors.js';
+import { ExitCode, OperationError } from '../errors.js';
 
 /**
  * The database itself failed: locked, full, read-only, unreachable, the
@@ -14,6 +14,19 @@ export class StoreFailure extends OperationError {
     readonly code?: string,
   ) {
     super(message, hint);
+  }
+}
+
+/**
+ * A stop signal (Ctrl-C, SIGTERM) came while the database was not
+ * answering: the run stops without waiting for it, exit 130 as for any
+ * stop; what was committed is kept.
+ */
+export class StoreInterrupted extends StoreFailure {
+  override readonly exitCode: ExitCode = ExitCode.interrupted;
+
+  constructor(message: string, hint: string) {
+    super(message, hint, 'INTERRUPTED');
   }
 }
 
