@@ -141,7 +141,9 @@ export class PostgresDriver implements SqlDriver {
             all: (sql, params) => this.query(tx, sql, params),
             get: async (sql, params) => (await this.query(tx, sql, params))[0] as never,
             run: (sql, params) => this.runOn(tx, sql, params),
-            exec: async (script) => void (await this.guarded(tx.unsafe(script))),
+            // Scripts (migrations, the migration lock) have no deadline: DDL over a large store, or waiting for
+            // another process's migration, may rightly take longer than any statement a stage runs.
+            exec: async (script) => void (await tx.unsafe(script)),
             stream: (sql, params, batchSize) => this.cursor(tx, sql, params, batchSize),
           };
           try {
@@ -179,7 +181,7 @@ export class PostgresDriver implements SqlDriver {
   }
 
   async exec(script: string): Promise<void> {
-    await this.explained(() => this.guarded(this.sql.unsafe(script)));
+    await this.explained(() => this.sql.unsafe(script));
   }
 
   /**
