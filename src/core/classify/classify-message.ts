@@ -13,41 +13,29 @@ export type MessageVerdict = { envelope: Envelope; classification: Classificatio
  * bytes kept.
  */
 export async function classifyMessage(raw: Buffer, rules: readonly CompiledRule[], list: ListContext = {}, budgetMs = MATCH_BUDGET_MS): Promise<MessageVerdict> {
-  return (await classifyMessages([raw], rules, list, budgetMs))[0]!;
+  return (await classifyMessages([raw], rules, { list, budgetMs }))[0]!;
 }
 
 /** Messages parsed before their rules run in one timed call: enough to make the call's cost vanish, few enough that their envelopes stay small. */
 const MATCH_CHUNK = 64;
 
-/** A batch of raw messages of one list: parsed, then matched a chunk at a time in one timed call each (match-within-budget.ts). */
-export async function classifyMessages(
-  raws: readonly Buffer[],
-  rules: readonly CompiledRule[],
-  list: ListContext = {},
-  budgetMs = MATCH_BUDGET_MS,
-  signal?: AbortSignal,
-): Promise<MessageVerdict[]> {
-  return classifyInChunks(raws, rules, list, budgetMs, signal, (verdict) => verdict);
+export interface ClassifyBatchOptions {
+  list?: ListContext;
+  budgetMs?: number;
+  signal?: AbortSignal;
 }
 
-/** The same, each verdict made ready for the store as its chunk is done, so a batch's envelopes are never all held at once. */
-export async function classifyForStore(
+/**
+ * A batch of raw messages of one list: parsed, then matched a chunk at a
+ * time in one timed call each (match-within-budget.ts). `keep` turns each
+ * verdict into what the caller holds (toStoredVerdict for the store) as its
+ * chunk is done, so a batch's envelopes are never all held at once.
+ */
+export async function classifyMessages<T = MessageVerdict>(
   raws: readonly Buffer[],
   rules: readonly CompiledRule[],
-  list: ListContext = {},
-  budgetMs = MATCH_BUDGET_MS,
-  signal?: AbortSignal,
-): Promise<StoredVerdict[]> {
-  return classifyInChunks(raws, rules, list, budgetMs, signal, toStoredVerdict);
-}
-
-async function classifyInChunks<T>(
-  raws: readonly Buffer[],
-  rules: readonly CompiledRule[],
-  list: ListContext,
-  budgetMs: number,
-  signal: AbortSignal | undefined,
-  keep: (verdict: MessageVerdict) => T,
+  { list = {}, budgetMs = MATCH_BUDGET_MS, signal }: ClassifyBatchOptions = {},
+  keep: (verdict: MessageVerdict) => T = (verdict) => verdict as T,
 ): Promise<T[]> {
   const kept: T[] = [];
   for (let from = 0; from < raws.length; from += MATCH_CHUNK) {

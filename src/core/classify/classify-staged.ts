@@ -11,7 +11,7 @@ import type { TableStatistics } from '../store/table-statistics.js';
 import { requireSystem, type Systems } from '../systems/load-systems.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../config/load-config.js';
 import { tooLargeReason } from '../pipeline/too-large-reason.js';
-import { classifyForStore, type StoredVerdict } from './classify-message.js';
+import { classifyMessages, toStoredVerdict, type StoredVerdict } from './classify-message.js';
 import { MATCH_BUDGET_MS } from './match-within-budget.js';
 import { ClassifyPool } from './classify-pool.js';
 import { loadRuleBook, type ListContext, type RuleBook } from './rule-set.js';
@@ -189,7 +189,7 @@ async function classifyList(run: ListRun): Promise<ListClassifyResult> {
   const judge = async (batch: MessageToClassify[]): Promise<StoredVerdict[]> => {
     // A batch goes to a free worker; with every worker busy the main thread parses it between its writes.
     if (pool?.hasIdleWorker) return pool.classify(rulesName, context, batch.map((m) => m.raw));
-    return classifyForStore(batch.map((m) => m.raw), rules, context, run.budgetMs, run.signal);
+    return classifyMessages(batch.map((m) => m.raw), rules, { list: context, budgetMs: run.budgetMs, signal: run.signal }, toStoredVerdict);
   };
   // Batches in flight: one per worker and one for the main thread, and never
   // more than a batch's worth of raw bytes waiting beyond the first.

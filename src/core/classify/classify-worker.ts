@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadSystems } from '../systems/load-systems.js';
-import { classifyForStore, type StoredVerdict } from './classify-message.js';
+import { classifyMessages, toStoredVerdict, type StoredVerdict } from './classify-message.js';
 import { loadRuleBook, type ListContext } from './rule-set.js';
 
 /** A batch for a worker: raw messages of one list, and whose rules to run. */
@@ -30,7 +30,7 @@ parentPort!.on('message', async (request: WorkerRequest) => {
   try {
     const rules = book.rulesOf(request.rulesSystem);
     const raws = request.raws.map((raw) => Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength));
-    const verdicts = await classifyForStore(raws, rules, request.context, setup.budgetMs);
+    const verdicts = await classifyMessages(raws, rules, { list: request.context, budgetMs: setup.budgetMs }, toStoredVerdict);
     parentPort!.postMessage({ seq: request.seq, verdicts } satisfies WorkerReply);
   } catch (error) {
     parentPort!.postMessage({ seq: request.seq, error: (error as Error).message } satisfies WorkerReply);
