@@ -9,6 +9,7 @@ import { send, startArchiveServer, type ArchiveServer } from '../helpers/archive
 import { runCli, runCliJson } from '../helpers/cli.js';
 import type { TestDatabase } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
+import { volumeOfMonth } from '../helpers/mailman2-archive.js';
 import { stagedDigests } from '../helpers/store-digest.js';
 
 interface FetchJson {
@@ -24,16 +25,13 @@ interface ListsJson {
   lists: Array<{ name: string; lastMonth: string | null; scanComplete: boolean; failedAttempts: number; gaps: Gap[] }>;
 }
 
-const NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 const NOW_MONTH = monthOf(new Date());
 const MONTHS = [4, 3, 2, 1, 0].map((back) => addMonths(NOW_MONTH, -back));
 const BROKEN = MONTHS[1]!;
 const PER_MONTH = 40;
 
-function fileOf(month: string): string {
-  const [year, number] = month.split('-');
-  return `${year}-${NAMES[Number(number) - 1]}.txt.gz`;
-}
+/** 2024-03 → 2024-March.txt.gz, as pipermail names its monthly files. */
+const fileOf = (month: string) => `${volumeOfMonth(month)}.txt.gz`;
 
 function monthMbox(month: string): Buffer {
   const parts: string[] = [];

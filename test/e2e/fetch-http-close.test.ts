@@ -1,13 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { addMonths, monthOf } from '../../src/core/archive/month.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
 import type { TestDatabase } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
+import { startPythonHttpServer } from '../helpers/folder-server.js';
+import { volumeOfMonth } from '../helpers/mailman2-archive.js';
 import { stagedDigests } from '../helpers/store-digest.js';
 import { chunksOf, head200, startRawHttpServer, type RawHttpServer } from '../helpers/raw-http-server.js';
 
@@ -19,7 +19,6 @@ interface ListsJson {
   lists: Array<{ name: string; failedAttempts: number; lastFailure: string | null; lastMonth: string | null }>;
 }
 
-const NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 const NOW_MONTH = monthOf(new Date());
 const MONTHS = [3, 2, 1, 0].map((back) => addMonths(NOW_MONTH, -back));
 const BROKEN = MONTHS[1]!;
@@ -27,10 +26,7 @@ const BROKEN = MONTHS[1]!;
 const PER_MONTH = 400;
 
 /** 2024-03 → 2024-March.txt, as pipermail names its monthly files. */
-function fileOf(month: string): string {
-  const [year, number] = month.split('-');
-  return `${year}-${NAMES[Number(number) - 1]}.txt`;
-}
+const fileOf = (month: string) => `${volumeOfMonth(month)}.txt`;
 
 function monthMbox(month: string): Buffer {
   const parts: string[] = [];
@@ -81,16 +77,6 @@ function answer(mode: Mode, body: Buffer, socket: import('node:net').Socket): vo
 }
 
 /** `python3 -m http.server` on a folder: a real HTTP/1.0 server that ends every reply by closing the connection. */
-async function startPythonServer(folder: string): Promise<{ url: string; process: ChildProcess }> {
-  const child = spawn('python3', ['-u', '-m', 'http.server', '--bind', '127.0.0.1', '0'], { cwd: folder, stdio: ['ignore', 'pipe', 'ignore'] });
-  const lines = createInterface({ input: child.stdout! });
-  for await (const line of lines) {
-    const port = /port (\d+)/.exec(line)?.[1];
-    if (port) return { url: `http://127.0.0.1:${port}`, process: child };
-  }
-  throw new Error('python3 -m http.server did not say which port it serves');
-}
-
 describeOnDialectDatabases('fetch from servers that close the connection on $dialect', (databases) => {
   let dir: string;
   let server: RawHttpServer;
@@ -138,7 +124,7 @@ describeOnDialectDatabases('fetch from servers that close the connection on $dia
   });
 
   it('reads every month whole from python3 -m http.server (HTTP/1.0, each reply ended by a close)', async () => {
-    const python = await startPythonServer(join(dir, 'www'));
+    const python = await startPythonHttpServer(join(dir, 'www'));
     try {
       await addList(db.url, python.url);
       const run = await runCliJson<FetchJson>(['fetch', '--months', '4', '--db', db.url], { env });

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,33 +9,15 @@ import { runCli, runCliJson } from '../helpers/cli.js';
 import { corpusMissing, corpusPath } from '../helpers/corpus.js';
 import { type TestDatabase, queryAt } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
-import { serveFolder } from '../helpers/folder-server.js';
+import { serveFolder, startPythonHttpServer } from '../helpers/folder-server.js';
 import { LONG_MODE } from '../helpers/long-mode.js';
-import { countMessagePages, Mailman2Archive, samplePosts, volumeName } from '../helpers/mailman2-archive.js';
+import { countMessagePages, Mailman2Archive, monthOfVolume, samplePosts, volumeName } from '../helpers/mailman2-archive.js';
 
 interface FetchJson {
   lists: Array<{ list: string; status: string; staged: number; error?: { message: string } }>;
 }
 
 const THIS_MONTH = monthOf(new Date());
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
-/** `2004-May` → `2004-05`. */
-const monthOfVolume = (volume: string) => `${volume.slice(0, 4)}-${String(MONTHS.indexOf(volume.slice(5)) + 1).padStart(2, '0')}`;
-
-/** Real software that speaks HTTP/1.0 and closes each connection: Python's http.server on the folder. */
-async function startPythonServer(folder: string): Promise<{ url: string; process: ChildProcess }> {
-  const child = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', folder], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const port = await new Promise<string>((resolve, reject) => {
-    let seen = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      const match = /port (\d+)/.exec(seen);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`python3 -m http.server exited with ${code}`)));
-  });
-  return { url: `http://127.0.0.1:${port}`, process: child };
-}
 
 async function stagedByMonth(url: string, list: string): Promise<Map<string, number>> {
   const rows = await queryAt<{ archive_month: string; n: number | string }>(
@@ -57,7 +39,7 @@ interface Served {
 async function serveArchives(root: string, folders: Record<string, string>): Promise<Served> {
   mkdirSync(join(root, 'pipermail'), { recursive: true });
   for (const [list, folder] of Object.entries(folders)) symlinkSync(folder, join(root, 'pipermail', list));
-  return { root, http11: await serveFolder(root), http10: await startPythonServer(root) };
+  return { root, http11: await serveFolder(root), http10: await startPythonHttpServer(root) };
 }
 
 describeOnDialectDatabases('fetch of pipermail archives written as Mailman 2.1 writes them on $dialect', (databases) => {

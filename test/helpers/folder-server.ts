@@ -1,3 +1,4 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createReadStream, statSync } from 'node:fs';
 import { join, normalize } from 'node:path';
 import { send, startArchiveServer, type ArchiveServer } from './archive-server.js';
@@ -23,4 +24,19 @@ export async function serveFolder(folder: string, prefix = ''): Promise<ArchiveS
     response.writeHead(200, { 'content-type': type, 'content-length': String(info.size), 'last-modified': info.mtime.toUTCString() });
     createReadStream(path).pipe(response);
   });
+}
+
+/** Real software that speaks HTTP/1.0 and ends each reply by closing the connection: Python's http.server on the folder. */
+export async function startPythonHttpServer(folder: string): Promise<{ url: string; process: ChildProcess }> {
+  const child = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', folder], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const port = await new Promise<string>((resolve, reject) => {
+    let seen = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      const match = /port (\d+)/.exec(seen);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`python3 -m http.server exited with ${code}`)));
+  });
+  return { url: `http://127.0.0.1:${port}`, process: child };
 }

@@ -55,6 +55,16 @@ export function volumeName(at: Date): string {
   return `${at.getUTCFullYear()}-${MONTHS[at.getUTCMonth()]}`;
 }
 
+/** `2004-05` → `2004-May`, the volume Mailman files that month's mail under. */
+export function volumeOfMonth(month: string): string {
+  return volumeName(new Date(`${month}-01T00:00:00Z`));
+}
+
+/** `2004-May` → `2004-05`. */
+export function monthOfVolume(volume: string): string {
+  return `${volume.slice(0, 4)}-${String(MONTHS.indexOf(volume.slice(5)) + 1).padStart(2, '0')}`;
+}
+
 /** Article.__init__ with ARCHIVER_OBSCURES_EMAILADDRS: re.sub('@', ' at ', email). */
 const obscure = (text: string) => text.replace(/([-+,.\w]+)@([-+.\w]+)/g, '$1 at $2');
 

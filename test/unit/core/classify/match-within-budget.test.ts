@@ -1,18 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { matchWithinBudget } from '../../../../src/core/classify/match-within-budget.js';
-import { compileRules, loadRuleBook, type CompiledRule, type MatchInput } from '../../../../src/core/classify/rule-set.js';
+import { compileRules, loadRuleBook, type CompiledRule } from '../../../../src/core/classify/rule-set.js';
+import { matchInput } from '../../../helpers/match-input.js';
 import { loadSystems, validateSystems } from '../../../../src/core/systems/load-systems.js';
 
-const message = (over: Partial<MatchInput> = {}): MatchInput => ({
-  subject: '',
-  fromName: null,
-  fromAddress: null,
-  body: '',
-  listId: null,
-  listAddress: null,
-  hasPatch: false,
-  ...over,
-});
+const message = matchInput;
 
 /** Text built to make an ambiguous pattern backtrack: reply prefixes (French `RE : ` among them), list tags, blank runs, mixes. */
 const HOSTILE = [

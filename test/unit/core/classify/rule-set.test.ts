@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { classifyEnvelope, compileRules, loadRuleBook, type MatchInput } from '../../../../src/core/classify/rule-set.js';
+import { classifyEnvelope, compileRules, loadRuleBook } from '../../../../src/core/classify/rule-set.js';
+import { matchInput } from '../../../helpers/match-input.js';
 import { validateSystems } from '../../../../src/core/systems/load-systems.js';
 
 function book(rulesYaml: string, extra = '') {
@@ -9,16 +10,7 @@ function book(rulesYaml: string, extra = '') {
   return compileRules(systems.value);
 }
 
-const message = (over: Partial<MatchInput> = {}): MatchInput => ({
-  subject: '',
-  fromName: null,
-  fromAddress: null,
-  body: '',
-  listId: null,
-  listAddress: null,
-  hasPatch: false,
-  ...over,
-});
+const message = matchInput;
 
 describe('rule language', () => {
   it('lets the first matching rule decide and names it and its matcher as the source', () => {
