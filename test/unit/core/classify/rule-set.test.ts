@@ -123,8 +123,11 @@ describe('explaining a message', () => {
       ['any', true],
     ]);
     expect(explained.trials[0]!.steps).toEqual([{ field: 'has_patch', pattern: 'true', matched: false, seen: 'false', seenLength: 5 }]);
-    // The sender failed, so the subject was never tried.
-    expect(explained.trials[1]!.steps).toEqual([{ field: 'sender', pattern: '/<jira@/i', matched: false, seen: 'Bob <bob@example.org>', seenLength: 21 }]);
+    // Matchers run subject first: the subject matched, the sender did not.
+    expect(explained.trials[1]!.steps).toEqual([
+      { field: 'subject', pattern: '/\\((?<external_key>[A-Z]+-\\d+)\\)/i', matched: true, seen: 'Re: (KAFKA-1) x', seenLength: 15, match: '(KAFKA-1)' },
+      { field: 'sender', pattern: '/<jira@/i', matched: false, seen: 'Bob <bob@example.org>', seenLength: 21 },
+    ]);
     expect(explained.trials[3]).toMatchObject({ matched: true, steps: [{ field: 'subject', matched: true, match: 'R' }], captures: {} });
     expect(explained.untried).toBe(0);
   });
@@ -133,7 +136,7 @@ describe('explaining a message', () => {
     const explained = explainEnvelope(rules(), message({ subject: 'Created (KAFKA-7)', fromAddress: 'jira@apache.org' }));
     expect(explained.trials).toHaveLength(2);
     expect(explained.trials[1]).toMatchObject({ name: 'jira', matched: true, captures: { external_key: 'KAFKA-7' } });
-    expect(explained.winner).toEqual({ msgClass: 'issue_event', source: 'jira:sender', captures: { external_key: 'KAFKA-7' } });
+    expect(explained.winner).toEqual({ msgClass: 'issue_event', source: 'jira:subject', captures: { external_key: 'KAFKA-7' } });
     expect(explained.untried).toBe(2);
   });
 
