@@ -6,7 +6,7 @@ import { collectStats, type StatsResult } from '../core/stats/collect-stats.js';
 export default class Stats extends BaseCommand<typeof Stats> {
   static override summary = 'Show how much of each list is fetched, classified and drained, and what the mail is.';
   static override description =
-    "Per list: months scanned, first and last month, whether the scan is complete, failures and the next retry, and its mail by status. Then each class's share of stored mail, the mirror share, signaled repos, resolved senders, lists whose mail waits for a repo (with the command that gives it one), months fetch left as gaps, and missed-LINK shadows. With --list, each named list's messages per month as a bar chart.";
+    "Per list: months scanned, first and last month, whether the scan is complete, failures and the next retry, and its mail by status. Then each class's share of stored mail, the mirror share, signaled repos, resolved senders, the rules (sha256 of the systems file) and listminer versions the stored labels were made with, lists whose mail waits for a repo (with the command that gives it one), months fetch left as gaps, and missed-LINK shadows. With --list, each named list's messages per month as a bar chart.";
   static override examples = ['<%= config.bin %> stats', '<%= config.bin %> stats --list dev@kafka.apache.org', '<%= config.bin %> stats --system public_inbox --json'];
   static override flags = { ...listFlags };
 
@@ -70,6 +70,14 @@ export default class Stats extends BaseCommand<typeof Stats> {
         ],
       ),
     );
+    if (result.labelProvenance.length > 0) {
+      this.show(
+        renderTable(
+          ['labelled by rules (sha256 of systems file)', 'listminer', 'messages'],
+          result.labelProvenance.map((p) => [p.rulesHash ?? 'not recorded', p.listminerVersion ?? 'not recorded', p.messages]),
+        ),
+      );
+    }
     if (result.gaps.length > 0) {
       this.show(`${result.gaps.length} month(s) could not be read and were gone past; every fetch tries them again.`);
       this.show(renderTable(['list', 'month', 'failures', 'last failed', 'last error'], result.gaps.map((g) => [`${g.system} ${g.list}`, g.month, g.failures, g.lastFailedAt, g.lastError])));

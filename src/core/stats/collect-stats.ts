@@ -1,6 +1,6 @@
 import { selectLists, type ListSelection } from '../registry/select-lists.js';
 import type { FetchGap } from '../store/fetch-state-records.js';
-import type { ReportScope } from '../store/report-records.js';
+import type { LabelProvenanceCount, ReportScope } from '../store/report-records.js';
 import type { Store } from '../store/store.js';
 import {
   classShares,
@@ -31,6 +31,8 @@ export interface StatsResult {
   gaps: FetchGap[];
   /** Monthly message counts of each list named with --list. */
   monthly: MonthlyChart[];
+  /** Which rules (systems file sha256) and listminer versions labelled the stored mail, with message counts. */
+  labelProvenance: LabelProvenanceCount[];
 }
 
 /** The coverage rollup of the lists selected; with names, each named list's months too. */
@@ -74,5 +76,6 @@ export async function collectStats(store: Store, selection: ListSelection = {}):
     missedLinkShadows: await reports.missedLinkShadows(repoIds),
     gaps: await store.fetchState.gaps(scope),
     monthly,
+    labelProvenance: await reports.labelProvenance(scope),
   };
 }

@@ -1,6 +1,13 @@
 import { mapRow } from './row-mapping.js';
 import { inPlaceholders, type SqlSession, type SqlValue } from './sql-driver.js';
 
+/** How many stored messages one pair of rules and listminer version labelled (nulls: labelled before provenance was recorded). */
+export interface LabelProvenanceCount {
+  rulesHash: string | null;
+  listminerVersion: string | null;
+  messages: number;
+}
+
 /** Which lists a report covers: some by id, or every list (undefined). */
 export type ReportScope = readonly number[] | undefined;
 
@@ -129,6 +136,17 @@ export class ReportRecords {
   /** Stored mail per outcome of project (email_messages.projected_kind); null: not projected. */
   async routingCounts(scope: ReportScope): Promise<Map<string | null, number>> {
     return this.countBy('projected_kind', scope);
+  }
+
+  /** Stored mail per rules (sha256 of the systems file) and listminer version its labels were made with, most messages first; nulls: not recorded. */
+  async labelProvenance(scope: ReportScope): Promise<LabelProvenanceCount[]> {
+    const where = scopeClause('list_id', scope);
+    const rows = await this.db.all<{ rules_hash: string | null; listminer_version: string | null; n: number }>(
+      `SELECT rules_hash, listminer_version, COUNT(*) AS n FROM email_messages ${where.sql ? `WHERE ${where.sql}` : ''}
+       GROUP BY rules_hash, listminer_version ORDER BY n DESC, rules_hash, listminer_version`,
+      where.params,
+    );
+    return rows.map((row) => ({ rulesHash: row.rules_hash, listminerVersion: row.listminer_version, messages: Number(row.n) }));
   }
 
   async mail(scope: ReportScope): Promise<MailFigures> {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { InputError } from '../errors.js';
@@ -25,6 +26,8 @@ export interface SystemDefinition {
 
 export interface Systems {
   file: string;
+  /** sha256 (hex) of the file's text: which rules a label was made by (docs/systems.md, Provenance). */
+  rulesHash: string;
   systems: Map<string, SystemDefinition>;
   yaml: YamlFile;
 }
@@ -84,7 +87,7 @@ export function validateSystems(file: string, text: string): Validation<Systems>
     }
   }
   if (errors.length) return { errors, warnings };
-  return { value: { file, systems, yaml }, errors, warnings };
+  return { value: { file, rulesHash: createHash('sha256').update(text).digest('hex'), systems, yaml }, errors, warnings };
 }
 
 const cache = new Map<string, Systems>();
