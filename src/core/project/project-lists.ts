@@ -10,6 +10,7 @@ import type { ProjectionPolicy, Systems } from '../systems/load-systems.js';
 import { backfillIssueKeys, type BackfillResult } from './backfill-keys.js';
 import { syntheticIssueId } from './issue-key.js';
 import { summarizeIssue } from './issue-state.js';
+import { githubReferencesOf, isGitHubRepo } from './github-references.js';
 import { mirrorTarget } from './mirror-target.js';
 import { seriesKey, seriesTitle } from './patch-title.js';
 import { planTrackerTies } from './plan-tracker-ties.js';
@@ -262,6 +263,16 @@ class ProjectRun implements ListStage<ListProjectResult> {
       if (target.kind === 'pull_request') pullRequestLinks.push({ pullRequestId: target.id, ...link });
       else issueLinks.push({ issueId: target.id, ...link });
       kinds.set(m.id, 'mirror');
+    }
+    // What is left may name an imported issue or pull request of its GitHub repo (`GH-12`, `#12`).
+    for (const m of messages) {
+      if (kinds.has(m.id) || !isGitHubRepo(this.repoUrls.get(m.repoId ?? 0))) continue;
+      const refs = await githubReferencesOf(tx, m);
+      if (refs.issueIds.length + refs.pullRequestIds.length === 0) continue;
+      const link = { emailMessageId: m.id, role: 'reference' as const, authorId: await this.authorOf(tx, m) };
+      for (const id of refs.pullRequestIds) pullRequestLinks.push({ pullRequestId: id, ...link });
+      for (const id of refs.issueIds) issueLinks.push({ issueId: id, ...link });
+      kinds.set(m.id, 'linked');
     }
     for (const m of messages) if (!kinds.has(m.id)) kinds.set(m.id, 'none');
 

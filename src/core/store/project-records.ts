@@ -31,7 +31,8 @@ export interface ProjectFailure {
 }
 
 export type ProjectedKind = 'linked' | 'created' | 'inherited' | 'mirror' | 'none';
-export type LinkRole = 'event' | 'comment' | 'mirror';
+/** reference: the mail's subject names the GitHub issue or pull request (`GH-12`, `#12`). */
+export type LinkRole = 'event' | 'comment' | 'mirror' | 'reference';
 
 export interface IssueLink {
   issueId: number;
