@@ -170,8 +170,8 @@ class ProjectRun implements ListStage<ListProjectResult> {
       if (this.options.signal?.aborted) break;
       await this.projectThreads(list, policy, [rootId], result, task, failed);
     }
-    // Mirror mail whose pull request or issue was missing last time: an import may have brought it since.
-    const retry = await this.store.project.unlinkedMirrorRoots(list.id);
+    // Mirror mail, or a subject's GH-N, whose pull request or issue was missing last time: an import may have brought it since.
+    const retry = await this.store.project.rootsAwaitingImport(list.id);
     const pending = retry.filter((rootId) => !failed.has(rootId));
     for (let i = 0; i < pending.length; i += batchSize) await this.projectThreads(list, policy, pending.slice(i, i + batchSize), result, task, failed);
     let afterId = 0;
