@@ -6,10 +6,14 @@ const GH_KEY = /\bGH-(\d{1,9})\b/gi;
 /** `#1234` standing as a word: `Fix the reader (#1234)`, `#1234: title`, `[#1234]`. */
 const HASH_NUMBER = /(?:^|[\s([])#(\d{1,9})(?=$|[\s)\],:;.!?])/g;
 
+/** Request Tracker's tag, `[rt.example.org #123]`: its number is RT's, also in a person's reply. */
+const RT_TAG = /\[[^\[\]#]{1,80}?\s+#\d+\]/g;
+
 /** The GitHub issue or pull request numbers a subject names, in the order named, each once. */
 export function githubNumbersOf(subject: string | null): number[] {
   if (!subject) return [];
-  const numbers = [...subject.matchAll(GH_KEY), ...subject.matchAll(HASH_NUMBER)].sort((a, b) => a.index! - b.index!).map((m) => Number(m[1]));
+  const text = subject.replace(RT_TAG, ' ');
+  const numbers = [...text.matchAll(GH_KEY), ...text.matchAll(HASH_NUMBER)].sort((a, b) => a.index! - b.index!).map((m) => Number(m[1]));
   return [...new Set(numbers.filter((n) => n > 0))];
 }
 

@@ -78,6 +78,7 @@ describe('GitHub numbers in subjects', () => {
     expect(githubNumbersOf('#45: title')).toEqual([45]);
     // Not GitHub's: a debbugs or RT number, a channel, an anchor, a version.
     expect(githubNumbersOf('Bug#510516: foo')).toEqual([]);
+    expect(githubNumbersOf('Re: [rt.cpan.org #64321] Producer drops messages')).toEqual([]);
     expect(githubNumbersOf('C#7 bindings, page#2, issue #1a, GH-0')).toEqual([]);
     expect(githubNumbersOf(null)).toEqual([]);
   });
