@@ -240,6 +240,18 @@ describeOnDialectDatabases('export on $dialect', (databases) => {
     }
   });
 
+  it('JSON Lines nests captures, trailers and references_ids as objects and arrays', async () => {
+    const rows = await readRows(join(out, 'first', 'jsonl'), 'email_messages.jsonl', 'jsonl');
+    const jira = rows.find((row) => row.msg_class === 'issue_event' && row.captures !== null);
+    expect(jira, 'an issue_event with captures').toBeDefined();
+    expect(typeof jira!.captures).toBe('object');
+    expect((jira!.captures as Record<string, unknown>).external_key).toBe(jira!.external_key);
+    const reviewed = rows.find((row) => Array.isArray(row.trailers) && (row.trailers as unknown[]).length > 0);
+    expect(reviewed, 'a message with trailers').toBeDefined();
+    expect((reviewed!.trailers as Array<Record<string, unknown>>)[0]).toHaveProperty('kind');
+    expect(rows.every((row) => typeof row.captures !== 'string' && typeof row.trailers !== 'string' && typeof row.references_ids !== 'string')).toBe(true);
+  });
+
   it('an export run twice writes identical CSV and JSON Lines files, and Parquet files with the same rows', async () => {
     for (const format of FORMATS) {
       for (const table of TABLE_NAMES) {
