@@ -61,7 +61,7 @@ export function renderTable(head: readonly Column[], rows: readonly (readonly Ce
   const width = 'width' in options ? options.width : tableWidth();
   if (width === undefined) return drawTable(columns.map((c) => c.title), cells, numeric);
 
-  const natural = columns.map((column, i) => Math.max(longestWord(column.title), ...cells.map((row) => longestLine(row[i]!))) + PADDING);
+  const natural = columns.map((column, i) => Math.max(longestLine(column.title), ...cells.map((row) => longestLine(row[i]!))) + PADDING);
   const least = columns.map((column, i) =>
     numeric[i] ? natural[i]! : Math.min(natural[i]!, Math.max(longestWord(column.title) + PADDING, (column.names ? MIN_NAMING : MIN_TEXT) + PADDING)),
   );
