@@ -1,6 +1,6 @@
 import { BaseCommand, listFlags } from '../cli/base-command.js';
 import { renderBarChart } from '../cli/render-bar-chart.js';
-import { renderTable } from '../cli/render-table.js';
+import { naming, renderTable } from '../cli/render-table.js';
 import { collectStats, type StatsResult } from '../core/stats/collect-stats.js';
 
 export default class Stats extends BaseCommand<typeof Stats> {
@@ -24,7 +24,7 @@ export default class Stats extends BaseCommand<typeof Stats> {
   private render(result: StatsResult): void {
     this.show(
       renderTable(
-        ['system', 'list', 'months', 'first', 'last', 'complete', 'failures', 'next retry'],
+        [naming('system'), naming('list'), 'months', 'first', 'last', 'complete', 'failures', 'next retry'],
         result.lists.map((l) => [
           l.system,
           l.name,
@@ -40,7 +40,7 @@ export default class Stats extends BaseCommand<typeof Stats> {
     const t = result.totals;
     this.show(
       renderTable(
-        ['list', 'staged', 'classified', 'drained', 'deferred', 'shunted', 'pending'],
+        [naming('list'), 'staged', 'classified', 'drained', 'deferred', 'shunted', 'pending'],
         [
           ...result.lists.map((l) => [`${l.system} ${l.name}`, l.staged, l.classified, l.drained, l.deferred, l.shunted, l.pending]),
           ...(result.lists.length > 1 ? [['all lists', t.staged, t.classified, t.drained, t.deferred, t.shunted, t.pending]] : []),
@@ -80,11 +80,11 @@ export default class Stats extends BaseCommand<typeof Stats> {
     }
     if (result.gaps.length > 0) {
       this.show(`${result.gaps.length} month(s) could not be read and were gone past; every fetch tries them again.`);
-      this.show(renderTable(['list', 'month', 'failures', 'last failed', 'last error'], result.gaps.map((g) => [`${g.system} ${g.list}`, g.month, g.failures, g.lastFailedAt, g.lastError])));
+      this.show(renderTable([naming('list'), 'month', 'failures', 'last failed', 'last error'], result.gaps.map((g) => [`${g.system} ${g.list}`, g.month, g.failures, g.lastFailedAt, g.lastError])));
     }
     if (result.stuck.length > 0) {
       this.show(`${result.stuck.length} list(s) cannot drain: they have no repo.`);
-      this.show(renderTable(['list', 'waiting', 'fix'], result.stuck.map((l) => [`${l.system} ${l.name}`, l.waiting, l.fix])));
+      this.show(renderTable([naming('list'), 'waiting', 'fix'], result.stuck.map((l) => [`${l.system} ${l.name}`, l.waiting, l.fix])));
     }
     for (const chart of result.monthly) {
       const undated = chart.undated ? `, ${chart.undated} undated` : '';

@@ -75,7 +75,8 @@ describeOnDialectDatabases('verify and stats on $dialect', (databases) => {
     const blocks = bars.map((line) => (line.match(/█/g) ?? []).length);
     expect(blocks[0]).toBeGreaterThan(blocks[1]!);
     expect(blocks[1]).toBeGreaterThan(blocks[2]!);
-    expect(Math.max(...text.stdout.split('\n').map((line) => line.length))).toBeLessThanOrEqual(100);
+    // Piped, the chart is drawn 100 wide; the tables are not narrowed (docs/verify.md, Tables).
+    expect(Math.max(...bars.map((line) => line.length))).toBeLessThanOrEqual(100);
   });
 
   it('verify --strict passes a fully covered store with every invariant holding', async () => {

@@ -12,6 +12,8 @@ export type ProjectionPolicy = (typeof PROJECTION_POLICIES)[number];
 
 export interface SystemDefinition {
   name: string;
+  /** One line on what the system is, for help texts. */
+  description?: string;
   backend: BackendName;
   baseUrl?: string;
   repoUrlTemplate?: string;
@@ -72,6 +74,7 @@ export function validateSystems(file: string, text: string): Validation<Systems>
     if (raw.rules !== undefined && !Array.isArray(raw.rules)) errors.push(yaml.problem([...at, 'rules'], 'rules must be a list'));
     systems.set(name, {
       name,
+      description: typeof raw.description === 'string' ? raw.description : undefined,
       backend,
       baseUrl: raw.base_url as string | undefined,
       repoUrlTemplate: raw.repo_url_template as string | undefined,
