@@ -52,13 +52,13 @@ export interface MonthClassCount {
 /** Messages per month, stacked by class, with a legend. `months` is the x axis (gaps included). */
 export function stackedChart(months: readonly string[], counts: readonly MonthClassCount[], classes: readonly string[]): Html {
   if (months.length === 0) return html`<p class="none">No dated mail.</p>`;
-  const barWidth = Math.max(3, Math.min(16, Math.floor(900 / months.length)));
+  const barWidth = Math.max(3, Math.min(40, Math.floor(900 / months.length)));
   const height = 160;
   const byMonth = new Map<string, MonthClassCount[]>();
   for (const c of counts) byMonth.set(c.month, [...(byMonth.get(c.month) ?? []), c]);
   const totals = months.map((m) => (byMonth.get(m) ?? []).reduce((sum, c) => sum + c.count, 0));
   const max = Math.max(1, ...totals);
-  const width = months.length * barWidth;
+  const width = Math.max(240, months.length * barWidth);
   const bars = months.map((month, i) => {
     let y = height;
     const stack = [...(byMonth.get(month) ?? [])].sort((a, b) => classes.indexOf(a.msgClass) - classes.indexOf(b.msgClass));

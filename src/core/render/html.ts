@@ -55,7 +55,7 @@ export function page(frame: PageFrame): string {
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${frame.script ? POLICY_LOOKUP : POLICY_READING}">
+<meta http-equiv="Content-Security-Policy" content="${new Html(frame.script ? POLICY_LOOKUP : POLICY_READING)}">
 <meta name="referrer" content="no-referrer">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${frame.title}</title>

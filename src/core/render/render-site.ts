@@ -171,7 +171,8 @@ function summarize(list: ListRecord, heads: readonly RenderHead[]): ListSummary 
   return {
     slug: listSlug(list),
     system: list.system,
-    name: list.name,
+    // A local archive is shown by its file's name: the path is of the machine that rendered it.
+    name: listKey(list),
     repoUrl: list.repoUrl,
     firstMonth: monthly[0]?.month ?? null,
     lastMonth: monthly.at(-1)?.month ?? null,
