@@ -60,6 +60,7 @@ export function page(frame: PageFrame): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${frame.title}</title>
 <link rel="stylesheet" href="${frame.root}style.css">
+<link rel="icon" href="${frame.root}favicon.svg" type="image/svg+xml">
 ${frame.script ? html`<script src="${frame.root}${frame.script}" defer></script>\n` : ''}</head>
 <body>
 <nav class="trail">${trail.map((t, i) => html`${i ? ' › ' : ''}<a href="${t.href}">${t.text}</a>`)} · <a href="${frame.root}lookup.html">Find a Message-ID</a></nav>

@@ -207,6 +207,10 @@ export function idShard(map: ReadonlyMap<string, string[]>): string {
   return `listminerIds(${JSON.stringify(entries).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')});\n`;
 }
 
+/** The site's icon: browsers ask for one, and a missing one is an error in their console. */
+export const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#3465a4"/><path d="M3 5h10v6H3z" fill="none" stroke="#fff"/><path d="M3 5l5 4 5-4" fill="none" stroke="#fff"/></svg>
+`;
+
 export const STYLE = `body { font: 15px/1.45 system-ui, sans-serif; margin: 0 auto; max-width: 70rem; padding: 0 1rem 3rem; color: #222; }
 nav.trail { padding: .6rem 0; border-bottom: 1px solid #ddd; font-size: 90%; }
 table { border-collapse: collapse; margin: .5rem 0 1.5rem; }

@@ -6,7 +6,7 @@ import { RenderRecords, type RenderHead } from '../store/render-records.js';
 import type { Store } from '../store/store.js';
 import { listKey, listSlug } from './call-number.js';
 import type { MonthClassCount } from './charts.js';
-import { frontPage, idShard, idShardName, listPage, LOOKUP_SCRIPT, lookupPage, messagePage, monthPage, STYLE, threadPage } from './pages.js';
+import { FAVICON, frontPage, idShard, idShardName, listPage, LOOKUP_SCRIPT, lookupPage, messagePage, monthPage, STYLE, threadPage } from './pages.js';
 import { compareText, type ListSummary, SiteWriter } from './site-writer.js';
 import { buildThreads, paths, toMbox, UNDATED, type Thread } from './thread-model.js';
 
@@ -75,6 +75,7 @@ export async function renderSite(store: Store, options: RenderOptions, progress:
       await writer.write(`ids/${name}.js`, idShard(sorted));
     }
     await writer.write('style.css', STYLE);
+    await writer.write('favicon.svg', FAVICON);
     await writer.write('lookup.js', LOOKUP_SCRIPT);
     await writer.write('lookup.html', lookupPage());
     const summaries = Object.values(writer.lists).sort((a, b) => compareText(a.name, b.name) || compareText(a.system, b.system));
