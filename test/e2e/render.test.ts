@@ -162,6 +162,26 @@ describeOnDialectDatabases('render on $dialect', (databases) => {
     expect(page('index.html')).toContain('<h1>Mailing lists</h1>');
   });
 
+  it('with --list keeps lists rendered before on the front page, and with --since writes only later months', async () => {
+    const dir = join(out, 'partial');
+    const kernel = await render(dir, ['--list', KERNEL]);
+    expect(kernel.lists.map((l) => l.name)).toEqual([KERNEL]);
+    await render(dir, ['--list', HOSTILE]);
+    const front = readFileSync(join(dir, 'index.html'), 'utf8');
+    expect(front).toContain('kernel-net.mbox');
+    expect(front).toContain('hostile.mbox');
+    expect(front).not.toContain('quarry-dev.mbox');
+
+    const recent = join(out, 'recent');
+    await render(recent, ['--list', QUARRY, '--since', '2024-03']);
+    const months = siteFiles(recent).filter((f) => /^lists\/[^/]+\/\d{4}-\d{2}\.html$/.test(f)).map((f) => f.slice(-12, -5));
+    expect(months.length).toBeGreaterThan(0);
+    expect(months.every((m) => m >= '2024-03')).toBe(true);
+    const bad = await runCli(['render', '--db', db.url, '--out', recent, '--since', '2024-3']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('YYYY-MM');
+  });
+
   it('renders the same bytes on every engine', () => {
     const digest = siteDigest(join(out, 'site'));
     const other = [...digests.values()][0];
