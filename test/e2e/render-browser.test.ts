@@ -100,7 +100,7 @@ describeOnDialectDatabases(
       lookup.searchParams.set('id', '<2024020505.paol@example.invalid>');
       await Promise.all([tab.waitForNavigation({ waitUntil: 'load' }), tab.goto(lookup.href)]);
       // lookup.html → m/xx/call.html → t/yy/root.html#m-call
-      await tab.waitForFunction(() => location.pathname.includes('/t/'), { timeout: 10_000 });
+      await tab.waitForFunction("location.pathname.includes('/t/')", { timeout: 10_000 });
       const at = new URL(tab.url());
       expect(at.hash).toMatch(/^#m-[a-z2-7]{10}$/);
       expect(await tab.$eval(at.hash, (article) => article.textContent)).toContain('2024020505.paol@example.invalid');
