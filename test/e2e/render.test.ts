@@ -117,6 +117,23 @@ describeOnDialectDatabases('render on $dialect', (databases) => {
     }
   });
 
+  it('gives every patch series a page, listed on its list, that links the thread of each version', async () => {
+    const rows = await query<Record<string, unknown>>(
+      `SELECT s.series_key, l.system, l.name, root.message_key AS root_key, p.version
+       FROM pr_equivalents p JOIN patch_series s ON s.id = p.series_id JOIN lists l ON l.id = p.list_id
+       JOIN email_messages root ON root.id = p.root_message_id`,
+    );
+    expect(rows.length).toBeGreaterThan(2);
+    for (const row of rows) {
+      const list = { system: String(row.system), name: String(row.name) };
+      const call = callNumber(listKey(list), `series\n${String(row.series_key)}`);
+      expect(page(`lists/${listSlug(list)}/series.html`)).toContain(`href="../../${paths.series(call)}"`);
+      const seriesPage = page(paths.series(call));
+      expect(seriesPage).toContain(`href="../../${paths.thread(callNumber(listKey(list), String(row.root_key)))}"`);
+      expect(seriesPage).toContain(`<th>latest version</th><td>v${Number(row.version)}</td>`);
+    }
+  });
+
   it('shows mail that carries script and javascript: links as text, and runs no script from it', () => {
     const hostile = first.lists.find((l) => l.name === HOSTILE)!;
     expect(hostile.messages).toBe(2);

@@ -33,7 +33,8 @@ export interface ListOverview {
   counts: MonthClassCount[];
   classes: string[];
   posters: Array<{ name: string; address: string; count: number }>;
-  waiting: Array<{ series: RenderSeries; thread: string | null }>;
+  waiting: Array<{ series: RenderSeries; page: string }>;
+  seriesCount: number;
   months: Array<{ month: string; messages: number; threads: number }>;
 }
 
@@ -43,8 +44,8 @@ export function listPage(o: ListOverview): string {
   const dated = s.monthly.length ? monthRange(s.monthly[0]!.month, s.monthly.at(-1)!.month) : [];
   const posters = o.posters.map((p) => html`<tr><td>${p.name}</td><td>${p.address}</td><td class="n">${p.count}</td></tr>`);
   const waiting = o.waiting.map(
-    ({ series, thread }) =>
-      html`<tr><td>${thread ? html`<a href="../../${thread}">${series.title}</a>` : series.title}</td><td>${series.authorAddress ?? ''}</td><td class="n">v${series.version}</td><td class="n">${series.patchCount}</td><td>${showDate(series.lastActivityAt)}</td></tr>`,
+    ({ series, page: href }) =>
+      html`<tr><td><a href="../../${href}">${series.title}</a></td><td>${series.authorAddress ?? ''}</td><td class="n">v${series.version}</td><td class="n">${series.patchCount}</td><td>${showDate(series.lastActivityAt)}</td></tr>`,
   );
   const months = o.months.map((m) => html`<tr><td><a href="${m.month}.html">${m.month}</a></td><td class="n">${m.messages}</td><td class="n">${m.threads}</td></tr>`);
   return page({
@@ -59,8 +60,72 @@ ${stackedChart(dated, o.counts, o.classes)}
 ${o.waiting.length ? html`<h2>Patch series waiting for review</h2>
 <p>Series with no review reply, no Reviewed-by or Acked-by, and no commit notice.</p>
 <table><thead><tr><th>series</th><th>author</th><th>version</th><th>patches</th><th>last activity</th></tr></thead><tbody>${waiting}</tbody></table>` : ''}
+${o.seriesCount ? html`<p><a href="series.html">All ${o.seriesCount} patch series</a></p>` : ''}
 <h2>Months</h2>
 <table><thead><tr><th>month</th><th>messages</th><th>threads</th></tr></thead><tbody>${months}</tbody></table>`,
+  });
+}
+
+/** A patch series and the threads of its versions. */
+export interface SeriesView {
+  call: string;
+  series: RenderSeries;
+  versions: Array<{ version: number; thread: Thread }>;
+}
+
+function seriesRow(view: SeriesView, up: string): Html {
+  const s = view.series;
+  return html`<tr><td><a href="${up}${paths.series(view.call)}">${s.title}</a></td><td>${s.authorAddress ?? ''}</td><td class="n">v${s.version}</td><td class="n">${s.patchCount}</td><td class="n">${s.replyCount}</td><td>${s.merged ? 'merged' : ''}</td><td>${showDate(s.lastActivityAt)}</td></tr>`;
+}
+
+const SERIES_HEAD = html`<thead><tr><th>series</th><th>author</th><th>version</th><th>patches</th><th>replies</th><th>merged</th><th>last activity</th></tr></thead>`;
+
+/** Every patch series of a list, latest activity first. */
+export function seriesListPage(summary: ListSummary, views: readonly SeriesView[]): string {
+  return page({
+    title: `${summary.name}: patch series`,
+    root: '../../',
+    trail: [
+      { href: 'index.html', text: summary.name },
+      { href: 'series.html', text: 'patch series' },
+    ],
+    body: html`<h1>${summary.name}: patch series</h1>
+<table>${SERIES_HEAD}<tbody>${views.map((v) => seriesRow(v, '../../'))}</tbody></table>`,
+  });
+}
+
+/** One patch series: its figures (pr_equivalents) and the thread of each version. */
+export function seriesPage(summary: ListSummary, view: SeriesView): string {
+  const s = view.series;
+  const up = '../../';
+  const versions = view.versions.map(
+    ({ version, thread }) =>
+      html`<tr><td class="n">v${version}</td><td><a href="${up}${paths.thread(thread.call)}">${subjectOf(thread.root)}</a></td><td>${showDate(thread.startedAt)}</td><td class="n">${thread.messageCount}</td><td class="n">${thread.participants}</td></tr>`,
+  );
+  const figures: Array<[string, string | number]> = [
+    ['author', s.authorAddress ?? ''],
+    ['latest version', `v${s.version}`],
+    ['patches in it', s.patchCount],
+    ['review replies', s.replyCount],
+    ['Reviewed-by', s.reviewedBy],
+    ['Acked-by', s.ackedBy],
+    ['Tested-by', s.testedBy],
+    ['participants', s.participants],
+    ['first activity', showDate(s.firstActivityAt)],
+    ['last activity', showDate(s.lastActivityAt)],
+    ['merged', s.merged ? showDate(s.mergedAt) || 'yes' : 'no'],
+  ];
+  return page({
+    title: s.title,
+    root: up,
+    trail: [
+      { href: `${up}lists/${summary.slug}/index.html`, text: summary.name },
+      { href: `${up}lists/${summary.slug}/series.html`, text: 'patch series' },
+    ],
+    body: html`<h1>${s.title}</h1>
+<table><tbody>${figures.map(([name, value]) => html`<tr><th>${name}</th><td>${value}</td></tr>`)}</tbody></table>
+<h2>Versions</h2>
+<table><thead><tr><th>version</th><th>thread</th><th>started</th><th>messages</th><th>participants</th></tr></thead><tbody>${versions}</tbody></table>`,
   });
 }
 
@@ -90,8 +155,12 @@ export function threadPage(
   thread: Thread,
   details: ReadonlyMap<number, RenderDetail>,
   neighbours: { previous?: Thread; next?: Thread },
+  seriesOf: ReadonlyMap<number, SeriesView>,
 ): string {
   const up = '../../';
+  const series = [...new Set(thread.tree.map(({ item }) => item.patchSeriesId).filter((id): id is number => id !== null))]
+    .map((id) => seriesOf.get(id))
+    .filter((view): view is SeriesView => view !== undefined);
   const treeItems = thread.tree.map(
     ({ item, depth }) =>
       html`<li class="d${Math.min(depth, 12)}" data-call="${item.call}" data-parent="${thread.parents.get(item.call) ?? ''}"><a href="#m-${item.call}">${subjectOf(item)}</a> <span class="who">${sender(item)}</span> <span class="when">${showDate(item.sentAt)}</span></li>`,
@@ -121,7 +190,7 @@ ${renderBody(detail?.bodyText ?? null)}</article>`;
       { href: `${up}lists/${summary.slug}/${thread.month}.html`, text: thread.month },
     ],
     body: html`<h1>${subjectOf(thread.root)}</h1>
-<p>${thread.messageCount} messages · ${thread.participants} participants · ${showDate(thread.startedAt)} to ${showDate(thread.lastAt)} · <a href="${up}${paths.mbox(thread.call)}" type="application/mbox">thread as mbox</a></p>
+<p>${thread.messageCount} messages · ${thread.participants} participants · ${showDate(thread.startedAt)} to ${showDate(thread.lastAt)} · <a href="${up}${paths.mbox(thread.call)}" type="application/mbox">thread as mbox</a>${series.map((v) => html` · patch series <a href="${up}${paths.series(v.call)}">${v.series.title}</a>`)}</p>
 ${pager}
 <h2>Replies</h2>
 <ul class="tree">${treeItems}</ul>

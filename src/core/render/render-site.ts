@@ -2,11 +2,11 @@ import { InputError } from '../errors.js';
 import type { ProgressListener } from '../progress.js';
 import { selectLists, type ListSelection } from '../registry/select-lists.js';
 import type { ListRecord } from '../store/list-records.js';
-import { RenderRecords, type RenderHead } from '../store/render-records.js';
+import { RenderRecords, type RenderHead, type RenderSeries } from '../store/render-records.js';
 import type { Store } from '../store/store.js';
-import { listKey, listSlug } from './call-number.js';
+import { callNumber, listKey, listSlug } from './call-number.js';
 import type { MonthClassCount } from './charts.js';
-import { FAVICON, frontPage, idShard, idShardName, listPage, LOOKUP_SCRIPT, lookupPage, messagePage, monthPage, STYLE, threadPage } from './pages.js';
+import { FAVICON, frontPage, idShard, idShardName, listPage, type ListOverview, LOOKUP_SCRIPT, lookupPage, messagePage, monthPage, seriesListPage, seriesPage, type SeriesView, STYLE, threadPage } from './pages.js';
 import { compareText, type ListSummary, SiteWriter } from './site-writer.js';
 import { buildThreads, paths, toMbox, UNDATED, type Thread } from './thread-model.js';
 
@@ -120,7 +120,11 @@ async function renderList(
   const monthNames = [...byMonth.keys()].sort((a, b) => (a === UNDATED ? 1 : b === UNDATED ? -1 : compareText(a, b)));
   const wanted = (month: string) => !options.since || month === UNDATED || month >= options.since;
 
-  await writer.write(`lists/${summary.slug}/index.html`, listPage(await overview(records, list, summary, heads, threads, monthNames, byMonth)));
+  const series = seriesViews(listKey(list), await records.series(list.id), threads);
+  const seriesOf = new Map(series.map((view) => [view.series.seriesId, view]));
+  await writer.write(`lists/${summary.slug}/index.html`, listPage(overview(summary, heads, series, monthNames, byMonth)));
+  if (series.length) await writer.write(`lists/${summary.slug}/series.html`, seriesListPage(summary, series));
+  for (const view of series) await writer.write(paths.series(view.call), seriesPage(summary, view));
   for (const [index, month] of monthNames.entries()) {
     if (!wanted(month)) continue;
     await writer.write(`lists/${summary.slug}/${month}.html`, monthPage(summary, month, byMonth.get(month)!, { previous: monthNames[index - 1], next: monthNames[index + 1] }));
@@ -134,7 +138,7 @@ async function renderList(
   const flush = async () => {
     const details = await records.details(batch.flatMap(({ thread }) => thread.tree.map(({ item }) => item.id)));
     for (const { thread, index } of batch) {
-      await writer.write(paths.thread(thread.call), threadPage(summary, thread, details, { previous: threads[index - 1], next: threads[index + 1] }));
+      await writer.write(paths.thread(thread.call), threadPage(summary, thread, details, { previous: threads[index - 1], next: threads[index + 1] }, seriesOf));
       const raws: Array<{ raw: Buffer; from: string | null; sentAt: string | null }> = [];
       for (const { item } of thread.tree) {
         await writer.write(paths.message(item.call), messagePage(item, thread));
@@ -182,7 +186,33 @@ function summarize(list: ListRecord, heads: readonly RenderHead[]): ListSummary 
   };
 }
 
-async function overview(records: RenderRecords, list: ListRecord, summary: ListSummary, heads: readonly RenderHead[], threads: readonly Thread[], monthNames: readonly string[], byMonth: ReadonlyMap<string, Thread[]>) {
+/**
+ * A list's patch series with the thread of each version: a thread holding
+ * mail of the series counts as the version its patches carry (the highest,
+ * when a thread mixes them; v1 when none says).
+ */
+function seriesViews(key: string, rows: readonly RenderSeries[], threads: readonly Thread[]): SeriesView[] {
+  const found = new Map<number, Map<Thread, number>>();
+  for (const thread of threads) {
+    for (const { item } of thread.tree) {
+      if (item.patchSeriesId === null) continue;
+      const versions = found.get(item.patchSeriesId) ?? new Map<Thread, number>();
+      found.set(item.patchSeriesId, versions);
+      versions.set(thread, Math.max(versions.get(thread) ?? 1, item.patchVersion ?? thread.root.patchVersion ?? 1));
+    }
+  }
+  return rows
+    .map((series) => ({
+      call: callNumber(key, `series\n${series.seriesKey}`),
+      series,
+      versions: [...(found.get(series.seriesId) ?? [])]
+        .map(([thread, version]) => ({ version, thread }))
+        .sort((a, b) => a.version - b.version || compareText(a.thread.startedAt ?? '', b.thread.startedAt ?? '') || compareText(a.thread.call, b.thread.call)),
+    }))
+    .sort((a, b) => compareText(b.series.lastActivityAt ?? '', a.series.lastActivityAt ?? '') || compareText(a.call, b.call));
+}
+
+function overview(summary: ListSummary, heads: readonly RenderHead[], series: readonly SeriesView[], monthNames: readonly string[], byMonth: ReadonlyMap<string, Thread[]>): ListOverview {
   const counts = new Map<string, MonthClassCount>();
   const posters = new Map<string, { name: string; address: string; count: number }>();
   const messagesInMonth = new Map<string, number>();
@@ -201,21 +231,15 @@ async function overview(records: RenderRecords, list: ListRecord, summary: ListS
     if (!poster.name && head.fromName) poster.name = head.fromName;
     posters.set(address, poster);
   }
-  const classes = [...new Set(heads.map((h) => h.msgClass))].sort(compareText);
-  const threadOf = new Map(threads.flatMap((t) => t.tree.map(({ item }) => [item.id, t] as const)));
-  const waiting = (await records.series(list.id))
-    .filter((s) => s.replyCount === 0 && s.reviewedBy === 0 && s.ackedBy === 0 && !s.merged)
-    .map((series) => {
-      const thread = series.rootMessageId === null ? undefined : threadOf.get(series.rootMessageId);
-      return { series, thread: thread ? paths.thread(thread.call) : null };
-    })
-    .sort((a, b) => compareText(b.series.lastActivityAt ?? '', a.series.lastActivityAt ?? '') || compareText(a.series.title, b.series.title));
   return {
     summary,
     counts: [...counts.values()].sort((a, b) => compareText(a.month, b.month) || compareText(a.msgClass, b.msgClass)),
-    classes,
+    classes: [...new Set(heads.map((h) => h.msgClass))].sort(compareText),
     posters: [...posters.values()].sort((a, b) => b.count - a.count || compareText(a.address, b.address)).slice(0, TOP_POSTERS),
-    waiting,
+    waiting: series
+      .filter(({ series: s }) => s.replyCount === 0 && s.reviewedBy === 0 && s.ackedBy === 0 && !s.merged)
+      .map((view) => ({ series: view.series, page: paths.series(view.call) })),
+    seriesCount: series.length,
     months: monthNames.map((month) => ({ month, messages: messagesInMonth.get(month) ?? 0, threads: byMonth.get(month)?.length ?? 0 })),
   };
 }

@@ -31,6 +31,7 @@ export const paths = {
   raw: (call: string) => `m/${shard(call)}/${call}.eml`,
   thread: (call: string) => `t/${shard(call)}/${call}.html`,
   mbox: (call: string) => `t/${shard(call)}/${call}.mbox`,
+  series: (call: string) => `s/${shard(call)}/${call}.html`,
 };
 
 /** Earlier mail first; undated mail last; the call number breaks ties the same way everywhere. */

@@ -16,6 +16,8 @@ export interface RenderHead {
   sentAt: string | null;
   msgClass: string;
   hasPatch: boolean;
+  patchSeriesId: number | null;
+  patchVersion: number | null;
 }
 
 export interface RenderTrailer {
@@ -45,6 +47,9 @@ export interface RenderDetail {
 
 /** A patch series of a list, as pr_equivalents shows it. */
 export interface RenderSeries {
+  seriesId: number;
+  /** Lower-cased author address, a newline, lower-cased title: the series' identity in its list. */
+  seriesKey: string;
   rootMessageId: number | null;
   title: string;
   authorAddress: string | null;
@@ -53,7 +58,11 @@ export interface RenderSeries {
   replyCount: number;
   reviewedBy: number;
   ackedBy: number;
+  testedBy: number;
+  participants: number;
   merged: boolean;
+  mergedAt: string | null;
+  firstActivityAt: string | null;
   lastActivityAt: string | null;
 }
 
@@ -71,7 +80,7 @@ export class RenderRecords {
   async heads(listId: number): Promise<RenderHead[]> {
     const heads: RenderHead[] = [];
     const rows = this.db.stream<Record<string, unknown>>(
-      `SELECT id, message_key, message_id, thread_root_id, in_reply_to, from_name, from_address, is_bot, subject, sent_at, msg_class, has_patch
+      `SELECT id, message_key, message_id, thread_root_id, in_reply_to, from_name, from_address, is_bot, subject, sent_at, msg_class, has_patch, patch_series_id, patch_version
        FROM email_messages WHERE list_id = ? ORDER BY id`,
       [listId],
       2000,
@@ -81,6 +90,8 @@ export class RenderRecords {
         const head = mapRow<RenderHead>(row, HEAD_SHAPE);
         head.id = Number(head.id);
         head.threadRootId = head.threadRootId === null ? null : Number(head.threadRootId);
+        head.patchSeriesId = head.patchSeriesId === null ? null : Number(head.patchSeriesId);
+        head.patchVersion = head.patchVersion === null ? null : Number(head.patchVersion);
         heads.push(head);
       }
     }
@@ -134,20 +145,24 @@ export class RenderRecords {
   /** The list's patch series (pr_equivalents). */
   async series(listId: number): Promise<RenderSeries[]> {
     const rows = await this.db.all<Record<string, unknown>>(
-      `SELECT root_message_id, title, author_address, version, patch_count, reply_count, reviewed_by, acked_by, merged, last_activity_at
-       FROM pr_equivalents WHERE list_id = ?`,
+      `SELECT p.series_id, s.series_key, p.root_message_id, p.title, p.author_address, p.version, p.patch_count, p.reply_count,
+         p.reviewed_by, p.acked_by, p.tested_by, p.participants, p.merged, p.merged_at, p.first_activity_at, p.last_activity_at
+       FROM pr_equivalents p JOIN patch_series s ON s.id = p.series_id WHERE p.list_id = ?`,
       [listId],
     );
     return rows.map((row) => {
       const s = mapRow<RenderSeries>(row, { booleans: ['merged'] });
       return {
         ...s,
+        seriesId: Number(s.seriesId),
         rootMessageId: s.rootMessageId === null ? null : Number(s.rootMessageId),
         version: Number(s.version),
         patchCount: Number(s.patchCount),
         replyCount: Number(s.replyCount ?? 0),
         reviewedBy: Number(s.reviewedBy ?? 0),
         ackedBy: Number(s.ackedBy ?? 0),
+        testedBy: Number(s.testedBy ?? 0),
+        participants: Number(s.participants ?? 0),
       };
     });
   }

@@ -15,6 +15,8 @@ const head = (id: number, root: number, inReplyTo: string | null, sentAt: string
   sentAt,
   msgClass: 'discuss',
   hasPatch: false,
+  patchSeriesId: null,
+  patchVersion: null,
 });
 
 describe('buildThreads', () => {
