@@ -60,6 +60,7 @@ export async function renderSite(store: Store, options: RenderOptions, progress:
     addIds(ids, threads);
     progress({ type: 'end', task, status: 'done', detail: `${summary.messages} messages, ${threads.length} threads` });
   }
+  if (options.signal?.aborted) result.interrupted = true;
 
   if (!result.interrupted) {
     // Lists rendered into this folder before and not chosen now keep their place on the front page and in the Message-ID map.

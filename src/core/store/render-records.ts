@@ -98,10 +98,17 @@ export class RenderRecords {
     return heads;
   }
 
-  /** Text, trailers, links and raw bytes of these messages, by id. */
+  /** Text, trailers, links and raw bytes of these messages, by id (read in chunks: a thread may hold more messages than a statement takes parameters). */
   async details(ids: readonly number[]): Promise<Map<number, RenderDetail>> {
     const details = new Map<number, RenderDetail>();
-    if (ids.length === 0) return details;
+    const chunk = Math.min(1000, this.db.capabilities.maxParameters);
+    for (let at = 0; at < ids.length; at += chunk) await this.readDetails(ids.slice(at, at + chunk), details);
+    // Engines return rows in their own order; a page must not depend on it.
+    for (const detail of details.values()) detail.links.sort((a, b) => order(a.kind, b.kind) || order(a.label, b.label) || order(a.role, b.role) || order(a.url ?? '', b.url ?? ''));
+    return details;
+  }
+
+  private async readDetails(ids: readonly number[], details: Map<number, RenderDetail>): Promise<void> {
     const marks = inPlaceholders(ids.length);
     const rows = await this.db.all<Record<string, unknown>>(
       `SELECT e.id, e.trailers, mb.body_text, r.raw, r.raw_codec
@@ -139,7 +146,6 @@ export class RenderRecords {
     for (const row of pulls) {
       details.get(Number(row.email_message_id))?.links.push({ kind: 'pull request', label: `#${String(row.number)}`, title: (row.title as string | null) ?? null, url: (row.url as string | null) ?? null, role: String(row.role) });
     }
-    return details;
   }
 
   /** The list's patch series (pr_equivalents). */
@@ -166,4 +172,8 @@ export class RenderRecords {
       };
     });
   }
+}
+
+function order(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
