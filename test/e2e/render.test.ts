@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -179,7 +179,7 @@ describeOnDialectDatabases('render on $dialect', (databases) => {
     expect(page('index.html')).toContain('<h1>Mailing lists</h1>');
   });
 
-  it('with --list keeps lists rendered before on the front page, and with --since writes only later months', async () => {
+  it('with --list keeps lists rendered before on the front page, and with --since writes only later months; a --since or --out that cannot be is refused', async () => {
     const dir = join(out, 'partial');
     const kernel = await render(dir, ['--list', KERNEL]);
     expect(kernel.lists.map((l) => l.name)).toEqual([KERNEL]);
@@ -197,6 +197,14 @@ describeOnDialectDatabases('render on $dialect', (databases) => {
     const bad = await runCli(['render', '--db', db.url, '--out', recent, '--since', '2024-3']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('YYYY-MM');
+    const file = join(out, 'a-file');
+    await writeFile(file, 'not a folder');
+    const onFile = await runCli(['render', '--db', db.url, '--out', file]);
+    expect(onFile.code).toBe(2);
+    expect(onFile.stderr).toContain('is not a folder');
+    const onProc = await runCli(['render', '--db', db.url, '--out', '/proc/self/listminer-site']);
+    expect(onProc.code).toBe(2);
+    expect(onProc.stderr).toContain('kernel filesystem');
   });
 
   it('renders the same bytes on every engine', () => {

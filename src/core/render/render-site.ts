@@ -1,3 +1,5 @@
+import { isMonth } from '../archive/month.js';
+import { refuseVirtualFolder } from '../config/refuse-virtual-folder.js';
 import { InputError } from '../errors.js';
 import type { ProgressListener } from '../progress.js';
 import { selectLists, type ListSelection } from '../registry/select-lists.js';
@@ -39,9 +41,11 @@ const TOP_POSTERS = 15;
  * the same bytes for the same mail.
  */
 export async function renderSite(store: Store, options: RenderOptions, progress: ProgressListener): Promise<RenderResult> {
-  if (options.since !== undefined && !/^\d{4}-(0[1-9]|1[0-2])$/.test(options.since)) {
-    throw new InputError(`--since ${options.since} is not a month.`, 'Give it as YYYY-MM, e.g. --since 2024-01.');
+  if (options.since !== undefined && !isMonth(options.since)) {
+    throw new InputError(`--since ${options.since} is not a month.`, 'Give a month as YYYY-MM, e.g. 2024-03.');
   }
+  refuseVirtualFolder(options.outDir, '--out');
+  // The Store has no render records of its own: render is the only reader of these queries.
   const records = new RenderRecords(store.db);
   const lists = await selectLists(store, options.selection);
   const writer = await SiteWriter.open(options.outDir);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { InputError } from '../errors.js';
 
 /** The manifest's file in the output folder. */
 export const RENDER_MANIFEST = 'render-manifest.json';
@@ -45,7 +46,13 @@ export class SiteWriter {
   }
 
   static async open(outDir: string): Promise<SiteWriter> {
-    await mkdir(outDir, { recursive: true });
+    try {
+      await mkdir(outDir, { recursive: true });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOTDIR' || code === 'EEXIST') throw new InputError(`--out ${outDir} is not a folder: a file stands at that path or on the way to it.`, 'Give --out a folder path (it is made when missing).');
+      throw error;
+    }
     let manifest: RenderManifest = { format: 1, files: {}, lists: {} };
     let text = '';
     try {
