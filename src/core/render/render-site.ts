@@ -4,7 +4,7 @@ import { InputError } from '../errors.js';
 import type { ProgressListener } from '../progress.js';
 import { selectLists, type ListSelection } from '../registry/select-lists.js';
 import type { ListRecord } from '../store/list-records.js';
-import { RenderRecords, type RenderHead, type RenderSeries } from '../store/render-records.js';
+import { type RenderRecords, type RenderHead, type RenderSeries } from '../store/render-records.js';
 import type { Store } from '../store/store.js';
 import { callNumber, listKey, listSlug } from './call-number.js';
 import type { MonthClassCount } from './charts.js';
@@ -45,8 +45,7 @@ export async function renderSite(store: Store, options: RenderOptions, progress:
     throw new InputError(`--since ${options.since} is not a month.`, 'Give a month as YYYY-MM, e.g. 2024-03.');
   }
   refuseVirtualFolder(options.outDir, '--out');
-  // The Store has no render records of its own: render is the only reader of these queries.
-  const records = new RenderRecords(store.db);
+  const records = store.render;
   const lists = await selectLists(store, options.selection);
   const writer = await SiteWriter.open(options.outDir);
   const ids = new Map<string, Map<string, string[]>>();
