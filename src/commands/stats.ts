@@ -21,7 +21,7 @@ export default class Stats extends BaseCommand<typeof Stats> {
       this.note('No lists are registered; add one with `listminer lists add`.');
       return result;
     }
-    this.render(result, this.flags.unresolved);
+    this.render(result, flags.unresolved);
     return result;
   }
 

@@ -82,7 +82,7 @@ export function judgeBranches(figures: CoverageFigures): CoverageBranch[] {
 }
 
 /** `apache_ponymail (1 list)`, `mbox (config, 3 lists)`: who expects the class; `requiredBy` names the lists. */
-export function describeRequirements(requirements: readonly Requirement[]): string {
+function describeRequirements(requirements: readonly Requirement[]): string {
   return requirements
     .map((r) => `${r.system} (${r.source === 'config' ? 'config, ' : ''}${r.lists.length} list${r.lists.length === 1 ? '' : 's'})`)
     .join(', ');
