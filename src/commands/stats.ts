@@ -1,3 +1,4 @@
+import { Flags } from '@oclif/core';
 import { BaseCommand, listFlags } from '../cli/base-command.js';
 import { renderBarChart } from '../cli/render-bar-chart.js';
 import { naming, renderTable } from '../cli/render-table.js';
@@ -6,9 +7,12 @@ import { collectStats, type StatsResult } from '../core/stats/collect-stats.js';
 export default class Stats extends BaseCommand<typeof Stats> {
   static override summary = 'Show how much of each list is fetched, classified and drained, and what the mail is.';
   static override description =
-    "Per list: months scanned, first and last month, whether the scan is complete, failures and the next retry, and its mail by status. Then each class's share of stored mail, the mirror share, signaled repos, resolved senders, the rules (sha256 of the systems file) and listminer versions the stored labels were made with, lists whose mail waits for a repo (with the command that gives it one), months fetch left as gaps, and missed-LINK shadows. With --list, each named list's messages per month as a bar chart.";
+    "Per list: months scanned, first and last month, whether the scan is complete, failures and the next retry, and its mail by status. Then each class's share of stored mail, the mirror share, signaled repos (and the repository URLs mail names that are not registered, each with the command that registers it), resolved senders, the rules (sha256 of the systems file) and listminer versions the stored labels were made with, lists whose mail waits for a repo (with the command that gives it one), months fetch left as gaps, and missed-LINK shadows. With --list, each named list's messages per month as a bar chart.";
   static override examples = ['<%= config.bin %> stats', '<%= config.bin %> stats --list dev@kafka.apache.org', '<%= config.bin %> stats --system public_inbox --json'];
-  static override flags = { ...listFlags };
+  static override flags = {
+    ...listFlags,
+    unresolved: Flags.integer({ description: 'how many unresolved signaled repositories to list, most mentioned first (0: all; --json has all)', default: 10, min: 0 }),
+  };
 
   async run(): Promise<StatsResult> {
     const { flags } = this;
@@ -17,11 +21,11 @@ export default class Stats extends BaseCommand<typeof Stats> {
       this.note('No lists are registered; add one with `listminer lists add`.');
       return result;
     }
-    this.render(result);
+    this.render(result, flags.unresolved);
     return result;
   }
 
-  private render(result: StatsResult): void {
+  private render(result: StatsResult, unresolvedShown: number): void {
     this.show(
       renderTable(
         [naming('system'), naming('list'), 'months', 'first', 'last', 'complete', 'failures', 'next retry'],
@@ -77,6 +81,14 @@ export default class Stats extends BaseCommand<typeof Stats> {
           result.labelProvenance.map((p) => [p.rulesHash ?? 'not recorded', p.listminerVersion ?? 'not recorded', p.messages]),
         ),
       );
+    }
+    const unresolved = result.unresolvedSignaledRepos;
+    if (unresolved.length > 0) {
+      const shown = unresolvedShown === 0 ? unresolved : unresolved.slice(0, unresolvedShown);
+      const messages = unresolved.reduce((total, repo) => total + repo.messages, 0);
+      this.show(`${unresolved.length} repository URL(s) named in ${messages} message(s) are not registered; \`listminer repos add --from FILE\` registers a file of them at once.`);
+      this.show(renderTable([naming('signaled repository'), 'messages', 'register'], shown.map((repo) => [repo.url, repo.messages, repo.fix])));
+      if (shown.length < unresolved.length) this.show(`(the ${shown.length} most mentioned of ${unresolved.length}; --unresolved 0 or --json lists all)`);
     }
     if (result.gaps.length > 0) {
       this.show(`${result.gaps.length} month(s) could not be read and were gone past; every fetch tries them again.`);

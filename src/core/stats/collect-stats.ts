@@ -15,6 +15,12 @@ import {
   type StuckList,
 } from './summarize-stats.js';
 
+export interface UnresolvedRepo {
+  url: string;
+  messages: number;
+  fix: string;
+}
+
 export interface StatsResult {
   lists: ListStats[];
   totals: Pick<ListStats, 'staged' | 'classified' | 'drained' | 'deferred' | 'shunted' | 'pending'> & { stored: number };
@@ -22,6 +28,8 @@ export interface StatsResult {
   /** github_mirror + commit_notify of all stored mail. */
   mirror: { count: number; share: number };
   signaledRepos: { captured: number; resolved: number; capturedShare: number; resolvedShare: number };
+  /** Every repository URL stored mail names that no registered repo resolves, most messages first, with the command that registers it. */
+  unresolvedSignaledRepos: UnresolvedRepo[];
   senders: { humans: number; resolved: number; bots: number; resolvedShare: number };
   externalKeys: { issueEvents: number; withKey: number };
   stuck: StuckList[];
@@ -70,6 +78,7 @@ export async function collectStats(store: Store, selection: ListSelection = {}):
       capturedShare: ratio(mail.signaledCaptured, mail.total),
       resolvedShare: ratio(mail.signaledResolved, mail.signaledCaptured),
     },
+    unresolvedSignaledRepos: (await reports.unresolvedSignaledRepos(scope)).map((repo) => ({ ...repo, fix: `listminer repos add ${repo.url}` })),
     senders: { humans: mail.humans, resolved: mail.humansResolved, bots: mail.bots, resolvedShare: ratio(mail.humansResolved, mail.humans) },
     externalKeys: { issueEvents: mail.issueEvents, withKey: mail.issueEventsWithKey },
     stuck: stuckLists(figures),

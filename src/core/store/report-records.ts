@@ -169,6 +169,18 @@ export class ReportRecords {
     return Object.fromEntries(Object.entries(figures).map(([name, value]) => [name, Number(value ?? 0)])) as unknown as MailFigures;
   }
 
+  /** Repository URLs stored mail names (signaled_repo_url) that no registered repo resolves, by messages, most first. */
+  async unresolvedSignaledRepos(scope: ReportScope): Promise<Array<{ url: string; messages: number }>> {
+    const where = scopeClause('list_id', scope);
+    const rows = await this.db.all<{ url: string; n: number }>(
+      `SELECT signaled_repo_url AS url, COUNT(*) AS n FROM email_messages
+       WHERE signaled_repo_url IS NOT NULL AND signaled_repo_id IS NULL ${where.sql ? `AND ${where.sql}` : ''}
+       GROUP BY signaled_repo_url ORDER BY n DESC, url`,
+      where.params,
+    );
+    return rows.map((row) => ({ url: row.url, messages: Number(row.n) }));
+  }
+
   /** Drained staged rows with no email_messages row under the same list and key. */
   async drainedWithoutRow(scope: ReportScope): Promise<Offenders> {
     const where = scopeClause('s.list_id', scope);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { InputError } from '../errors.js';
-import { isPlainObject, refuseProblems, YamlFile, type Problem, type Validation } from '../config/yaml-document.js';
+import { isNameList, isPlainObject, refuseProblems, YamlFile, type Problem, type Validation } from '../config/yaml-document.js';
 import { BACKENDS, isBackendName, type BackendName } from './backend-names.js';
 
 export const BUNDLED_SYSTEMS = fileURLToPath(new URL('../../../systems.yaml', import.meta.url));
@@ -20,6 +20,12 @@ export interface SystemDefinition {
   projectionPolicy: ProjectionPolicy;
   /** The system whose rules classify this one's mail (itself unless `rules_from` names another). */
   rulesFrom: string;
+  /**
+   * Classes `verify --strict` requires of a store that holds lists of this
+   * system (docs/systems.md), as written; verify checks the names. Empty
+   * when the system does not say.
+   */
+  expects: string[];
   /** The rules as written; the classifier validates and compiles them. */
   rules: unknown[];
   /** Line of the system's entry in the file, for messages about it. */
@@ -34,7 +40,7 @@ export interface Systems {
   yaml: YamlFile;
 }
 
-const SYSTEM_FIELDS = new Set(['backend', 'base_url', 'repo_url_template', 'projection_policy', 'rules', 'rules_from', 'description']);
+const SYSTEM_FIELDS = new Set(['backend', 'base_url', 'repo_url_template', 'projection_policy', 'rules', 'rules_from', 'description', 'expects']);
 
 export function validateSystems(file: string, text: string): Validation<Systems> {
   const yaml = new YamlFile(file, text);
@@ -72,6 +78,7 @@ export function validateSystems(file: string, text: string): Validation<Systems>
       }
     }
     if (raw.rules !== undefined && !Array.isArray(raw.rules)) errors.push(yaml.problem([...at, 'rules'], 'rules must be a list'));
+    if (raw.expects !== undefined && !isNameList(raw.expects)) errors.push(yaml.problem([...at, 'expects'], 'expects must be a list of class names, e.g. [issue_event]'));
     systems.set(name, {
       name,
       description: typeof raw.description === 'string' ? raw.description : undefined,
@@ -80,6 +87,7 @@ export function validateSystems(file: string, text: string): Validation<Systems>
       repoUrlTemplate: raw.repo_url_template as string | undefined,
       projectionPolicy: policy,
       rulesFrom: typeof raw.rules_from === 'string' ? raw.rules_from : name,
+      expects: isNameList(raw.expects) ? raw.expects : [],
       rules: Array.isArray(raw.rules) ? raw.rules : [],
       line: yaml.lineOf(at),
     });

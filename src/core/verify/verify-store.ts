@@ -3,6 +3,7 @@ import type { ReportScope } from '../store/report-records.js';
 import type { Store } from '../store/store.js';
 import type { Systems } from '../systems/load-systems.js';
 import { judgeBranches, requiredGaps, type CoverageBranch } from './coverage-branches.js';
+import { expectedClasses, type ExpectOverrides } from './expected-classes.js';
 import { judgeMergedMessages } from './merged-messages.js';
 import { judgeInvariants, type InvariantResult } from './store-invariants.js';
 
@@ -19,10 +20,12 @@ export interface VerifyResult {
 /**
  * The coverage harness and the integrity check over the lists selected
  * (every list without a selection). Read-only: it can run beside any stage,
- * and then counts mail still on its way as pending.
+ * and then counts mail still on its way as pending. Which classes are
+ * required follows from the systems of the lists (expectedClasses).
  */
-export async function verifyStore(store: Store, systems: Systems, selection: ListSelection = {}): Promise<VerifyResult> {
+export async function verifyStore(store: Store, systems: Systems, selection: ListSelection = {}, overrides: ExpectOverrides = {}): Promise<VerifyResult> {
   const lists = await selectLists(store, selection);
+  const expected = expectedClasses(lists, systems, overrides);
   const scope: ReportScope = selection.names?.length || selection.system ? lists.map((list) => list.id) : undefined;
   const reports = store.reports;
   const figures = await reports.lists(scope);
@@ -41,6 +44,7 @@ export async function verifyStore(store: Store, systems: Systems, selection: Lis
     routing: await reports.routingCounts(scope),
     mail: await reports.mail(scope),
     prEquivalents: await reports.prEquivalents(nonePolicyLists),
+    expected,
   });
   const invariants = judgeInvariants({
     lists: figures,
