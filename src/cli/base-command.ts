@@ -48,7 +48,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       description: 'YAML config file [env: LISTMINER_CONFIG; default ./listminer.yaml when present]',
       helpGroup: 'GLOBAL',
     }),
-    quiet: Flags.boolean({ description: 'print nothing but the result and errors', helpGroup: 'GLOBAL' }),
+    quiet: Flags.boolean({ description: 'print nothing when all went well; else only the failures, one line each (for cron)', helpGroup: 'GLOBAL' }),
     debug: Flags.boolean({ description: 'show stack traces of errors', helpGroup: 'GLOBAL' }),
   };
 
@@ -147,14 +147,26 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return runWithProgress(title, chooseProgressMode({ quiet: this.flags.quiet, json: this.jsonEnabled() }), work);
   }
 
+  /*
+   * The output contract of every command (README, "Output"): stdout carries
+   * the result (a table, or --json), stderr progress and diagnostics.
+   * --quiet prints nothing when all went well, and only `failure` lines
+   * (and an error) when something did; exit codes do not change.
+   */
+
   /** A line for the human on stderr, unless --quiet or --json. */
   protected note(message: string): void {
     if (!this.flags?.quiet && !this.jsonEnabled()) this.logToStderr(message);
   }
 
-  /** Output for humans on stdout; --json replaces it with the result. */
+  /** One line on stderr for one thing that failed (a list, a month), --quiet or not; --json carries it in the result instead. */
+  protected failure(line: string): void {
+    if (!this.jsonEnabled()) this.logToStderr(line);
+  }
+
+  /** The result for humans on stdout, unless --quiet; --json replaces it with the typed result. */
   protected show(text: string): void {
-    if (!this.jsonEnabled()) this.log(text);
+    if (!this.flags?.quiet && !this.jsonEnabled()) this.log(text);
   }
 
   protected override async catch(error: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {

@@ -46,7 +46,7 @@ export default class Project extends BaseCommand<typeof Project> {
     else {
       this.show(
         renderTable(
-          ['list', 'policy', 'status', 'examined', 'linked', 'created', 'inherited', 'mirror', 'none', 'new issues'],
+          ['list', 'policy', 'status', 'examined', 'linked', 'created', 'inherited', 'mirror', 'mailing-list only', 'new issues'],
           result.lists.map((l) => [`${l.system} ${l.name}`, l.policy, l.error ? `${l.status}: ${l.error}` : l.status, l.examined, l.linked, l.created, l.inherited, l.mirror, l.none, l.issuesCreated]),
         ),
       );

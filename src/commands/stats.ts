@@ -1,6 +1,7 @@
 import { BaseCommand, listFlags } from '../cli/base-command.js';
 import { renderBarChart } from '../cli/render-bar-chart.js';
 import { renderTable } from '../cli/render-table.js';
+import { describeWait } from '../core/fetch/fetch-lists.js';
 import { collectStats, type StatsResult } from '../core/stats/collect-stats.js';
 
 export default class Stats extends BaseCommand<typeof Stats> {
@@ -24,19 +25,21 @@ export default class Stats extends BaseCommand<typeof Stats> {
   private render(result: StatsResult): void {
     this.show(
       renderTable(
-        ['system', 'list', 'months', 'first', 'last', 'complete', 'failures', 'next retry'],
+        ['system', 'list', 'months', 'first', 'last mail', 'complete', 'failures', 'next retry'],
         result.lists.map((l) => [
           l.system,
           l.name,
           l.monthsScanned,
           l.firstMonth,
-          l.lastMonth,
+          l.lastMailMonth,
           l.scanComplete ? 'yes' : 'no',
           l.failedAttempts ? `${l.failedAttempts}${l.sidelinedAt ? ' (sidelined)' : ''}: ${l.lastFailure ?? ''}` : '',
           l.retryAfter,
         ]),
       ),
     );
+    // A failing list is named with its reason and its next try, not left to a column.
+    for (const l of result.lists.filter((list) => list.failedAttempts > 0)) this.show(describeWait(l, Boolean(l.sidelinedAt)));
     const t = result.totals;
     this.show(
       renderTable(
