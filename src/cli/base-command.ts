@@ -144,7 +144,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   /** Runs a stage's work under the progress view this run asks for (bars, plain lines, or none). */
   protected withProgress<R>(title: string, work: (progress: ProgressListener) => Promise<R>): Promise<R> {
-    return runWithProgress(title, chooseProgressMode({ quiet: this.flags.quiet, json: this.jsonEnabled() }), work);
+    return runWithProgress(title, chooseProgressMode({ quiet: this.flags.quiet, json: this.jsonEnabled() }), work, { signal: this.stopController?.signal });
   }
 
   /*
