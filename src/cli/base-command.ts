@@ -18,7 +18,7 @@ export const systemsFlag = Flags.string({ description: 'systems.yaml to use inst
 /** How far back fetch reads, for fetch and sync. */
 export const fetchFlags = {
   now: Flags.boolean({ description: 'fetch even lists not due yet (ignore cadence and retry waits)' }),
-  months: Flags.integer({ description: 'for lists never fetched: how many recent months to read [default: backfill_months, else 12]', min: 1 }),
+  months: Flags.integer({ description: 'for remote lists never fetched: how many recent months to read (a local archive is read whole) [default: backfill_months, else 12]', min: 1 }),
   full: Flags.boolean({ description: "read the archive's whole history, months fetched before included (nothing is stored twice)" }),
 };
 

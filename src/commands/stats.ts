@@ -7,7 +7,7 @@ import { collectStats, type StatsResult } from '../core/stats/collect-stats.js';
 export default class Stats extends BaseCommand<typeof Stats> {
   static override summary = 'Show how much of each list is fetched, classified and drained, and what the mail is.';
   static override description =
-    "Per list: months scanned, first and last month, whether the scan is complete, failures and the next retry, and its mail by status. Then each class's share of stored mail, the mirror share, signaled repos, resolved senders, lists whose mail waits for a repo (with the command that gives it one), months fetch left as gaps, and missed-LINK shadows. With --list, each named list's messages per month as a bar chart.";
+    "Per list: months scanned, first month and last month with mail, whether the scan is complete, failures and the next retry (a failing list also as one sentence), and its mail by status. Then each class's share of stored mail, the mirror share, signaled repos, resolved senders, lists whose mail waits for a repo (with the command that gives it one), months fetch left as gaps, and missed-LINK shadows. With --list, each named list's messages per month as a bar chart.";
   static override examples = ['<%= config.bin %> stats', '<%= config.bin %> stats --list dev@kafka.apache.org', '<%= config.bin %> stats --system public_inbox --json'];
   static override flags = { ...listFlags };
 
