@@ -2,6 +2,7 @@ import { classifyStaged, type ClassifyResult } from '../classify/classify-staged
 import type { MirrorHandling } from '../config/load-config.js';
 import { drainLists, type DrainResult } from '../drain/drain-lists.js';
 import { describeFailures, fetchLists, type FetchOptions, type FetchResult } from '../fetch/fetch-lists.js';
+import { describeStageFailures } from '../pipeline/each-claimed-list.js';
 import type { ProgressEvent, ProgressListener } from '../progress.js';
 import { projectLists, type ProjectResult } from '../project/project-lists.js';
 import { selectListIds } from '../registry/select-lists.js';
@@ -31,9 +32,7 @@ export interface SyncOptions extends Pick<FetchOptions, 'now' | 'full' | 'months
  * reason for fetch (describeFailures), the stage and the reason otherwise.
  */
 export function describeSyncFailures(result: SyncResult): string[] {
-  const later = (stage: SyncStage, lists: ReadonlyArray<{ system: string; name: string; status: string; error?: string }> = []) =>
-    lists.filter((list) => list.status === 'failed').map((list) => `${list.system} ${list.name}: ${stage} failed: ${list.error ?? 'no reason given'}`);
-  return [...describeFailures(result.fetch), ...later('drain', result.drain?.lists), ...later('project', result.project?.lists)];
+  return [...describeFailures(result.fetch), ...describeStageFailures('drain', result.drain?.lists ?? []), ...describeStageFailures('project', result.project?.lists ?? [])];
 }
 
 export interface SyncResult {
