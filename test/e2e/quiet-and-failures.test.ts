@@ -61,6 +61,10 @@ describeOnDialectDatabases('quiet runs and named failures on $dialect', (databas
     expect(Number(staged[0]!.n)).toBe(SAMPLE_MESSAGES);
     const stored = await queryAt<{ n: number }>(db.url, 'SELECT COUNT(*) AS n FROM email_messages');
     expect(Number(stored[0]!.n)).toBe(SAMPLE_MESSAGES);
+    // stats' last month is the last month with mail, not where the scan stands (the present).
+    const stats = await runCliJson<{ lists: Array<{ lastMonth: string; lastMailMonth: string }> }>(['stats', '--db', db.url], { env });
+    expect(stats.json.lists).toEqual([expect.objectContaining({ lastMonth: THIS_MONTH, lastMailMonth: '2024-05' })]);
+    expect(stats.stdout).toMatch(/last mail/);
   }, 300_000);
 
   it('reads nothing of a local archive that has not changed, and its new mail when it has', async () => {
@@ -133,6 +137,8 @@ describeOnDialectDatabases('quiet runs and named failures on $dialect', (databas
     expect(summary.code).toBe(4);
     expect(summary.stderr).toMatch(/^apache_ponymail dev@quarry\.apache\.org \d{4}-\d\d: .*403/m);
     expect(summary.stderr).not.toContain('See the table');
+    // The fetch stage's own row (plain lines off a terminal) ends failed, not done.
+    expect(summary.stderr).toMatch(/ sync: fetch {2}1 of 1 lists failed \(failed\)$/m);
   }, 300_000);
 
   it('names the host and says to check it when its name does not resolve', async () => {
