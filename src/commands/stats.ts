@@ -39,7 +39,7 @@ export default class Stats extends BaseCommand<typeof Stats> {
       ),
     );
     // A failing list is named with its reason and its next try, not left to a column.
-    for (const l of result.lists.filter((list) => list.failedAttempts > 0)) this.show(describeWait(l, Boolean(l.sidelinedAt)));
+    for (const l of result.lists.filter((list) => list.failedAttempts > 0)) this.show(describeWait(l, Boolean(l.sidelinedAt), new Date()));
     const t = result.totals;
     this.show(
       renderTable(

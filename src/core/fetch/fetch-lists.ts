@@ -165,17 +165,19 @@ export async function fetchLists(store: Store, systems: Systems, options: FetchO
     const list = (await store.lists.byId(id))!;
     const breaker = held.get(id);
     const holder = heldElsewhere.find((h) => h.list === list.name && h.system === list.system);
+    const waits = !options.now && isWaiting(list, clock());
     const reason = breaker
       ? breakerReason(breaker)
       : holder
         ? describeHolder(holder)
         : options.now
           ? 'another process holds it'
-          : list.retryAfter && list.retryAfter > clock().toISOString()
-            ? describeWait(list, false)
+          : waits
+            ? describeWait(list, false, clock())
             : 'not due yet (--now fetches it anyway)';
     results.push({ ...skipped(list, owner), reason });
-    if (!breaker && !holder) progress({ type: 'log', level: 'info', message: `${list.system} ${list.name} was not fetched: ${reason}` });
+    // A list that waits is named with the others that wait (`waiting`).
+    if (!breaker && !holder && !waits) progress({ type: 'log', level: 'info', message: `${list.system} ${list.name} was not fetched: ${reason}` });
   }
   const waiting = options.now || options.signal?.aborted ? [] : await listsWaiting(store, clock(), claimed, held, heldElsewhere, listIds, options.system);
   return { lists: results, totals: total(results), interrupted: Boolean(options.signal?.aborted), breakers: [...breakers.values()], waiting, heldElsewhere };
@@ -196,26 +198,30 @@ async function listsWaiting(
     if (claimed.has(list.id) || held.has(list.id) || heldElsewhere.some((h) => h.system === list.system && h.list === list.name)) continue;
     if (listIds ? !listIds.includes(list.id) : system && list.system !== system) continue;
     const sidelined = Boolean(list.sidelinedAt) && !listIds;
-    if (!sidelined && !(list.retryAfter && list.retryAfter > now.toISOString())) continue;
+    if (!sidelined && !isWaiting(list, now)) continue;
     waiting.push({
       system: list.system,
       list: list.name,
       retryAfter: sidelined ? null : list.retryAfter,
       failedRuns: list.failedAttempts,
       lastFailure: list.lastFailure,
-      reason: describeWait(list, sidelined),
+      reason: describeWait(list, sidelined, now),
     });
   }
   return waiting;
 }
 
-/** Why a list that failed is not fetched now, and how to fetch it anyway. */
-export function describeWait(list: Pick<ListRecord, 'system' | 'name' | 'retryAfter' | 'failedAttempts' | 'lastFailure'>, sidelined: boolean): string {
+function isWaiting(list: Pick<ListRecord, 'retryAfter'>, now: Date): boolean {
+  return Boolean(list.retryAfter && list.retryAfter > now.toISOString());
+}
+
+/** Why a list that failed is not fetched now (or, its wait over, that the next run tries it), and how to fetch it anyway. */
+export function describeWait(list: Pick<ListRecord, 'system' | 'name' | 'retryAfter' | 'failedAttempts' | 'lastFailure'>, sidelined: boolean, now: Date): string {
   const runs = `${list.failedAttempts} failed ${list.failedAttempts === 1 ? 'run' : 'runs'}`;
   const why = list.lastFailure ? ` (${list.lastFailure})` : '';
-  return sidelined
-    ? `${list.system} ${list.name}: set aside after ${runs}${why}; \`fetch --list ${list.name}\` tries it again`
-    : `${list.system} ${list.name}: waiting until ${list.retryAfter} after ${runs}${why}; --now fetches it anyway`;
+  if (sidelined) return `${list.system} ${list.name}: set aside after ${runs}${why}; \`fetch --list ${list.name}\` tries it again`;
+  if (!isWaiting(list, now)) return `${list.system} ${list.name}: tried again on the next run after ${runs}${why}`;
+  return `${list.system} ${list.name}: waiting until ${list.retryAfter} after ${runs}${why}; --now fetches it anyway`;
 }
 
 /**
