@@ -18,7 +18,7 @@ export const systemsFlag = Flags.string({ description: 'systems.yaml to use inst
 /** How far back fetch reads, for fetch and sync. */
 export const fetchFlags = {
   now: Flags.boolean({ description: 'fetch even lists not due yet (ignore cadence and retry waits)' }),
-  months: Flags.integer({ description: 'for lists never fetched: how many recent months to read [default: backfill_months, else 12]', min: 1 }),
+  months: Flags.integer({ description: 'for remote lists never fetched: how many recent months to read (a local archive is read whole) [default: backfill_months, else 12]', min: 1 }),
   full: Flags.boolean({ description: "read the archive's whole history, months fetched before included (nothing is stored twice)" }),
 };
 
@@ -48,7 +48,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       description: 'YAML config file [env: LISTMINER_CONFIG; default ./listminer.yaml when present]',
       helpGroup: 'GLOBAL',
     }),
-    quiet: Flags.boolean({ description: 'print nothing but the result and errors', helpGroup: 'GLOBAL' }),
+    quiet: Flags.boolean({ description: 'print nothing when all went well; else only the failures, one line each (for cron)', helpGroup: 'GLOBAL' }),
     debug: Flags.boolean({ description: 'show stack traces of errors', helpGroup: 'GLOBAL' }),
   };
 
@@ -144,17 +144,29 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   /** Runs a stage's work under the progress view this run asks for (bars, plain lines, or none). */
   protected withProgress<R>(title: string, work: (progress: ProgressListener) => Promise<R>): Promise<R> {
-    return runWithProgress(title, chooseProgressMode({ quiet: this.flags.quiet, json: this.jsonEnabled() }), work);
+    return runWithProgress(title, chooseProgressMode({ quiet: this.flags.quiet, json: this.jsonEnabled() }), work, { signal: this.stopController?.signal });
   }
+
+  /*
+   * The output contract of every command (README, "Output"): stdout carries
+   * the result (a table, or --json), stderr progress and diagnostics.
+   * --quiet prints nothing when all went well, and only `failure` lines
+   * (and an error) when something did; exit codes do not change.
+   */
 
   /** A line for the human on stderr, unless --quiet or --json. */
   protected note(message: string): void {
     if (!this.flags?.quiet && !this.jsonEnabled()) this.logToStderr(message);
   }
 
-  /** Output for humans on stdout; --json replaces it with the result. */
+  /** One line on stderr for one thing that failed (a list, a month), --quiet or not; --json carries it in the result instead. */
+  protected failure(line: string): void {
+    if (!this.jsonEnabled()) this.logToStderr(line);
+  }
+
+  /** The result for humans on stdout, unless --quiet; --json replaces it with the typed result. */
   protected show(text: string): void {
-    if (!this.jsonEnabled()) this.log(text);
+    if (!this.flags?.quiet && !this.jsonEnabled()) this.log(text);
   }
 
   protected override async catch(error: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {

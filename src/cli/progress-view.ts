@@ -41,7 +41,7 @@ export async function runWithProgress<T>(
   title: string,
   mode: ProgressMode,
   work: (progress: ProgressListener) => Promise<T>,
-  options: { plainEveryMs?: number; write?: (line: string) => void; listr?: ListrViewOptions } = {},
+  options: { plainEveryMs?: number; write?: (line: string) => void; listr?: ListrViewOptions; signal?: AbortSignal } = {},
 ): Promise<T> {
   switch (mode) {
     case 'silent':
@@ -49,7 +49,7 @@ export async function runWithProgress<T>(
     case 'plain':
       return runWithPlainLines(title, work, options);
     case 'tty':
-      return runWithListr(title, work, options.listr);
+      return runWithListr(title, work, options.listr, options.signal);
   }
 }
 
@@ -101,8 +101,10 @@ interface Row {
  * default renderer draws an untitled task's subtasks at its own level, so the
  * rows line up under the stage title however long the chain grows.
  */
-async function runWithListr<T>(title: string, work: (progress: ProgressListener) => Promise<T>, options: ListrViewOptions = {}): Promise<T> {
+async function runWithListr<T>(title: string, work: (progress: ProgressListener) => Promise<T>, options: ListrViewOptions = {}, signal?: AbortSignal): Promise<T> {
   const open = new Map<string, Row>();
+  let rowsFailed = 0;
+  let stageTask: { skip(message?: string): void } | undefined;
   const waiting: Row[] = [];
   let wake: (() => void) | undefined;
   let finished = false;
@@ -147,6 +149,9 @@ async function runWithListr<T>(title: string, work: (progress: ProgressListener)
       const row = await nextRow();
       if (!row) {
         if (failure !== undefined) throw failure;
+        // The stage's own row says how its rows went: never ✔ over a failed list or a run a signal stopped.
+        if (rowsFailed) throw new Error(`${rowsFailed} failed`);
+        if (signal?.aborted) stageTask?.skip(`${title}  stopped by a signal`);
         return;
       }
       return task.newListr([rowTask(row), nextRowTask()], { concurrent: true });
@@ -157,7 +162,9 @@ async function runWithListr<T>(title: string, work: (progress: ProgressListener)
     [
       {
         title,
+        exitOnError: false, // a failed stage row is drawn; the work's own error is raised after the view ends
         task: (_ctx, stage) => {
+          stageTask = stage;
           const listener: ProgressListener = (event) => {
             if (event.type === 'log') {
               stage.output = `${event.level === 'warn' ? '⚠ ' : ''}${event.message}`;
@@ -173,6 +180,7 @@ async function runWithListr<T>(title: string, work: (progress: ProgressListener)
               applyUpdate(row.line, event);
             } else {
               open.delete(event.task);
+              if (event.status === 'failed') rowsFailed++;
               row.end(event);
             }
             row.draw?.();

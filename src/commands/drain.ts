@@ -5,6 +5,7 @@ import { drainLists, type DrainResult } from '../core/drain/drain-lists.js';
 import { ExitCode, ListminerError } from '../core/errors.js';
 import { giveRepoCommand } from '../core/registry/register-list.js';
 import { selectListIds } from '../core/registry/select-lists.js';
+import { describeStageFailures } from '../core/pipeline/each-claimed-list.js';
 
 export default class Drain extends BaseCommand<typeof Drain> {
   static override summary = 'Move classified mail into the research tables, one writer per list.';
@@ -46,7 +47,8 @@ export default class Drain extends BaseCommand<typeof Drain> {
     if (result.interrupted) this.exitInterrupted(result, `drained ${result.drained} messages of ${result.lists.length} lists, ${result.shunted} shunted`);
     const failed = result.lists.filter((l) => l.status === 'failed');
     if (failed.length > 0) {
-      throw new ListminerError(`${failed.length} of ${result.lists.length} lists failed to drain; the rest drained.`, ExitCode.partial, 'Run again with --debug, or see the table for the reasons.');
+      for (const line of describeStageFailures('drain', result.lists)) this.failure(line);
+      throw new ListminerError(`${failed.length} of ${result.lists.length} lists failed to drain; the rest drained.`, ExitCode.partial, 'Each list that failed is named above with its reason; run again with --debug for the stack.');
     }
     return result;
   }

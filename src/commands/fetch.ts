@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { BaseCommand, fetchFlags, listFlags, systemsFlag } from '../cli/base-command.js';
 import { naming, renderTable } from '../cli/render-table.js';
 import { ExitCode } from '../core/errors.js';
-import { describeHolder, fetchLists, type FetchResult } from '../core/fetch/fetch-lists.js';
+import { describeFailures, describeHolder, fetchLists, type FetchResult } from '../core/fetch/fetch-lists.js';
 
 export default class Fetch extends BaseCommand<typeof Fetch> {
   static override summary = 'Fetch new mail of the registered lists into staging.';
@@ -58,9 +58,12 @@ export default class Fetch extends BaseCommand<typeof Fetch> {
   private render(result: FetchResult): void {
     const worked = result.lists.filter((list) => list.status !== 'skipped');
     for (const holder of result.heldElsewhere) this.note(`${holder.system} ${holder.list} was not fetched: ${describeHolder(holder)}.`);
+    // A skipped list is always named, with why and until when.
+    for (const list of result.waiting) this.note(list.reason);
+    for (const line of describeFailures(result)) this.failure(line);
     if (worked.length === 0) {
-      // Lists kept back by a breaker or held by another process were named already, with the reason.
-      if (result.breakers.length === 0 && result.heldElsewhere.length === 0 && !result.interrupted) this.note('No list was due; `--now` fetches them anyway.');
+      // Lists kept back by a breaker, a retry wait or another process were named already, with the reason.
+      if (result.breakers.length === 0 && result.heldElsewhere.length === 0 && result.waiting.length === 0 && !result.interrupted) this.note('No list was due; `--now` fetches them anyway.');
       return;
     }
     this.show(

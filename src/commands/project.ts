@@ -4,6 +4,7 @@ import { naming, renderTable } from '../cli/render-table.js';
 import { ExitCode, ListminerError } from '../core/errors.js';
 import { projectLists, type ProjectResult } from '../core/project/project-lists.js';
 import { selectListIds } from '../core/registry/select-lists.js';
+import { describeStageFailures } from '../core/pipeline/each-claimed-list.js';
 
 export default class Project extends BaseCommand<typeof Project> {
   static override summary = 'Tie drained mail to issues and pull requests, one writer per list.';
@@ -46,7 +47,7 @@ export default class Project extends BaseCommand<typeof Project> {
     else {
       this.show(
         renderTable(
-          [naming('list'), 'policy', 'status', 'examined', 'linked', 'created', 'inherited', 'mirror', 'none', 'new issues'],
+          [naming('list'), 'policy', 'status', 'examined', 'linked', 'created', 'inherited', 'mirror', 'mailing-list only', 'new issues'],
           result.lists.map((l) => [`${l.system} ${l.name}`, l.policy, l.error ? `${l.status}: ${l.error}` : l.status, l.examined, l.linked, l.created, l.inherited, l.mirror, l.none, l.issuesCreated]),
         ),
       );
@@ -54,7 +55,8 @@ export default class Project extends BaseCommand<typeof Project> {
     if (result.interrupted) this.exitInterrupted(result, `projected ${result.examined} messages of ${result.lists.length} lists`);
     const failed = result.lists.filter((l) => l.status === 'failed');
     if (failed.length > 0) {
-      throw new ListminerError(`${failed.length} of ${result.lists.length} lists failed to project; the rest projected.`, ExitCode.partial, 'Run again with --debug, or see the table for the reasons.');
+      for (const line of describeStageFailures('project', result.lists)) this.failure(line);
+      throw new ListminerError(`${failed.length} of ${result.lists.length} lists failed to project; the rest projected.`, ExitCode.partial, 'Each list that failed is named above with its reason; run again with --debug for the stack.');
     }
     return result;
   }

@@ -2,12 +2,13 @@ import { Flags } from '@oclif/core';
 import { BaseCommand, listFlags } from '../cli/base-command.js';
 import { renderBarChart } from '../cli/render-bar-chart.js';
 import { naming, renderTable } from '../cli/render-table.js';
+import { describeWait } from '../core/fetch/fetch-lists.js';
 import { collectStats, type StatsResult } from '../core/stats/collect-stats.js';
 
 export default class Stats extends BaseCommand<typeof Stats> {
   static override summary = 'Show how much of each list is fetched, classified and drained, and what the mail is.';
   static override description =
-    "Per list: months scanned, first and last month, whether the scan is complete, failures and the next retry, and its mail by status. Then each class's share of stored mail, the mirror share, signaled repos (and the repository URLs mail names that are not registered, each with the command that registers it), resolved senders, the rules (sha256 of the systems file) and listminer versions the stored labels were made with, lists whose mail waits for a repo (with the command that gives it one), months fetch left as gaps, and missed-LINK shadows. With --list, each named list's messages per month as a bar chart.";
+    "Per list: months scanned, first month and last month with mail, whether the scan is complete, failures and the next retry (a failing list also as one sentence), and its mail by status. Then each class's share of stored mail, the mirror share, signaled repos (and the repository URLs mail names that are not registered, each with the command that registers it), resolved senders, the rules (sha256 of the systems file) and listminer versions the stored labels were made with, lists whose mail waits for a repo (with the command that gives it one), months fetch left as gaps, and missed-LINK shadows. With --list, each named list's messages per month as a bar chart.";
   static override examples = ['<%= config.bin %> stats', '<%= config.bin %> stats --list dev@kafka.apache.org', '<%= config.bin %> stats --system public_inbox --json'];
   static override flags = {
     ...listFlags,
@@ -28,19 +29,21 @@ export default class Stats extends BaseCommand<typeof Stats> {
   private render(result: StatsResult, unresolvedShown: number): void {
     this.show(
       renderTable(
-        [naming('system'), naming('list'), 'months', 'first', 'last', 'complete', 'failures', 'next retry'],
+        [naming('system'), naming('list'), 'months', 'first', 'last mail', 'complete', 'failures', 'next retry'],
         result.lists.map((l) => [
           l.system,
           l.name,
           l.monthsScanned,
           l.firstMonth,
-          l.lastMonth,
+          l.lastMailMonth,
           l.scanComplete ? 'yes' : 'no',
           l.failedAttempts ? `${l.failedAttempts}${l.sidelinedAt ? ' (sidelined)' : ''}: ${l.lastFailure ?? ''}` : '',
           l.retryAfter,
         ]),
       ),
     );
+    // A failing list is named with its reason and its next try, not left to a column.
+    for (const l of result.lists.filter((list) => list.failedAttempts > 0)) this.show(describeWait(l, Boolean(l.sidelinedAt), new Date()));
     const t = result.totals;
     this.show(
       renderTable(

@@ -3,7 +3,9 @@ import { BaseCommand, fetchFlags, listFlags, systemsFlag } from '../cli/base-com
 import { renderTable } from '../cli/render-table.js';
 import { ExitCode, InputError } from '../core/errors.js';
 import { addLocalList, giveRepoCommand } from '../core/registry/register-list.js';
-import { syncLists, type SyncResult } from '../core/sync/sync-lists.js';
+import { describeHolder } from '../core/fetch/fetch-lists.js';
+import { describeOutcomes } from '../core/project/project-lists.js';
+import { describeSyncFailures, syncLists, type SyncResult } from '../core/sync/sync-lists.js';
 
 export default class Sync extends BaseCommand<typeof Sync> {
   static override summary = 'Fetch, classify, drain and project in one go.';
@@ -58,7 +60,7 @@ export default class Sync extends BaseCommand<typeof Sync> {
     this.render(result);
     if (result.interrupted) this.exitInterrupted(result, describeSync(result));
     if (result.failed > 0) {
-      this.note(`${result.failed} list(s) failed; the others went through. See the table, or run the stage again with --debug.`);
+      this.note(`${result.failed} list(s) failed (named above, each with its reason); the others went through.`);
       if (this.jsonEnabled()) this.logJson(result);
       this.exit(ExitCode.partial);
     }
@@ -75,11 +77,14 @@ export default class Sync extends BaseCommand<typeof Sync> {
           ['fetch', t.lists, `${t.staged} staged, ${t.duplicates} already stored, ${t.months} months, ${t.failed} failed`],
           ...(classify ? [['classify', classify.lists.length, `${classify.classified} classified, ${classify.shunted} shunted`]] : []),
           ...(drain ? [['drain', drain.lists.length, `${drain.drained} drained, ${drain.deferred} deferred, ${drain.shunted} shunted`]] : []),
-          ...(project ? [['project', project.lists.length, `${project.linked} linked, ${project.created} created, ${project.inherited} inherited, ${project.mirror} mirror, ${project.none} mailing-list only`]] : []),
+          ...(project ? [['project', project.lists.length, describeOutcomes(project)]] : []),
         ],
       ),
     );
-    for (const holder of fetch.heldElsewhere) this.note(`${holder.system} ${holder.list} was not fetched: held by pid ${holder.pid ?? '?'} on ${holder.host ?? '?'} since ${holder.since}.`);
+    for (const holder of fetch.heldElsewhere) this.note(`${holder.system} ${holder.list} was not fetched: ${describeHolder(holder)}.`);
+    // A skipped list is always named, with why and until when; a failed one with its month and reason, --quiet or not.
+    for (const list of fetch.waiting) this.note(list.reason);
+    for (const line of describeSyncFailures(result)) this.failure(line);
     const waiting = drain?.lists.filter((list) => list.status === 'deferred') ?? [];
     for (const list of waiting) this.note(`${list.system} ${list.name} has no repo; its ${list.deferred} messages wait. Give it one with \`${giveRepoCommand(list)}\`, then sync again.`);
   }

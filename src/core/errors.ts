@@ -49,6 +49,8 @@ export class ArchiveError extends Error {
     message: string,
     readonly kind: 'transient' | 'rate_limited' | 'permanent',
     readonly retryAfterMs?: number,
+    /** What the user can do about it, when the kind alone does not say (a host name that does not resolve). */
+    readonly hint?: string,
   ) {
     super(message);
     this.name = 'ArchiveError';

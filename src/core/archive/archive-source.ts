@@ -100,6 +100,13 @@ export interface ArchiveSource {
    * at its checkpoint is read again (docs/fetch.md).
    */
   monthFingerprints?(context: SourceContext): Promise<Map<Month, string>>;
+  /**
+   * A local archive (a file or folder on this machine): complete and free to
+   * read, so fetch reads it whole on its first run and then every month
+   * whose fingerprint changed, whatever window the remote lists use, and it
+   * is due on every run (src/core/fetch/plan-months.ts).
+   */
+  readonly local?: boolean;
   /** The archive's catalogue of lists, where it has one. */
   enumerateLists?(context: Omit<SourceContext, 'list'> & { domain?: string }): Promise<DiscoveredList[]>;
   /** Called once when the fetch of this list ends, however it ends. */

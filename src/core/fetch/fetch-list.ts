@@ -36,7 +36,7 @@ export interface ListFetchResult {
   /** The list's gap months after the run: months that failed GAP_AFTER runs in a row, gone past and tried again each run. */
   gaps?: Month[];
   /** The failure that stopped the list, if one did. */
-  error?: { kind: ArchiveError['kind'] | 'error'; message: string; retryAfter?: string; sidelined?: boolean };
+  error?: { kind: ArchiveError['kind'] | 'error'; message: string; month?: Month; retryAfter?: string; sidelined?: boolean };
   /** The process that did the work (several processes may share a database). */
   pid: number;
 }
@@ -94,12 +94,15 @@ export async function fetchList(
     if (skipped.size) result.skippedEntries = [...skipped].map(([path, reason]) => ({ path, reason }));
   };
   progress({ type: 'start', task, title: `${list.system} ${list.name}` });
+  /** The month being read, for the failure's sentence. */
+  let reading: Month | undefined;
   try {
     const { months, fingerprints } = await monthsToFetch(store, list, source, context, settings);
     const fingerprintOf = (month: Month) => (fingerprints && !unfinished.has(month) ? (fingerprints.get(month) ?? '') : null);
     result.monthsPlanned = months.length;
     progress({ type: 'update', task, done: 0, total: months.length, detail: months.length ? `from ${months[0]}` : 'up to date' });
     for (const month of months) {
+      reading = month;
       try {
         await fetchOneMonth(store, list.id, month, source, context, settings, result, fingerprintOf, (detail) =>
           progress({ type: 'update', task, done: result.monthsFetched, detail }),
@@ -133,8 +136,8 @@ export async function fetchList(
     const message = errorMessage(error);
     const asked = error instanceof ArchiveError ? error.retryAfterMs : undefined;
     await recordSkipped(false);
-    const failure = await store.fetchState.recordFailure(list.id, message, settings.clock(), asked);
-    result.error = { kind, message, retryAfter: failure.retryAfter, sidelined: failure.sidelined };
+    const failure = await store.fetchState.recordFailure(list.id, reading ? `${reading}: ${message}` : message, settings.clock(), asked);
+    result.error = { kind, message, ...(reading ? { month: reading } : {}), retryAfter: failure.retryAfter, sidelined: failure.sidelined };
     progress({ type: 'end', task, status: 'failed', detail: message });
   }
   return result;
@@ -192,6 +195,7 @@ async function monthsToFetch(
     earliestFetched,
     changedMonths,
     coversHistory: Boolean(earliestFetched && list.firstMonth && earliestFetched <= list.firstMonth),
+    whole: source.local,
     lastArchiveMonth,
     now: settings.clock(),
     full: settings.full,

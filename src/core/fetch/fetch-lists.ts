@@ -5,7 +5,7 @@ import { BREAKER_THRESHOLD } from '../store/breaker-records.js';
 import type { ListRecord } from '../store/list-records.js';
 import type { Store } from '../store/store.js';
 import type { TableStatistics } from '../store/table-statistics.js';
-import type { BackendName } from '../systems/backend-names.js';
+import { BACKENDS, type BackendName } from '../systems/backend-names.js';
 import { requireSystem, type SystemDefinition, type Systems } from '../systems/load-systems.js';
 import { emptyListResult, fetchList, type ListFetchResult } from './fetch-list.js';
 import { currentLockOwner, STALE_LOCK_MS, type LockOwner } from '../locks/lock-owner.js';
@@ -46,8 +46,21 @@ export interface FetchResult {
   interrupted: boolean;
   /** Hosts whose lists this run left alone, and the lists of its choice they kept back. */
   breakers: HeldByBreaker[];
+  /** Lists of this run's choice it left alone because they wait after failing (retry_after, or sidelined), with why. */
+  waiting: WaitingList[];
   /** Lists of this run's choice that another process held, so this run left them alone. */
   heldElsewhere: HeldByProcess[];
+}
+
+export interface WaitingList {
+  system: string;
+  list: string;
+  /** When the list is tried again; null when it is sidelined (tried only when named with --list). */
+  retryAfter: string | null;
+  failedRuns: number;
+  lastFailure: string | null;
+  /** One sentence: the list, until when and why it waits, and how to fetch it anyway. */
+  reason: string;
 }
 
 export interface HeldByProcess {
@@ -85,6 +98,7 @@ export async function fetchLists(store: Store, systems: Systems, options: FetchO
   const clock = options.clock ?? (() => new Date());
   const statistics = store.staging.statistics();
   const open = options.openSource ?? ((backend: BackendName) => openArchiveSource(backend));
+  const localSystems = [...systems.systems.values()].filter((system) => BACKENDS[system.backend].locator === 'path').map((system) => system.name);
   const claimed = new Set<number>();
   const results: ListFetchResult[] = [];
   // Hosts that answered 429 in this run: their other lists would only sit in the pacer for the Retry-After.
@@ -102,6 +116,7 @@ export async function fetchLists(store: Store, systems: Systems, options: FetchO
       excludeIds: [...claimed, ...blocked.keys()],
       ignoreSchedule: Boolean(options.now),
       cadenceDays: options.cadenceDays,
+      alwaysDueSystems: localSystems,
     });
   };
 
@@ -150,17 +165,78 @@ export async function fetchLists(store: Store, systems: Systems, options: FetchO
     const list = (await store.lists.byId(id))!;
     const breaker = held.get(id);
     const holder = heldElsewhere.find((h) => h.list === list.name && h.system === list.system);
+    const waits = !options.now && isWaiting(list, clock());
     const reason = breaker
       ? breakerReason(breaker)
       : holder
         ? describeHolder(holder)
         : options.now
           ? 'another process holds it'
-          : 'not due yet (--now fetches it anyway)';
+          : waits
+            ? describeWait(list, false, clock())
+            : 'not due yet (--now fetches it anyway)';
     results.push({ ...skipped(list, owner), reason });
-    if (!breaker && !holder) progress({ type: 'log', level: 'info', message: `${list.system} ${list.name} was not fetched: ${reason}` });
+    // A list that waits is named with the others that wait (`waiting`).
+    if (!breaker && !holder && !waits) progress({ type: 'log', level: 'info', message: `${list.system} ${list.name} was not fetched: ${reason}` });
   }
-  return { lists: results, totals: total(results), interrupted: Boolean(options.signal?.aborted), breakers: [...breakers.values()], heldElsewhere };
+  const waiting = options.now || options.signal?.aborted ? [] : await listsWaiting(store, clock(), claimed, held, heldElsewhere, listIds, options.system);
+  return { lists: results, totals: total(results), interrupted: Boolean(options.signal?.aborted), breakers: [...breakers.values()], waiting, heldElsewhere };
+}
+
+/** Lists of the run's choice left alone because they failed before and wait (or are sidelined): a skipped list is always named. */
+async function listsWaiting(
+  store: Store,
+  now: Date,
+  claimed: ReadonlySet<number>,
+  held: ReadonlyMap<number, HostHold>,
+  heldElsewhere: readonly HeldByProcess[],
+  listIds: readonly number[] | undefined,
+  system: string | undefined,
+): Promise<WaitingList[]> {
+  const waiting: WaitingList[] = [];
+  for (const list of await store.lists.all()) {
+    if (claimed.has(list.id) || held.has(list.id) || heldElsewhere.some((h) => h.system === list.system && h.list === list.name)) continue;
+    if (listIds ? !listIds.includes(list.id) : system && list.system !== system) continue;
+    const sidelined = Boolean(list.sidelinedAt) && !listIds;
+    if (!sidelined && !isWaiting(list, now)) continue;
+    waiting.push({
+      system: list.system,
+      list: list.name,
+      retryAfter: sidelined ? null : list.retryAfter,
+      failedRuns: list.failedAttempts,
+      lastFailure: list.lastFailure,
+      reason: describeWait(list, sidelined, now),
+    });
+  }
+  return waiting;
+}
+
+function isWaiting(list: Pick<ListRecord, 'retryAfter'>, now: Date): boolean {
+  return Boolean(list.retryAfter && list.retryAfter > now.toISOString());
+}
+
+/** Why a list that failed is not fetched now (or, its wait over, that the next run tries it), and how to fetch it anyway. */
+export function describeWait(list: Pick<ListRecord, 'system' | 'name' | 'retryAfter' | 'failedAttempts' | 'lastFailure'>, sidelined: boolean, now: Date): string {
+  const runs = `${list.failedAttempts} failed ${list.failedAttempts === 1 ? 'run' : 'runs'}`;
+  const why = list.lastFailure ? ` (${list.lastFailure})` : '';
+  if (sidelined) return `${list.system} ${list.name}: set aside after ${runs}${why}; \`fetch --list ${list.name}\` tries it again`;
+  if (!isWaiting(list, now)) return `${list.system} ${list.name}: tried again on the next run after ${runs}${why}`;
+  return `${list.system} ${list.name}: waiting until ${list.retryAfter} after ${runs}${why}; --now fetches it anyway`;
+}
+
+/**
+ * One line per failure of the run, for --quiet and for the summary: the
+ * list, the month, the reason (which names the URL), the next try.
+ */
+export function describeFailures(result: Pick<FetchResult, 'lists'>): string[] {
+  return result.lists
+    .filter((list) => list.status === 'failed' && list.error)
+    .map((list) => {
+      const { error } = list;
+      const month = error!.month ? ` ${error!.month}` : '';
+      const next = error!.sidelined ? `set aside; \`fetch --list ${list.list}\` tries it again` : error!.retryAfter ? `next try after ${error!.retryAfter}` : 'tried again next run';
+      return `${list.system} ${list.list}${month}: ${error!.message} (${next})`;
+    });
 }
 
 /** Lists of the run's choice it did not claim because another process holds them (a live one, or one on another host). */

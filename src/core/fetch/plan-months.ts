@@ -26,6 +26,11 @@ export interface MonthPlanInput {
   changedMonths?: readonly Month[];
   /** The list was read from the archive's first month on (not a window), so months the archive gains before it are read too. */
   coversHistory?: boolean;
+  /**
+   * A local archive (ArchiveSource.local): read whole, whatever window the
+   * remote lists use, and read again only where `changedMonths` says so.
+   */
+  whole?: boolean;
   /** Newest month that can hold mail: the current one. */
   lastArchiveMonth: Month;
   now: Date;
@@ -43,16 +48,18 @@ export interface MonthPlanInput {
  * mail kept arriving after the checkpoint. Months a local source reports as
  * changed are read again too, and a list read from its first month follows
  * a history that grew backwards. A list never scanned starts at a recent
- * window, or at its first month under --full.
+ * window, or at its first month under --full. A local archive is complete
+ * and costs no one anything to read: it is read whole, and once read, its
+ * months' fingerprints alone say what to read again (no settling time).
  */
 export function planMonths(input: MonthPlanInput): Month[] {
   const end = input.lastArchiveMonth;
   if (input.full && input.firstMonth) return input.firstMonth <= end ? monthsBetween(input.firstMonth, end) : [];
   if (input.lastMonth) {
-    let resume = monthWasOver(input.lastMonth, input.lastCheckpointAt, input.settleMs) ? addMonths(input.lastMonth, 1) : input.lastMonth;
-    for (const [month, at] of input.recentCheckpoints ?? []) if (month < resume && !monthWasOver(month, at, input.settleMs)) resume = month;
+    let resume = input.whole || monthWasOver(input.lastMonth, input.lastCheckpointAt, input.settleMs) ? addMonths(input.lastMonth, 1) : input.lastMonth;
+    if (!input.whole) for (const [month, at] of input.recentCheckpoints ?? []) if (month < resume && !monthWasOver(month, at, input.settleMs)) resume = month;
     const gap =
-      input.coversHistory && input.firstMonth && input.earliestFetched && input.firstMonth < input.earliestFetched
+      (input.coversHistory || input.whole) && input.firstMonth && input.earliestFetched && input.firstMonth < input.earliestFetched
         ? monthsBetween(input.firstMonth, addMonths(input.earliestFetched, -1))
         : [];
     const months = new Set([...gap, ...(input.changedMonths ?? []), ...(resume <= end ? monthsBetween(resume, end) : [])]);
@@ -61,7 +68,7 @@ export function planMonths(input: MonthPlanInput): Month[] {
   if (!input.firstMonth) return [];
   const window = input.months ?? input.backfillMonths ?? DEFAULT_BACKFILL_MONTHS;
   const recent = addMonths(end, -(window - 1));
-  const start = input.full || input.firstMonth > recent ? input.firstMonth : recent;
+  const start = input.full || input.whole || input.firstMonth > recent ? input.firstMonth : recent;
   return start <= end ? monthsBetween(start, end) : [];
 }
 

@@ -172,7 +172,10 @@ export class HttpClient {
     } catch (error) {
       if (signal?.aborted) throw error;
       this.pacer.strain(host);
-      throw new ArchiveError(`GET ${url} failed: ${describe(error)}${attempt ? ` (attempt ${attempt + 1})` : ''}`, 'transient');
+      const unresolved = hostNotFound(error);
+      const hint = unresolved ? `Check the host name ${new URL(url).hostname} (the list's or system's base URL) and this machine's network and DNS.` : undefined;
+      const why = unresolved ? `the host name ${new URL(url).hostname} could not be resolved (${unresolved}); check the name and the network` : describe(error);
+      throw new ArchiveError(`GET ${url} failed: ${why}${attempt ? ` (attempt ${attempt + 1})` : ''}`, 'transient', undefined, hint);
     }
     const { statusCode, headers } = response;
     if (statusCode >= 200 && statusCode < 300) {
@@ -266,6 +269,15 @@ export function parseRetryAfter(value: string | undefined, now: number): number 
   if (/^\d+$/.test(text)) return Number(text) * 1000;
   const at = Date.parse(text);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/** The DNS error code when a request failed because its host name did not resolve (ENOTFOUND: no such name; EAI_AGAIN: no answer from DNS). */
+function hostNotFound(error: unknown): string | undefined {
+  for (let cause: unknown = error; cause instanceof Error; cause = cause.cause) {
+    const code = (cause as { code?: string }).code;
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') return code;
+  }
+  return undefined;
 }
 
 function describe(error: unknown): string {

@@ -13,6 +13,11 @@ export interface ClaimedListResult {
   error?: string;
 }
 
+/** One line per list that failed in a per-list stage (drain, project): the list, the stage, the reason. */
+export function describeStageFailures(stage: string, lists: ReadonlyArray<{ system: string; name: string; status: string; error?: string }>): string[] {
+  return lists.filter((list) => list.status === 'failed').map((list) => `${list.system} ${list.name}: ${stage} failed: ${list.error ?? 'no reason given'}`);
+}
+
 /** A stage that writes a list with one writer at a time. */
 export interface ListStage<R extends ClaimedListResult> {
   stage: LockedStage;

@@ -151,7 +151,7 @@ class ProjectRun implements ListStage<ListProjectResult> {
   async work(list: ListRecord, result: ListProjectResult, task: string): Promise<string> {
     await this.projectList(list, result.policy, result, task);
     if (this.options.signal?.aborted) result.status = 'interrupted';
-    return `${result.linked} linked, ${result.created} created, ${result.inherited} inherited, ${result.mirror} mirror, ${result.none} none`;
+    return describeOutcomes(result);
   }
 
   /** The policy of the system whose rules classify the list (`lists add --rules`), else of its own system. */
@@ -395,4 +395,9 @@ class ProjectRun implements ListStage<ListProjectResult> {
     await tx.project.setPatchSeries(changes);
     await tx.project.deleteEmptyPatchSeries(list.id);
   }
+}
+
+/** The outcomes of projected mail in words, the same in the progress view and the summary. */
+export function describeOutcomes(counts: { linked: number; created: number; inherited: number; mirror: number; none: number }): string {
+  return `${counts.linked} linked, ${counts.created} created, ${counts.inherited} inherited, ${counts.mirror} mirror, ${counts.none} mailing-list only`;
 }

@@ -69,7 +69,7 @@ export async function discoverLists(
   } catch (error) {
     progress({ type: 'end', task, status: 'failed' });
     if (error instanceof ArchiveError) {
-      throw new OperationError(`The ${system.name} catalogue could not be read: ${error.message}`, error.kind === 'permanent' ? 'Check the base URL.' : 'Try again later.');
+      throw new OperationError(`The ${system.name} catalogue could not be read: ${error.message}`, error.hint ?? (error.kind === 'permanent' ? 'Check the base URL.' : 'Try again later.'));
     }
     throw error;
   } finally {

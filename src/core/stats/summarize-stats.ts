@@ -11,7 +11,10 @@ export interface ListStats {
   repoUrl: string | null;
   monthsScanned: number;
   firstMonth: string | null;
+  /** The month the scan is checkpointed at (the present, once a scan is complete). */
   lastMonth: string | null;
+  /** The latest month that held mail. */
+  lastMailMonth: string | null;
   scanComplete: boolean;
   failedAttempts: number;
   lastFailure: string | null;
@@ -67,6 +70,7 @@ export function toListStats(list: ListFigures): ListStats {
     monthsScanned: list.monthsScanned,
     firstMonth: list.firstMonth,
     lastMonth: list.lastMonth,
+    lastMailMonth: list.lastMailMonth,
     scanComplete: list.scanComplete,
     failedAttempts: list.failedAttempts,
     lastFailure: list.lastFailure,

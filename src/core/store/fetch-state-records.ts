@@ -16,6 +16,8 @@ export interface ClaimOptions {
   /** --now: ignore cadence and retry_after. */
   ignoreSchedule: boolean;
   cadenceDays: number;
+  /** Systems of local archives: their lists are due on every run (reading an unchanged one reads nothing); only a retry wait keeps them back. */
+  alwaysDueSystems?: readonly string[];
 }
 
 export interface DeletionToRecord {
@@ -79,8 +81,12 @@ export class FetchStateRecords {
       params.push(...options.excludeIds);
     }
     if (!options.ignoreSchedule) {
-      where.push('(lists.retry_after IS NULL OR lists.retry_after <= ?)', '(lists.scan_complete = FALSE OR lists.last_run_at IS NULL OR lists.last_run_at <= ?)');
-      params.push(now, dueBefore);
+      const always = options.alwaysDueSystems ?? [];
+      where.push(
+        '(lists.retry_after IS NULL OR lists.retry_after <= ?)',
+        `(lists.scan_complete = FALSE OR lists.last_run_at IS NULL OR lists.last_run_at <= ?${always.length ? ` OR lists.system IN (${inPlaceholders(always.length)})` : ''})`,
+      );
+      params.push(now, dueBefore, ...always);
     }
     // Interrupted scans first (they hold a gap in the data), then lists never
     // fetched, then the ones longest without a refresh. A list left

@@ -41,6 +41,8 @@ export interface ListFigures {
   monthsScanned: number;
   /** The latest month of fetched_months (lists.last_month should equal it). */
   lastFetchedMonth: string | null;
+  /** The latest fetched month that held mail (the scan reaches the present; the mail may stop long before). */
+  lastMailMonth: string | null;
   /** Rows of staged_messages, all statuses. */
   total: number;
   statuses: StatusCounts;
@@ -106,6 +108,7 @@ export class ReportRecords {
          lists.failed_attempts, lists.last_failure, lists.last_failure_at, lists.retry_after, lists.sidelined_at,
          (SELECT COUNT(*) FROM fetched_months f WHERE f.list_id = lists.id) AS months_scanned,
          (SELECT MAX(f.month) FROM fetched_months f WHERE f.list_id = lists.id) AS last_fetched_month,
+         (SELECT MAX(f.month) FROM fetched_months f WHERE f.list_id = lists.id AND f.messages_seen > 0) AS last_mail_month,
          (SELECT COUNT(*) FROM email_messages e WHERE e.list_id = lists.id) AS stored
        FROM lists ${where.sql ? `WHERE ${where.sql}` : ''} ORDER BY lists.system, lists.name`,
       where.params,

@@ -1,7 +1,8 @@
 import { classifyStaged, type ClassifyResult } from '../classify/classify-staged.js';
 import type { MirrorHandling } from '../config/load-config.js';
 import { drainLists, type DrainResult } from '../drain/drain-lists.js';
-import { fetchLists, type FetchOptions, type FetchResult } from '../fetch/fetch-lists.js';
+import { describeFailures, fetchLists, type FetchOptions, type FetchResult } from '../fetch/fetch-lists.js';
+import { describeStageFailures } from '../pipeline/each-claimed-list.js';
 import type { ProgressEvent, ProgressListener } from '../progress.js';
 import { projectLists, type ProjectResult } from '../project/project-lists.js';
 import { selectListIds } from '../registry/select-lists.js';
@@ -26,6 +27,14 @@ export interface SyncOptions extends Pick<FetchOptions, 'now' | 'full' | 'months
   signal?: AbortSignal;
 }
 
+/**
+ * One line per failure of the run, every stage: the list, the month and the
+ * reason for fetch (describeFailures), the stage and the reason otherwise.
+ */
+export function describeSyncFailures(result: SyncResult): string[] {
+  return [...describeFailures(result.fetch), ...describeStageFailures('drain', result.drain?.lists ?? []), ...describeStageFailures('project', result.project?.lists ?? [])];
+}
+
 export interface SyncResult {
   fetch: FetchResult;
   /** Absent when a signal stopped the run before the stage began. */
@@ -48,35 +57,45 @@ export async function syncLists(store: Store, systems: Systems, options: SyncOpt
   const listIds = await selectListIds(store, { names: options.lists, system: options.system });
   const stopped = () => Boolean(options.signal?.aborted);
 
-  const fetch = await runStage('fetch', progress, (stageProgress) =>
+  const fetch = await runStage('fetch', progress, options.signal, (stageProgress) =>
     fetchLists(store, systems, { ...options, lists: options.lists, system: options.system, workers: options.workers, signal: options.signal }, stageProgress),
   );
   const result: SyncResult = { fetch, failed: fetch.totals.failed, interrupted: fetch.interrupted };
   if (stopped()) return { ...result, interrupted: true };
 
-  result.classify = await runStage('classify', progress, (stageProgress) =>
+  result.classify = await runStage('classify', progress, options.signal, (stageProgress) =>
     classifyStaged(store, systems, { lists: options.lists, system: options.system, workers: options.classifyWorkers, maxMessageBytes: options.maxMessageBytes, matchBudgetMs: options.matchBudgetMs, signal: options.signal }, stageProgress),
   );
   if (stopped()) return { ...result, interrupted: true };
 
-  result.drain = await runStage('drain', progress, (stageProgress) =>
+  result.drain = await runStage('drain', progress, options.signal, (stageProgress) =>
     drainLists(store, { listIds, workers: options.workers, mirrorHandling: options.mirrorHandling, systems, signal: options.signal }, stageProgress),
   );
   result.failed += result.drain.lists.filter((list) => list.status === 'failed').length;
   if (stopped()) return { ...result, interrupted: true };
 
-  result.project = await runStage('project', progress, (stageProgress) => projectLists(store, { listIds, workers: options.workers, systems, signal: options.signal }, stageProgress));
+  result.project = await runStage('project', progress, options.signal, (stageProgress) => projectLists(store, { listIds, workers: options.workers, systems, signal: options.signal }, stageProgress));
   result.failed += result.project.lists.filter((list) => list.status === 'failed').length;
   return { ...result, interrupted: stopped() };
 }
 
 /** Runs one stage as a row of the view, its lists' rows under it (task ids and titles carry the stage). */
-async function runStage<T>(stage: SyncStage, progress: ProgressListener, work: (progress: ProgressListener) => Promise<T>): Promise<T> {
+async function runStage<T extends { lists: readonly object[] }>(
+  stage: SyncStage,
+  progress: ProgressListener,
+  signal: AbortSignal | undefined,
+  work: (progress: ProgressListener) => Promise<T>,
+): Promise<T> {
   const task = `sync:${stage}`;
   progress({ type: 'start', task, title: stage });
   try {
     const result = await work((event) => progress(inStage(stage, event)));
-    progress({ type: 'end', task, status: 'done' });
+    // The stage's row says how its lists went: ✖ when one failed, skipped when a signal stopped it, never ✔ over either.
+    const { lists } = result;
+    const failed = lists.filter((list) => 'status' in list && list.status === 'failed').length;
+    if (failed) progress({ type: 'end', task, status: 'failed', detail: `${failed} of ${lists.length} lists failed` });
+    else if (signal?.aborted) progress({ type: 'end', task, status: 'skipped', detail: 'stopped by a signal' });
+    else progress({ type: 'end', task, status: 'done' });
     return result;
   } catch (error) {
     progress({ type: 'end', task, status: 'failed', detail: error instanceof Error ? error.message : String(error) });

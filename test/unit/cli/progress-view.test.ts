@@ -11,7 +11,7 @@ interface ListrEvent {
 }
 
 /** Runs `work` under the terminal view with listr2's test renderer, which writes each task event as a JSON line. */
-async function runOnTerminal<T>(work: (progress: ProgressListener) => Promise<T>): Promise<{ result?: T; error?: unknown; events: ListrEvent[] }> {
+async function runOnTerminal<T>(work: (progress: ProgressListener) => Promise<T>, signal?: AbortSignal): Promise<{ result?: T; error?: unknown; events: ListrEvent[] }> {
   let text = '';
   const sink = new Writable({
     write(chunk, _encoding, done) {
@@ -21,7 +21,7 @@ async function runOnTerminal<T>(work: (progress: ProgressListener) => Promise<T>
   });
   const outcome: { result?: T; error?: unknown } = {};
   try {
-    outcome.result = await runWithProgress('fetch', 'tty', work, { listr: { renderer: 'test', output: new ProcessOutput(sink as NodeJS.WriteStream, sink as NodeJS.WriteStream) } });
+    outcome.result = await runWithProgress('fetch', 'tty', work, { listr: { renderer: 'test', output: new ProcessOutput(sink as NodeJS.WriteStream, sink as NodeJS.WriteStream) }, signal });
   } catch (error) {
     outcome.error = error;
   }
@@ -116,5 +116,41 @@ describe('progress view', () => {
     });
     expect(run.error).toMatchObject({ message: 'database gone' });
     expect(rows(run.events)).toEqual([{ title: 'public_inbox lkml', state: 'FAILED', error: 'stopped' }]);
+  });
+});
+
+describe('progress view: the stage row', () => {
+  const stageState = (events: ListrEvent[]) => events.filter((e) => e.task.path.length === 1 && e.event === 'STATE').at(-1)?.data;
+
+  it('ends failed, not ✔, when one of its lists failed', async () => {
+    const run = await runOnTerminal(async (progress) => {
+      progress({ type: 'start', task: 'lkml', title: 'public_inbox lkml' });
+      progress({ type: 'start', task: 'netdev', title: 'public_inbox netdev' });
+      progress({ type: 'end', task: 'netdev', status: 'failed', detail: 'connection reset' });
+      progress({ type: 'end', task: 'lkml', status: 'done' });
+      return 42;
+    });
+    expect(run.result).toBe(42);
+    expect(stageState(run.events)).toBe('FAILED');
+  });
+
+  it('ends skipped, not ✔, when a signal stopped the run', async () => {
+    const stop = new AbortController();
+    const run = await runOnTerminal(async (progress) => {
+      progress({ type: 'start', task: 'lkml', title: 'public_inbox lkml' });
+      stop.abort();
+      progress({ type: 'end', task: 'lkml', status: 'skipped', detail: 'interrupted after 1 months' });
+      return 42;
+    }, stop.signal);
+    expect(run.result).toBe(42);
+    expect(stageState(run.events)).toBe('SKIPPED');
+  });
+
+  it('ends done when every list went through', async () => {
+    const run = await runOnTerminal(async (progress) => {
+      progress({ type: 'start', task: 'lkml', title: 'public_inbox lkml' });
+      progress({ type: 'end', task: 'lkml', status: 'done' });
+    });
+    expect(stageState(run.events)).toBe('COMPLETED');
   });
 });

@@ -32,6 +32,7 @@ const HEAD_BYTES = 64 * 1024;
 export function createSource(): ArchiveSource {
   return {
     name: 'maildir',
+    local: true,
 
     async firstMonth(context) {
       return Object.keys((await maildirIndex(context)).months).sort()[0];

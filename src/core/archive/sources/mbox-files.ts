@@ -63,6 +63,7 @@ export function createSource(): ArchiveSource {
   };
   return {
     name: 'mbox',
+    local: true,
 
     async firstMonth(context) {
       let first: Month | undefined;

@@ -10,6 +10,20 @@ describe('planMonths', () => {
     expect(planMonths({ ...base, backfillMonths: 1 })).toEqual(['2024-06']);
   });
 
+  it('reads a local archive whole on its first fetch, whatever window remote lists use', () => {
+    expect(planMonths({ ...base, whole: true })).toHaveLength(54);
+    expect(planMonths({ ...base, whole: true, months: 2 })[0]).toBe('2020-01');
+    expect(planMonths({ ...base, whole: true, backfillMonths: 1 })[0]).toBe('2020-01');
+  });
+
+  it('reads of a local archive read before only what changed, and the months before a window it was once read with', () => {
+    const read = { ...base, whole: true, lastMonth: '2024-06', lastCheckpointAt: '2024-06-14T00:00:00Z', earliestFetched: '2020-01' };
+    expect(planMonths(read)).toEqual([]);
+    expect(planMonths({ ...read, changedMonths: ['2021-03'] })).toEqual(['2021-03']);
+    expect(planMonths({ ...read, earliestFetched: '2023-07' })).toHaveLength(42);
+    expect(planMonths({ ...read, earliestFetched: '2023-07' }).at(-1)).toBe('2023-06');
+  });
+
   it('reads the whole history of a list never fetched under --full', () => {
     expect(planMonths({ ...base, full: true })).toHaveLength(54);
     expect(planMonths({ ...base, full: true })[0]).toBe('2020-01');

@@ -4,7 +4,7 @@ import type { ListFigures } from '../../../../src/core/store/report-records.js';
 
 const list = (over: Partial<ListFigures>): ListFigures => ({
   id: 1, system: 'apache_ponymail', name: 'users@kafka.apache.org', repoId: null, repoUrl: null, firstMonth: null, lastMonth: null, scanComplete: false,
-  failedAttempts: 0, lastFailure: null, lastFailureAt: null, retryAfter: null, sidelinedAt: null, monthsScanned: 0, lastFetchedMonth: null,
+  failedAttempts: 0, lastFailure: null, lastFailureAt: null, retryAfter: null, sidelinedAt: null, monthsScanned: 0, lastFetchedMonth: null, lastMailMonth: null,
   total: 0, stored: 0, statuses: { staged: 0, classified: 0, drained: 0, deferred: 0, shunted: 0, other: 0 }, ...over,
 });
 

@@ -6,7 +6,7 @@ import { checkpointsKeptFailures } from '../../../../src/core/verify/store-invar
 const list = (over: Partial<ListFigures> = {}): ListFigures => ({
   id: 1, system: 'mbox', name: 'dev', repoId: null, repoUrl: null, firstMonth: '2024-01', lastMonth: '2024-03', scanComplete: false,
   failedAttempts: 1, lastFailure: 'x', lastFailureAt: '2024-04-01T00:00:00.000Z', retryAfter: null, sidelinedAt: null,
-  monthsScanned: 3, lastFetchedMonth: '2024-03', total: 0, stored: 0,
+  monthsScanned: 3, lastFetchedMonth: '2024-03', lastMailMonth: '2024-03', total: 0, stored: 0,
   statuses: { staged: 0, classified: 0, drained: 0, deferred: 0, shunted: 0, other: 0 }, ...over,
 });
 const failed = (over: Partial<FailedListCheckpoints> = {}): FailedListCheckpoints => ({
