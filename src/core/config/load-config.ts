@@ -22,6 +22,8 @@ export interface Config {
   systems?: string;
   /** A message larger than this is staged with its bytes but never parsed: it is shunted, its size the reason (docs/fetch.md). */
   maxMessageBytes: number;
+  /** Senders with fewer messages are not looked up on GitHub by `people resolve` (docs/people.md). */
+  githubMinMessages: number;
   /** Where the file was read from, when one was. */
   path?: string;
 }
@@ -29,7 +31,7 @@ export interface Config {
 /** 64 MiB: far above real list mail, far below V8's 512 MB string limit, and parsing one costs some 8 times its size. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
-export const DEFAULT_CONFIG: Config = { mirrorHandling: 'metadata_only', cadenceDays: 30, workers: 2, maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES };
+export const DEFAULT_CONFIG: Config = { mirrorHandling: 'metadata_only', cadenceDays: 30, workers: 2, maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES, githubMinMessages: 3 };
 
 const FIELDS: Record<string, (value: unknown) => string | undefined> = {
   database: (v) => (typeof v === 'string' && v ? undefined : 'must be a file path or a postgres:// URL'),
@@ -41,6 +43,7 @@ const FIELDS: Record<string, (value: unknown) => string | undefined> = {
   workers: (v) => (Number.isInteger(v) && (v as number) > 0 && (v as number) <= 64 ? undefined : 'must be 1 to 64'),
   systems: (v) => (typeof v === 'string' && v ? undefined : 'must be the path of a systems.yaml'),
   cache_dir: (v) => (typeof v === 'string' && v ? undefined : 'must be a folder path'),
+  github_min_messages: (v) => (Number.isInteger(v) && (v as number) >= 1 ? undefined : 'must be a whole number of messages, at least 1'),
   max_message_bytes: (v) => (Number.isInteger(v) && (v as number) >= 1024 && (v as number) <= 256 * 1024 * 1024 ? undefined : 'must be a whole number of bytes from 1024 to 268435456 (256 MiB)'),
 };
 
@@ -73,6 +76,7 @@ export function validateConfig(file: string, text: string): Validation<Config> {
     systems: typeof data.systems === 'string' ? resolve(file, '..', data.systems) : undefined,
     cacheDir: typeof data.cache_dir === 'string' ? resolve(file, '..', data.cache_dir) : undefined,
     maxMessageBytes: (data.max_message_bytes as number | undefined) ?? DEFAULT_MAX_MESSAGE_BYTES,
+    githubMinMessages: (data.github_min_messages as number | undefined) ?? DEFAULT_CONFIG.githubMinMessages,
   };
   return { value, errors, warnings };
 }

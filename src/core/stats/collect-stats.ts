@@ -23,6 +23,8 @@ export interface StatsResult {
   mirror: { count: number; share: number };
   signaledRepos: { captured: number; resolved: number; capturedShare: number; resolvedShare: number };
   senders: { humans: number; resolved: number; bots: number; resolvedShare: number };
+  /** The people who sent the human mail in scope and the addresses they sent it from (docs/people.md); identities and merges store-wide. */
+  people: { people: number; addresses: number; identities: number; merges: number };
   externalKeys: { issueEvents: number; withKey: number };
   stuck: StuckList[];
   /** Synthetic issues whose key a native issue's title carries as `[KEY]` (0 until project creates synthetic issues). */
@@ -70,6 +72,7 @@ export async function collectStats(store: Store, selection: ListSelection = {}):
     },
     senders: { humans: mail.humans, resolved: mail.humansResolved, bots: mail.bots, resolvedShare: ratio(mail.humansResolved, mail.humans) },
     externalKeys: { issueEvents: mail.issueEvents, withKey: mail.issueEventsWithKey },
+    people: await store.people.senderCounts(scope),
     stuck: stuckLists(figures),
     missedLinkShadows: await reports.missedLinkShadows(repoIds),
     gaps: await store.fetchState.gaps(scope),

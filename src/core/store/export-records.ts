@@ -123,6 +123,36 @@ export class ExportRecords {
     );
   }
 
+  /** People who sent mail in scope (docs/people.md), with their addresses' count and their mail's count and dates, in id order; streamed. */
+  people(scope: MailScope, batchSize: number): AsyncIterable<ExportRow[]> {
+    const where = mailWhere('e', scope);
+    return this.db.stream(
+      `SELECT c.id AS person_id, c.name, c.github_login,
+         (SELECT COUNT(*) FROM identities i WHERE i.person_id = c.id AND i.kind = 'email') AS address_count,
+         m.message_count, m.first_sent_at, m.last_sent_at
+       FROM (SELECT e.sender_id, COUNT(*) AS message_count, MIN(e.sent_at) AS first_sent_at, MAX(e.sent_at) AS last_sent_at
+             FROM email_messages e WHERE e.sender_id IS NOT NULL ${where.sql}
+             GROUP BY e.sender_id) m
+       JOIN contributors c ON c.id = m.sender_id
+       ORDER BY c.id`,
+      where.params,
+      batchSize,
+    );
+  }
+
+  /** The identities of the people who sent mail in scope, in id order; streamed. */
+  identities(scope: MailScope, batchSize: number): AsyncIterable<ExportRow[]> {
+    const where = mailWhere('e', scope);
+    return this.db.stream(
+      `SELECT i.id, i.person_id, i.kind, i.value, i.seen_with, i.source, i.seen_at
+       FROM identities i
+       WHERE i.person_id IN (SELECT e.sender_id FROM email_messages e WHERE e.sender_id IS NOT NULL ${where.sql})
+       ORDER BY i.id`,
+      where.params,
+      batchSize,
+    );
+  }
+
   /**
    * Bot senders of the mail in scope, one row per lower-cased address
    * (bots never become contributors), in the engine's text order; streamed.

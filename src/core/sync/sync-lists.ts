@@ -3,6 +3,7 @@ import type { MirrorHandling } from '../config/load-config.js';
 import { drainLists, type DrainResult } from '../drain/drain-lists.js';
 import { fetchLists, type FetchOptions, type FetchResult } from '../fetch/fetch-lists.js';
 import type { ProgressEvent, ProgressListener } from '../progress.js';
+import type { ResolveResult } from '../people/resolve-people.js';
 import { projectLists, type ProjectResult } from '../project/project-lists.js';
 import { selectListIds } from '../registry/select-lists.js';
 import type { Store } from '../store/store.js';
@@ -32,6 +33,8 @@ export interface SyncResult {
   classify?: ClassifyResult;
   drain?: DrainResult;
   project?: ProjectResult;
+  /** The resolution chain run after the stages (docs/people.md); set by the sync command. */
+  people?: ResolveResult;
   /** Lists that failed in some stage (the others went on). */
   failed: number;
   interrupted: boolean;
