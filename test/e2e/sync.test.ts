@@ -20,6 +20,8 @@ const TABLES: Record<string, string> = {
   email_messages: 'id',
   message_bodies: 'id',
   contributors: 'id',
+  identities: 'id',
+  person_merges: 'id',
   issues: 'id',
   issue_email_messages: 'issue_id, email_message_id',
   pull_request_email_messages: 'pull_request_id, email_message_id',

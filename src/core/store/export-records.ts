@@ -90,7 +90,7 @@ export class ExportRecords {
          root.message_key AS root_message_key, root.subject AS root_subject, root.msg_class AS root_msg_class,
          g.message_count, g.participants, g.bot_message_count, g.first_activity_at, g.last_activity_at
        FROM (SELECT e.list_id, e.thread_root_id, COUNT(*) AS message_count,
-               COUNT(DISTINCT CASE WHEN e.is_bot = FALSE THEN lower(e.from_address) END) AS participants,
+               COUNT(DISTINCT CASE WHEN e.is_bot = FALSE THEN COALESCE('p' || e.sender_id, 'a' || lower(e.from_address)) END) AS participants,
                SUM(CASE WHEN e.is_bot = TRUE THEN 1 ELSE 0 END) AS bot_message_count,
                MIN(e.sent_at) AS first_activity_at, MAX(e.sent_at) AS last_activity_at
              FROM email_messages e
