@@ -51,7 +51,8 @@ CREATE TABLE people_progress (
   last_id       BIGINT NOT NULL
 );
 
--- A merge re-points the mail of the addresses it moves.
+-- A merge re-points the mail of the person it absorbs, and of the addresses it moves.
+CREATE INDEX email_messages_sender ON email_messages (sender_id) WHERE sender_id IS NOT NULL;
 CREATE INDEX email_messages_from_address ON email_messages USING hash (from_address);
 CREATE INDEX identities_value ON identities USING hash (value);
 

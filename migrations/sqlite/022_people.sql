@@ -16,10 +16,10 @@ CREATE TABLE identities (
   seen_with   TEXT NOT NULL DEFAULT '',        -- name: the address it was seen with
   origin_id   INTEGER NOT NULL REFERENCES contributors(id),  -- the contributor it was first recorded on
   source      TEXT NOT NULL,                   -- mail | trailer | mailmap | github-import | github-api | noreply | manual
-  seen_at     TEXT NOT NULL
+  seen_at     TEXT NOT NULL,
+  -- An address, a login or an id belongs to one person; a name may be seen with many addresses.
+  UNIQUE (kind, value, seen_with)
 );
--- An address, a login or an id belongs to one person; a name may be seen with many addresses.
-CREATE UNIQUE INDEX identities_one_owner ON identities (kind, value, seen_with);
 CREATE INDEX identities_person ON identities (person_id);
 
 CREATE TABLE person_merges (
@@ -50,7 +50,8 @@ CREATE TABLE people_progress (
   last_id       INTEGER NOT NULL
 );
 
--- A merge re-points the mail of the addresses it moves.
+-- A merge re-points the mail of the person it absorbs, and of the addresses it moves.
+CREATE INDEX email_messages_sender ON email_messages (sender_id) WHERE sender_id IS NOT NULL;
 CREATE INDEX email_messages_from_address ON email_messages (from_address);
 CREATE INDEX identities_value ON identities (value);
 

@@ -77,8 +77,8 @@ async function readMailEvidence(store: Store, result: ResolveResult): Promise<vo
       const names = new Set<string>();
       for (const message of mail) {
         if (message.isBot || message.senderId === null || !message.fromAddress) continue;
-        const sender = await tx.people.current(message.senderId);
-        if (sender === undefined) continue;
+        // A merge re-points the mail of whom it absorbs, so a sender is always a person.
+        const sender = message.senderId;
         if (message.fromName && !names.has(`${message.fromAddress}\n${message.fromName}`)) {
           names.add(`${message.fromAddress}\n${message.fromName}`);
           if (await tx.people.addIdentity(sender, 'name', message.fromName, 'mail', message.fromAddress)) result.namesRecorded++;
