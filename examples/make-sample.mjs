@@ -413,6 +413,25 @@ function kernelList() {
       refs.push(parent);
     }
   }
+  // One person, two addresses: a patch sent from a work address, signed off with the usual one (docs/people.md).
+  const work = mbox.add({
+    from: 'Tomasz Zielinski <tomasz.zielinski@vendor.example>',
+    to: LIST,
+    subject: '[PATCH net-next] net: baz: drop a stale comment',
+    date: tick(20),
+    id: id('tomw'),
+    body: `The comment describes the old reset path.\n\nSigned-off-by: ${contributors[2]}\n${diff('drivers/net/baz.c', 42)}`,
+  });
+  mbox.add({
+    from: maintainers[1],
+    to: LIST,
+    subject: 'Re: [PATCH net-next] net: baz: drop a stale comment',
+    date: tick(8),
+    id: id('paola'),
+    inReplyTo: work,
+    references: [work],
+    body: `> The comment describes the old reset path.\n\nReviewed-by: ${maintainers[1]}\n`,
+  });
   return mbox;
 }
 

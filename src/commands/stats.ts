@@ -72,6 +72,7 @@ export default class Stats extends BaseCommand<typeof Stats> {
           ['signaled repo captured', s.captured, `${percent(s.capturedShare)} of stored`],
           ['signaled repo resolved', s.resolved, `${percent(s.resolvedShare)} of captured`],
           ['senders resolved', senders.resolved, `${percent(senders.resolvedShare)} of ${senders.humans} human (${senders.bots} bot)`],
+          ['people (senders)', result.people.people, `from ${result.people.addresses} address(es); ${result.people.merges} merge(s)`],
           ['issue mail with external key', k.withKey, `of ${k.issueEvents}`],
           ['missed-LINK shadows', result.missedLinkShadows, ''],
         ],

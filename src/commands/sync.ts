@@ -2,6 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { BaseCommand, fetchFlags, listFlags, systemsFlag } from '../cli/base-command.js';
 import { renderTable } from '../cli/render-table.js';
 import { ExitCode, InputError } from '../core/errors.js';
+import { resolvePeopleWithGitHub } from '../core/people/resolve-with-github.js';
 import { addLocalList, giveRepoCommand } from '../core/registry/register-list.js';
 import { describeHolder } from '../core/fetch/fetch-lists.js';
 import { describeOutcomes } from '../core/project/project-lists.js';
@@ -36,7 +37,7 @@ export default class Sync extends BaseCommand<typeof Sync> {
     const result = await this.withStore(async (store) => {
       const local = args.path ? await addLocalList(store, systems, { path: args.path, rules: flags.rules, repoUrl: flags.repo }) : undefined;
       if (local) this.note(`${local.action} ${local.list.system} list ${local.list.name}`);
-      return this.withProgress('sync', (progress) =>
+      const synced = await this.withProgress('sync', (progress) =>
         syncLists(
           store,
           systems,
@@ -56,6 +57,17 @@ export default class Sync extends BaseCommand<typeof Sync> {
           progress,
         ),
       );
+      // The people behind the new mail (docs/people.md): the resolution chain, as `people resolve` runs it.
+      if (!synced.interrupted) {
+        synced.people = await resolvePeopleWithGitHub(store, {
+          token: process.env.GITHUB_TOKEN || undefined,
+          contactEmail: settings.contactEmail,
+          minMessages: settings.githubMinMessages,
+          signal,
+          onNotice: (sentence) => this.note(sentence),
+        });
+      }
+      return synced;
     });
     this.render(result);
     if (result.interrupted) this.exitInterrupted(result, describeSync(result));
@@ -78,6 +90,7 @@ export default class Sync extends BaseCommand<typeof Sync> {
           ...(classify ? [['classify', classify.lists.length, `${classify.classified} classified, ${classify.shunted} shunted`]] : []),
           ...(drain ? [['drain', drain.lists.length, `${drain.drained} drained, ${drain.deferred} deferred, ${drain.shunted} shunted`]] : []),
           ...(project ? [['project', project.lists.length, describeOutcomes(project)]] : []),
+          ...(result.people ? [['people', '', `${result.people.messagesRead} message(s) read, ${result.people.merges.length} merge(s)`]] : []),
         ],
       ),
     );

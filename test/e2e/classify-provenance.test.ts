@@ -88,16 +88,16 @@ describeOnDialectDatabases('label provenance, classify --explain and --dry-run o
       'SELECT rules_hash, listminer_version, COUNT(*) AS n FROM email_messages GROUP BY rules_hash, listminer_version',
     );
     expect(stored).toEqual([{ rules_hash: BUNDLED_HASH, listminer_version: VERSION, n: expect.anything() }]);
-    expect(Number(stored[0]!.n)).toBe(294 + 47);
+    expect(Number(stored[0]!.n)).toBe(294 + 49);
   });
 
   it('stats names the rules hash and listminer version of the stored labels, with their message counts', async () => {
     const json = await runCliJson<StatsResult>(['stats', '--db', db.url]);
     expect(json.code, json.stderr).toBe(0);
-    expect(json.json.labelProvenance).toEqual([{ rulesHash: BUNDLED_HASH, listminerVersion: VERSION, messages: 341 }]);
+    expect(json.json.labelProvenance).toEqual([{ rulesHash: BUNDLED_HASH, listminerVersion: VERSION, messages: 343 }]);
     const text = await runCli(['stats', '--db', db.url]);
     expect(text.stdout).toContain(BUNDLED_HASH);
-    expect(text.stdout).toMatch(new RegExp(`${VERSION.replaceAll('.', '\\.')}\\s*│\\s*341`));
+    expect(text.stdout).toMatch(new RegExp(`${VERSION.replaceAll('.', '\\.')}\\s*│\\s*343`));
   });
 
   it('the export manifest names the rules hash and version, and the messages table carries them per row', async () => {
@@ -105,7 +105,7 @@ describeOnDialectDatabases('label provenance, classify --explain and --dry-run o
     const run = await runCli(['export', '--db', db.url, '--format', 'jsonl', '--out', out]);
     expect(run.code, run.stderr).toBe(0);
     const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8')) as ExportManifest;
-    expect(manifest.labelProvenance).toEqual([{ rulesHash: BUNDLED_HASH, listminerVersion: VERSION, messages: 341 }]);
+    expect(manifest.labelProvenance).toEqual([{ rulesHash: BUNDLED_HASH, listminerVersion: VERSION, messages: 343 }]);
     const messages = manifest.files.find((f) => f.table === 'email_messages')!;
     expect(messages.columns.map((c) => c.name)).toEqual(expect.arrayContaining(['class_source', 'rules_hash', 'listminer_version']));
     const first = JSON.parse((await readFile(join(out, 'email_messages.jsonl'), 'utf8')).split('\n')[0]!) as Record<string, unknown>;
@@ -159,7 +159,7 @@ describeOnDialectDatabases('label provenance, classify --explain and --dry-run o
     const labels = await query('SELECT message_key, msg_class, class_source, rules_hash FROM email_messages ORDER BY message_key');
     const run = await runCli(['classify', '--db', db.url, '--reclassify', '--dry-run', '--systems', changedRules]);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/^dry run, nothing written: would have classified 341, shunted 0, changed class \d+/);
+    expect(run.stdout).toMatch(/^dry run, nothing written: would have classified 343, shunted 0, changed class \d+/);
     expect(run.stdout).toMatch(/ {2}issue_event → discuss: \d+\n/);
     const json = await runCliJson<ClassifyResult>(['classify', '--db', db.url, '--reclassify', '--dry-run', '--systems', changedRules]);
     expect(json.json).toMatchObject({ dryRun: true, provenance: { rulesHash: sha256(JIRA_AS_DISCUSS), listminerVersion: VERSION } });
@@ -190,6 +190,6 @@ describeOnDialectDatabases('label provenance, classify --explain and --dry-run o
     expect(await historyCount()).toBe(history.length);
 
     const stats = await runCliJson<StatsResult>(['stats', '--db', db.url]);
-    expect(stats.json.labelProvenance).toEqual([{ rulesHash: sha256(JIRA_AS_DISCUSS), listminerVersion: VERSION, messages: 341 }]);
+    expect(stats.json.labelProvenance).toEqual([{ rulesHash: sha256(JIRA_AS_DISCUSS), listminerVersion: VERSION, messages: 343 }]);
   });
 });

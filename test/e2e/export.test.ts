@@ -182,12 +182,14 @@ describeOnDialectDatabases('export on $dialect', (databases) => {
       issues: await count('SELECT COUNT(*) AS n FROM issues'),
       pull_requests: await count('SELECT COUNT(*) AS n FROM pull_requests'),
       pr_equivalents: await count('SELECT COUNT(*) AS n FROM pr_equivalents'),
+      people: await count('SELECT COUNT(DISTINCT sender_id) AS n FROM email_messages'),
+      identities: await count('SELECT COUNT(*) AS n FROM identities WHERE person_id IN (SELECT sender_id FROM email_messages)'),
     };
   }
 
   it('writes each table in each format with as many rows as the store holds, and a manifest that says so', async () => {
     const expected = await storeCounts();
-    expect(expected.email_messages).toBe(294 + 47 + 3);
+    expect(expected.email_messages).toBe(294 + 49 + 3);
     expect(expected.issues).toBeGreaterThan(0);
     expect(expected.pr_equivalents).toBeGreaterThan(0);
     expect(expected.senders).toBeGreaterThan(0);

@@ -62,6 +62,8 @@ export type Responder = (response: ServerResponse) => void;
 export interface GitHubApiServer extends ArchiveServer {
   /** The Authorization header of every request, in order (undefined when none was sent). */
   authorizations: Array<string | undefined>;
+  /** Every search asked, as `/search/users?q=…`, in order. */
+  searches: string[];
   /** Answers the next request for `path?page=N` (e.g. `/repos/acme/widget/issues?page=2`) with these, one each, before the listing. */
   failFirst(pageKey: string, ...responders: Responder[]): void;
 }
@@ -80,10 +82,13 @@ export async function startGitHubApiServer(repo: {
   pageSize?: number;
   id?: number;
   orgs?: Record<string, unknown[]>;
+  /** `/search/users?q=EMAIL in:email` and `/search/commits?q=author-email:EMAIL` (see searchAnswer). */
+  search?: SearchFixture;
 }): Promise<GitHubApiServer> {
   const pageSize = repo.pageSize ?? 2;
   const failures = new Map<string, Responder[]>();
   const authorizations: Array<string | undefined> = [];
+  const searches: string[] = [];
   const base = `/repos/${repo.owner}/${repo.name}`;
   const server = await startArchiveServer((url, response, request) => {
     authorizations.push(request.headers.authorization);
@@ -91,6 +96,10 @@ export async function startGitHubApiServer(repo: {
     const queued = failures.get(`${url.pathname}?page=${page}`);
     if (queued?.length) return queued.shift()!(response);
     if (url.pathname === base) return sendJson(response, { id: repo.id ?? 4242, full_name: `${repo.owner}/${repo.name}` });
+    if (url.pathname === '/search/users' || url.pathname === '/search/commits') {
+      searches.push(`${url.pathname}?q=${url.searchParams.get('q')}`);
+      return searchAnswer(response, url, repo.search ?? {});
+    }
     const org = /^\/orgs\/([^/]+)\/repos$/.exec(url.pathname)?.[1];
     const listing =
       url.pathname === `${base}/issues` ? repo.issues : url.pathname === `${base}/pulls` ? repo.pulls : org !== undefined ? repo.orgs?.[org] : undefined;
@@ -106,9 +115,34 @@ export async function startGitHubApiServer(repo: {
   });
   const github: GitHubApiServer = Object.assign(server, {
     authorizations,
+    searches,
     failFirst: (pageKey: string, ...responders: Responder[]) => failures.set(pageKey, [...(failures.get(pageKey) ?? []), ...responders]),
   });
   return github;
+}
+
+/** Who GitHub's searches find by address: users whose public e-mail it is, commit authors, and addresses GitHub refuses to search (422). */
+export interface SearchFixture {
+  users?: Record<string, { login: string; id: number }>;
+  commitAuthors?: Record<string, { login: string; id: number }>;
+  private?: string[];
+}
+
+/** GitHub's search API answers: found, nothing found, or 422 for an address it will not search; with the search rate-limit headers. */
+function searchAnswer(response: ServerResponse, url: URL, fixture: SearchFixture): void {
+  const limit = { 'x-ratelimit-limit': '30', 'x-ratelimit-remaining': '29', 'x-ratelimit-resource': 'search', 'x-ratelimit-reset': String(Math.ceil(Date.now() / 1000) + 60) };
+  const q = url.searchParams.get('q') ?? '';
+  const address = (url.pathname === '/search/users' ? /^(\S+) in:email$/.exec(q) : /^author-email:(\S+)$/.exec(q))?.[1];
+  if (!address) return sendJson(response, { message: 'Validation Failed' }, 422, limit);
+  if (fixture.private?.includes(address)) {
+    return sendJson(response, { message: 'Validation Failed', errors: [{ message: 'The listed users cannot be searched either because the users do not exist or you do not have permission to view the users.', resource: 'Search', field: 'q', code: 'invalid' }] }, 422, limit);
+  }
+  if (url.pathname === '/search/users') {
+    const user = fixture.users?.[address];
+    return sendJson(response, { total_count: user ? 1 : 0, incomplete_results: false, items: user ? [{ ...user, type: 'User' }] : [] }, 200, limit);
+  }
+  const author = fixture.commitAuthors?.[address];
+  return sendJson(response, { total_count: author ? 1 : 0, incomplete_results: false, items: author ? [{ sha: 'abc123', author: { ...author, type: 'User' } }] : [] }, 200, limit);
 }
 
 export function sendJson(response: ServerResponse, value: unknown, status = 200, headers: Record<string, string> = {}): void {

@@ -24,6 +24,8 @@ export interface Config {
   maxMessageBytes: number;
   /** Per system, the classes `verify --strict` requires instead of the systems file's `expects` (docs/verify.md). */
   verifyExpects?: Record<string, string[]>;
+  /** Senders with fewer messages are not looked up on GitHub by `people resolve` (docs/people.md). */
+  githubMinMessages: number;
   /** Where the file was read from, when one was. */
   path?: string;
 }
@@ -31,7 +33,7 @@ export interface Config {
 /** 64 MiB: far above real list mail, far below V8's 512 MB string limit, and parsing one costs some 8 times its size. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
-export const DEFAULT_CONFIG: Config = { mirrorHandling: 'metadata_only', cadenceDays: 30, workers: 2, maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES };
+export const DEFAULT_CONFIG: Config = { mirrorHandling: 'metadata_only', cadenceDays: 30, workers: 2, maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES, githubMinMessages: 3 };
 
 const FIELDS: Record<string, (value: unknown) => string | undefined> = {
   database: (v) => (typeof v === 'string' && v ? undefined : 'must be a file path or a postgres:// URL'),
@@ -45,6 +47,7 @@ const FIELDS: Record<string, (value: unknown) => string | undefined> = {
   cache_dir: (v) => (typeof v === 'string' && v ? undefined : 'must be a folder path'),
   verify_expects: (v) =>
     isPlainObject(v) && Object.values(v).every(isNameList) ? undefined : 'must map system names to lists of classes, e.g. { mbox: [patch_submission, review] }',
+  github_min_messages: (v) => (Number.isInteger(v) && (v as number) >= 1 ? undefined : 'must be a whole number of messages, at least 1'),
   max_message_bytes: (v) => (Number.isInteger(v) && (v as number) >= 1024 && (v as number) <= 256 * 1024 * 1024 ? undefined : 'must be a whole number of bytes from 1024 to 268435456 (256 MiB)'),
 };
 
@@ -78,6 +81,7 @@ export function validateConfig(file: string, text: string): Validation<Config> {
     cacheDir: typeof data.cache_dir === 'string' ? resolve(file, '..', data.cache_dir) : undefined,
     maxMessageBytes: (data.max_message_bytes as number | undefined) ?? DEFAULT_MAX_MESSAGE_BYTES,
     verifyExpects: data.verify_expects as Record<string, string[]> | undefined,
+    githubMinMessages: (data.github_min_messages as number | undefined) ?? DEFAULT_CONFIG.githubMinMessages,
   };
   return { value, errors, warnings };
 }

@@ -14,7 +14,7 @@ export interface Column {
 /** A cell as the writers get it: timestamps are ISO-8601 UTC text, JSON is canonical JSON text. */
 export type Cell = string | number | boolean | null;
 
-export const TABLE_NAMES = ['email_messages', 'threads', 'senders', 'issues', 'pull_requests', 'pr_equivalents'] as const;
+export const TABLE_NAMES = ['email_messages', 'threads', 'senders', 'issues', 'pull_requests', 'pr_equivalents', 'people', 'identities'] as const;
 export type TableName = (typeof TABLE_NAMES)[number];
 
 const bigint = (name: string): Column => ({ name, type: 'BIGINT' });
@@ -96,6 +96,20 @@ const SENDERS: Column[] = [
   time('last_sent_at'),
 ];
 
+/** A person (docs/people.md): what its mail in scope adds up to. */
+const PEOPLE: Column[] = [
+  bigint('person_id'),
+  text('name'),
+  text('github_login'),
+  bigint('address_count'),
+  bigint('message_count'),
+  time('first_sent_at'),
+  time('last_sent_at'),
+];
+
+/** What says who a person is: an address, a name seen with an address, a GitHub login or id; where it came from, and when. */
+const IDENTITIES: Column[] = [bigint('id'), bigint('person_id'), text('kind'), text('value'), text('seen_with'), text('source'), time('seen_at')];
+
 const ISSUES: Column[] = [
   bigint('id'),
   bigint('repo_id'),
@@ -171,5 +185,9 @@ export function tableColumns(table: TableName, options: { withBodies: boolean })
       return PULL_REQUESTS;
     case 'pr_equivalents':
       return PR_EQUIVALENTS;
+    case 'people':
+      return PEOPLE;
+    case 'identities':
+      return IDENTITIES;
   }
 }

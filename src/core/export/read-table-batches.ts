@@ -59,6 +59,12 @@ export async function* readTableBatches(store: Store, table: TableName, scope: T
     case 'pr_equivalents':
       yield* records.prEquivalents(mail, limit);
       return;
+    case 'people':
+      yield* records.people(mail, limit);
+      return;
+    case 'identities':
+      yield* records.identities(mail, limit);
+      return;
   }
 }
 

@@ -31,6 +31,8 @@ export interface StatsResult {
   /** Every repository URL stored mail names that no registered repo resolves, most messages first, with the command that registers it. */
   unresolvedSignaledRepos: UnresolvedRepo[];
   senders: { humans: number; resolved: number; bots: number; resolvedShare: number };
+  /** The people who sent the human mail in scope and the addresses they sent it from (docs/people.md); identities and merges store-wide. */
+  people: { people: number; addresses: number; identities: number; merges: number };
   externalKeys: { issueEvents: number; withKey: number };
   stuck: StuckList[];
   /** Synthetic issues whose key a native issue's title carries as `[KEY]` (0 until project creates synthetic issues). */
@@ -81,6 +83,7 @@ export async function collectStats(store: Store, selection: ListSelection = {}):
     unresolvedSignaledRepos: (await reports.unresolvedSignaledRepos(scope)).map((repo) => ({ ...repo, fix: `listminer repos add ${repo.url}` })),
     senders: { humans: mail.humans, resolved: mail.humansResolved, bots: mail.bots, resolvedShare: ratio(mail.humansResolved, mail.humans) },
     externalKeys: { issueEvents: mail.issueEvents, withKey: mail.issueEventsWithKey },
+    people: await store.people.senderCounts(scope),
     stuck: stuckLists(figures),
     missedLinkShadows: await reports.missedLinkShadows(repoIds),
     gaps: await store.fetchState.gaps(scope),

@@ -90,7 +90,7 @@ export class ExportRecords {
          root.message_key AS root_message_key, root.subject AS root_subject, root.msg_class AS root_msg_class,
          g.message_count, g.participants, g.bot_message_count, g.first_activity_at, g.last_activity_at
        FROM (SELECT e.list_id, e.thread_root_id, COUNT(*) AS message_count,
-               COUNT(DISTINCT CASE WHEN e.is_bot = FALSE THEN lower(e.from_address) END) AS participants,
+               COUNT(DISTINCT CASE WHEN e.is_bot = FALSE THEN COALESCE('p' || e.sender_id, 'a' || lower(e.from_address)) END) AS participants,
                SUM(CASE WHEN e.is_bot = TRUE THEN 1 ELSE 0 END) AS bot_message_count,
                MIN(e.sent_at) AS first_activity_at, MAX(e.sent_at) AS last_activity_at
              FROM email_messages e
@@ -118,6 +118,36 @@ export class ExportRecords {
              GROUP BY e.sender_id) m
        JOIN contributors c ON c.id = m.sender_id
        ORDER BY c.id`,
+      where.params,
+      batchSize,
+    );
+  }
+
+  /** People who sent mail in scope (docs/people.md), with their addresses' count and their mail's count and dates, in id order; streamed. */
+  people(scope: MailScope, batchSize: number): AsyncIterable<ExportRow[]> {
+    const where = mailWhere('e', scope);
+    return this.db.stream(
+      `SELECT c.id AS person_id, c.name, c.github_login,
+         (SELECT COUNT(*) FROM identities i WHERE i.person_id = c.id AND i.kind = 'email') AS address_count,
+         m.message_count, m.first_sent_at, m.last_sent_at
+       FROM (SELECT e.sender_id, COUNT(*) AS message_count, MIN(e.sent_at) AS first_sent_at, MAX(e.sent_at) AS last_sent_at
+             FROM email_messages e WHERE e.sender_id IS NOT NULL ${where.sql}
+             GROUP BY e.sender_id) m
+       JOIN contributors c ON c.id = m.sender_id
+       ORDER BY c.id`,
+      where.params,
+      batchSize,
+    );
+  }
+
+  /** The identities of the people who sent mail in scope, in id order; streamed. */
+  identities(scope: MailScope, batchSize: number): AsyncIterable<ExportRow[]> {
+    const where = mailWhere('e', scope);
+    return this.db.stream(
+      `SELECT i.id, i.person_id, i.kind, i.value, i.seen_with, i.source, i.seen_at
+       FROM identities i
+       WHERE i.person_id IN (SELECT e.sender_id FROM email_messages e WHERE e.sender_id IS NOT NULL ${where.sql})
+       ORDER BY i.id`,
       where.params,
       batchSize,
     );

@@ -5,6 +5,7 @@ import { DrainRecords } from './drain-records.js';
 import { ExportRecords } from './export-records.js';
 import { ClassifyRecords } from './classify-records.js';
 import { ListRecords } from './list-records.js';
+import { PeopleRecords } from './people-records.js';
 import { LockRecords } from './lock-records.js';
 import { ProjectRecords } from './project-records.js';
 import { RenderRecords } from './render-records.js';
@@ -33,6 +34,7 @@ export class Store {
   readonly breakers: BreakerRecords;
   readonly drain: DrainRecords;
   readonly contributors: ContributorRecords;
+  readonly people: PeopleRecords;
   readonly classify: ClassifyRecords;
   readonly tracker: TrackerRecords;
   readonly project: ProjectRecords;
@@ -53,6 +55,7 @@ export class Store {
     this.breakers = new BreakerRecords(db);
     this.drain = new DrainRecords(db);
     this.contributors = new ContributorRecords(db);
+    this.people = new PeopleRecords(db);
     this.classify = new ClassifyRecords(db);
     this.tracker = new TrackerRecords(db);
     this.project = new ProjectRecords(db);

@@ -4,6 +4,7 @@ import { drainLists, type DrainResult } from '../drain/drain-lists.js';
 import { describeFailures, fetchLists, type FetchOptions, type FetchResult } from '../fetch/fetch-lists.js';
 import { describeStageFailures } from '../pipeline/each-claimed-list.js';
 import type { ProgressEvent, ProgressListener } from '../progress.js';
+import type { ResolveResult } from '../people/resolve-people.js';
 import { projectLists, type ProjectResult } from '../project/project-lists.js';
 import { selectListIds } from '../registry/select-lists.js';
 import type { Store } from '../store/store.js';
@@ -41,6 +42,8 @@ export interface SyncResult {
   classify?: ClassifyResult;
   drain?: DrainResult;
   project?: ProjectResult;
+  /** The resolution chain run after the stages (docs/people.md); set by the sync command. */
+  people?: ResolveResult;
   /** Lists that failed in some stage (the others went on). */
   failed: number;
   interrupted: boolean;

@@ -1,0 +1,68 @@
+import { normalizeAddress } from '../classify/header-values.js';
+
+/** One line of a mailmap: mail from `commitEmail` is the person of `properEmail` (when given), called `properName` (when given). */
+export interface MailmapEntry {
+  line: number;
+  properName: string | null;
+  properEmail: string | null;
+  commitName: string | null;
+  commitEmail: string;
+}
+
+export interface MailmapReading {
+  value: MailmapEntry[];
+  errors: string[];
+  warnings: string[];
+}
+
+/**
+ * git's .mailmap (gitmailmap(5)): `Proper Name <commit@email>`,
+ * `<proper@email> <commit@email>`, `Proper Name <proper@email> <commit@email>`
+ * and `Proper Name <proper@email> Commit Name <commit@email>`; `#` starts a
+ * comment, blank lines are ignored. Addresses come out in the one normal
+ * form (normalizeAddress).
+ */
+export function readMailmap(text: string): MailmapReading {
+  const value: MailmapEntry[] = [];
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  for (const [index, raw] of text.split(/\r?\n/).entries()) {
+    const line = withoutComment(raw).trim();
+    if (!line) continue;
+    const pairs = [...line.matchAll(/([^<>]*)<([^<>]*)>/g)].map((m) => ({ name: tidy(m[1]!), email: m[2]!.trim() }));
+    const rest = line.replace(/([^<>]*)<([^<>]*)>/g, '').trim();
+    if (pairs.length === 0 || pairs.length > 2 || rest || pairs.some((p) => !p.email.includes('@'))) {
+      errors.push(`line ${index + 1}: "${raw.trim()}" is not Name <address>, <proper> <commit>, or Proper Name <proper> [Commit Name] <commit>`);
+      continue;
+    }
+    if (pairs.length === 1) {
+      const [only] = pairs as [{ name: string | null; email: string }];
+      if (!only.name) {
+        warnings.push(`line ${index + 1}: "${raw.trim()}" names an address and nothing to map it to; skipped`);
+        continue;
+      }
+      value.push({ line: index + 1, properName: only.name, properEmail: null, commitName: null, commitEmail: normalizeAddress(only.email) });
+      continue;
+    }
+    const [proper, commit] = pairs as [{ name: string | null; email: string }, { name: string | null; email: string }];
+    value.push({ line: index + 1, properName: proper.name, properEmail: normalizeAddress(proper.email), commitName: commit.name, commitEmail: normalizeAddress(commit.email) });
+  }
+  return { value, errors, warnings };
+}
+
+/** A `#` outside an address starts a comment. */
+function withoutComment(line: string): string {
+  let inside = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (c === '<') inside = true;
+    else if (c === '>') inside = false;
+    else if (c === '#' && !inside) return line.slice(0, i);
+  }
+  return line;
+}
+
+function tidy(name: string): string | null {
+  const trimmed = name.replace(/\s+/g, ' ').trim();
+  return trimmed || null;
+}
