@@ -93,6 +93,8 @@ export async function startNewsServer(): Promise<NewsServer> {
     artcutoff: '0',
     doinnwatch: 'false',
     pgpverify: 'false',
+    // A busy test machine is no reason to turn readers away.
+    nnrpdloadlimit: '0',
     nnrpdpostport: String(port),
   };
   const conf = readFileSync(join(INN_ETC, 'inn.conf'), 'utf8')
@@ -159,7 +161,7 @@ export async function startNewsServer(): Promise<NewsServer> {
     },
     async close() {
       await stop().catch(() => innd?.kill('SIGKILL'));
-      rmSync(dir, { recursive: true, force: true });
+      if (!process.env.LISTMINER_KEEP_INN) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

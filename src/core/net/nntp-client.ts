@@ -92,7 +92,11 @@ export class NntpClient {
       throw new ArchiveError(`The news server ${where} refused the connection: ${greeting.code} ${greeting.text}`, greeting.code === 502 ? 'permanent' : 'transient');
     }
     // A server that splits feeding and reading (INN) hands a reader over to nnrpd; others answer 5xx, which is fine.
-    await client.command('MODE READER');
+    const reader = await client.command('MODE READER');
+    if (reader.code === 400) {
+      client.close();
+      throw new ArchiveError(`The news server ${where} asked listminer to come back later: ${reader.text}`, 'transient');
+    }
     if (options.credentials) await client.authenticate(options.credentials);
     return client;
   }
