@@ -161,6 +161,7 @@ export async function startNewsServer(): Promise<NewsServer> {
     },
     async close() {
       await stop().catch(() => innd?.kill('SIGKILL'));
+      // LISTMINER_KEEP_INN=1 keeps the folder (its log/ and etc/) to look at a failure.
       if (!process.env.LISTMINER_KEEP_INN) rmSync(dir, { recursive: true, force: true });
     },
   };
