@@ -161,3 +161,46 @@ describeOnDialectDatabases(
   },
   { skip },
 );
+
+describeOnDialectDatabases(
+  'fetch a newsgroup from a news server that wants a password on $dialect',
+  (databases) => {
+    let guarded: NewsServer;
+    beforeAll(async () => {
+      guarded = await startNewsServer({ users: { jane: 'correct-horse' } });
+      await guarded.newGroup('local.private');
+      await guarded.post('local.private', firstArticles(`auth-${databases.dialect}`));
+    }, 120_000);
+    afterAll(async () => {
+      await guarded?.close();
+    });
+
+    const fetchWith = async (credentials: NodeJS.ProcessEnv) => {
+      const db = await databases.create();
+      const add = await runCli(['lists', 'add', '--system', 'nntp', 'local.private', '--base-url', guarded.url, '--db', db.url], { env });
+      expect(add.code, add.stderr).toBe(0);
+      return runCliJson<FetchJson>(['fetch', '--full', '--now', '--db', db.url], { env: { ...env, ...credentials } });
+    };
+
+    it('reads the group with AUTHINFO USER/PASS from the environment', async () => {
+      const run = await fetchWith({ LISTMINER_NNTP_USER: 'jane', LISTMINER_NNTP_PASSWORD: 'correct-horse' });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.json.lists[0]).toMatchObject({ status: 'done', staged: 5 });
+    });
+
+    it('fails as permanent on a wrong password, and never prints the password', async () => {
+      const run = await fetchWith({ LISTMINER_NNTP_USER: 'jane', LISTMINER_NNTP_PASSWORD: 'wrong-battery' });
+      expect(run.code).not.toBe(0);
+      expect(run.json.lists[0]).toMatchObject({ status: 'failed', error: { kind: 'permanent' } });
+      expect(`${run.stdout}${run.stderr}`).not.toContain('wrong-battery');
+    });
+
+    it('fails without a user name, saying one is wanted', async () => {
+      const run = await fetchWith({});
+      expect(run.code).not.toBe(0);
+      expect(run.json.lists[0]).toMatchObject({ status: 'failed', error: { kind: 'permanent' } });
+      expect(run.json.lists[0]!.error!.message).toContain('user name and password');
+    });
+  },
+  { skip, only: ['sqlite'], onlyWhy: 'signing in is the server connection, the same on both engines' },
+);

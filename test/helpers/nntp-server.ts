@@ -61,9 +61,11 @@ function freePort(): Promise<number> {
 /**
  * A real INN (Debian's inn2) started in a temporary folder on a free
  * loopback port, running as the news user. Articles are fed with IHAVE;
- * groups are made, renumbered and removed with ctlinnd.
+ * groups are made, renumbered and removed with ctlinnd. With `users`,
+ * readers must give one of them with AUTHINFO USER/PASS (checked by INN's
+ * ckpasswd); feeding is not affected.
  */
-export async function startNewsServer(): Promise<NewsServer> {
+export async function startNewsServer(options: { users?: Record<string, string> } = {}): Promise<NewsServer> {
   const dir = mkdtempSync(join(tmpdir(), 'listminer-inn-'));
   const port = await freePort();
   const paths: Record<string, string> = {
@@ -105,6 +107,19 @@ export async function startNewsServer(): Promise<NewsServer> {
   writeFileSync(join(paths.pathetc!, 'inn.conf'), `${conf}\n`);
   writeFileSync(join(paths.pathetc!, 'newsfeeds'), 'ME:!*/!local::\n');
   writeFileSync(join(paths.pathetc!, 'incoming.conf'), 'peer ME {\n  hostname: "localhost, 127.0.0.1"\n}\n');
+  if (options.users) {
+    const passwords = join(paths.pathetc!, 'newsusers');
+    const lines = Object.entries(options.users).map(([user, password]) => {
+      const hashed = spawnSync('openssl', ['passwd', '-1', password], { encoding: 'utf8' });
+      if (hashed.status !== 0) throw new Error(`openssl passwd failed: ${hashed.stderr}`);
+      return `${user}:${hashed.stdout.trim()}`;
+    });
+    writeFileSync(passwords, `${lines.join('\n')}\n`);
+    writeFileSync(
+      join(paths.pathetc!, 'readers.conf'),
+      `auth "users" {\n  hosts: "*"\n  auth: "ckpasswd -f ${passwords}"\n}\naccess "users" {\n  users: "*"\n  newsgroups: "*"\n  access: RPA\n}\n`,
+    );
+  }
   writeFileSync(join(paths.pathdb!, 'active'), 'control 0000000000 0000000001 n\ncontrol.cancel 0000000000 0000000001 n\njunk 0000000000 0000000001 n\n');
   writeFileSync(join(paths.pathdb!, 'active.times'), '');
   writeFileSync(join(paths.pathdb!, 'newsgroups'), '');
