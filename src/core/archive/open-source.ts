@@ -14,6 +14,7 @@ const MODULES: Record<BackendName, string> = {
   hyperkitty: 'hyperkitty',
   mbox: 'mbox-files',
   maildir: 'maildir',
+  nntp: 'nntp',
 };
 
 export interface SourceModule {

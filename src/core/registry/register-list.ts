@@ -30,6 +30,8 @@ export interface AddListResult {
 
 const ADDRESS = /^[A-Za-z0-9][A-Za-z0-9._%+-]*@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$/;
 const INBOX = /^[A-Za-z0-9][A-Za-z0-9._+-]*$/;
+/** RFC 3977's newsgroup name: printable characters without spaces, dots between the parts (gmane.comp.version-control.git). */
+const NEWSGROUP = /^[A-Za-z0-9+_-]+(\.[A-Za-z0-9+_-]+)*$/;
 
 export function isListAddress(text: string): boolean {
   return ADDRESS.test(text);
@@ -59,6 +61,11 @@ export async function addList(store: Store, systems: Systems, input: AddListInpu
         throw new InputError(`"${input.name}" is not a public-inbox name.`, 'Give the name as it appears in the archive URL (lore.kernel.org/NAME), e.g. netdev; add --address for its e-mail address.');
       }
       break;
+    case 'newsgroup':
+      if (!NEWSGROUP.test(name)) {
+        throw new InputError(`"${input.name}" is not a newsgroup name.`, 'Give the group as the news server names it, e.g. gmane.comp.version-control.git, with --base-url nntp://HOST.');
+      }
+      break;
     case 'path':
       name = resolve(name);
       if (!existsSync(name)) throw new InputError(`${name} does not exist.`, `The ${system.name} system reads a local file or folder; give its path.`);
@@ -68,8 +75,9 @@ export async function addList(store: Store, systems: Systems, input: AddListInpu
     throw new InputError(`"${input.address}" is not a mailing-list address.`, 'Give one like dev@kafka.apache.org.');
   }
   if (input.rules !== undefined) requireSystem(systems, input.rules);
-  if (input.baseUrl !== undefined && !/^(https?|file):\/\/\S+$/i.test(input.baseUrl)) {
-    throw new InputError(`"${input.baseUrl}" is not a base URL.`, 'Give an http://, https:// or file:// URL.');
+  if (input.baseUrl !== undefined && !/^(https?|file):\/\/\S+$/i.test(input.baseUrl) && !(locator === 'newsgroup' && /^nntps?:\/\/[^\s@/]+\/?$/i.test(input.baseUrl))) {
+    const hint = locator === 'newsgroup' ? 'Give the news server as nntp://HOST[:PORT] or nntps://HOST[:PORT] (no user name: LISTMINER_NNTP_USER and LISTMINER_NNTP_PASSWORD give those).' : 'Give an http://, https:// or file:// URL.';
+    throw new InputError(`"${input.baseUrl}" is not a base URL.`, hint);
   }
   const repoInput = input.repoUrl === undefined ? undefined : requireRepoUrl(input.repoUrl);
   const listId = input.listId?.trim().replace(/^<|>$/g, '').toLowerCase();

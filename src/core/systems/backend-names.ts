@@ -1,6 +1,7 @@
 /**
  * The archive backends listminer speaks, and how a list is named in each:
- * by its e-mail address, by its public-inbox name, or by a local path.
+ * by its e-mail address, by its public-inbox name, by a local path, or by
+ * its newsgroup name.
  */
 export const BACKENDS = {
   apache_ponymail: { locator: 'address' },
@@ -9,7 +10,8 @@ export const BACKENDS = {
   hyperkitty: { locator: 'address' },
   mbox: { locator: 'path' },
   maildir: { locator: 'path' },
-} as const satisfies Record<string, { locator: 'address' | 'inbox' | 'path' }>;
+  nntp: { locator: 'newsgroup' },
+} as const satisfies Record<string, { locator: 'address' | 'inbox' | 'path' | 'newsgroup' }>;
 
 export type BackendName = keyof typeof BACKENDS;
 export type ListLocator = (typeof BACKENDS)[BackendName]['locator'];

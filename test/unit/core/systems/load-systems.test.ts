@@ -10,7 +10,7 @@ describe('systems file', () => {
   });
 
   it('refuses an unknown backend at its line', () => {
-    const text = 'systems:\n  a:\n    backend: mbox\n  b:\n    backend: nntp\n';
+    const text = 'systems:\n  a:\n    backend: mbox\n  b:\n    backend: gopher\n';
     const { errors } = validateSystems('s.yaml', text);
     expect(errors).toEqual([expect.objectContaining({ line: 5, message: expect.stringContaining('backend must be one of') })]);
   });
