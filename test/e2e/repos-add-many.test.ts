@@ -81,7 +81,7 @@ describeOnDialectDatabases('stats names the unresolved signaled repositories and
     const text = await cli(['stats', '--unresolved', '2']);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain('3 repository URL(s) named in 6 message(s) are not registered');
-    expect(text.stdout).toMatch(new RegExp(`${WIDGET}\\s+│ 3\\s+│ listminer repos add ${WIDGET}`));
+    expect(text.stdout).toMatch(new RegExp(`${WIDGET}\\s+│\\s+3 │ listminer repos add ${WIDGET}`));
     expect(text.stdout).toContain(GADGET);
     expect(text.stdout).not.toContain(TOOL);
     expect(text.stdout).toContain('the 2 most mentioned of 3');
