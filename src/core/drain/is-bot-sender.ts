@@ -58,9 +58,12 @@ export function isBotSender(name: string | null, address: string | null): boolea
     const at = address.lastIndexOf('@');
     const local = (at === -1 ? address : address.slice(0, at)).toLowerCase();
     const domain = at === -1 ? '' : address.slice(at + 1).toLowerCase();
-    if (BOT_MAILBOXES.has(local)) return true;
     if (BOT_DOMAINS.some((pattern) => pattern.test(domain))) return true;
-    if (BOT_LOCAL_PATTERNS.some((pattern) => pattern.test(local))) return true;
+    // A +tag names one of the bot's feeds (patchwork-bot+netdevbpf@kernel.org): the mailbox before it is the bot.
+    for (const mailbox of new Set([local, local.split('+')[0]!])) {
+      if (BOT_MAILBOXES.has(mailbox)) return true;
+      if (BOT_LOCAL_PATTERNS.some((pattern) => pattern.test(mailbox))) return true;
+    }
   }
   if (name && BOT_NAMES.some((pattern) => pattern.test(name.trim()))) return true;
   return false;

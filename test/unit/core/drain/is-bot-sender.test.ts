@@ -20,6 +20,8 @@ describe('isBotSender', () => {
     ['ASF subversion and git services', 'svn@apache.org'],
     ['Jane (via GitHub)', 'jane@example.org'],
     ['Mergify Bot', 'mergify@example.org'],
+    [null, 'patchwork-bot+netdevbpf@kernel.org'],
+    [null, 'jenkins+nightly@example.org'],
   ])('calls %s <%s> a bot or relay', (name, address) => {
     expect(isBotSender(name, address)).toBe(true);
   });
@@ -34,6 +36,7 @@ describe('isBotSender', () => {
     ['Hudson Taylor', 'hudson.taylor@example.org'],
     ['Travis Smith', 'travis.smith@example.org'],
     [null, 'ci.zhang@example.org'],
+    ['Jane Doe', 'jane+lists@example.org'],
     [null, null],
   ])('calls %s <%s> a person', (name, address) => {
     expect(isBotSender(name, address)).toBe(false);
