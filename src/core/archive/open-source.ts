@@ -14,6 +14,8 @@ const MODULES: Record<BackendName, string> = {
   hyperkitty: 'hyperkitty',
   mbox: 'mbox-files',
   maildir: 'maildir',
+  imap: 'imap',
+  pop3: 'pop3',
 };
 
 export interface SourceModule {

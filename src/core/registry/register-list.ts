@@ -68,8 +68,11 @@ export async function addList(store: Store, systems: Systems, input: AddListInpu
     throw new InputError(`"${input.address}" is not a mailing-list address.`, 'Give one like dev@kafka.apache.org.');
   }
   if (input.rules !== undefined) requireSystem(systems, input.rules);
-  if (input.baseUrl !== undefined && !/^(https?|file):\/\/\S+$/i.test(input.baseUrl)) {
-    throw new InputError(`"${input.baseUrl}" is not a base URL.`, 'Give an http://, https:// or file:// URL.');
+  if (input.baseUrl !== undefined && !/^(https?|file|imaps?|pop3s?):\/\/\S+$/i.test(input.baseUrl)) {
+    throw new InputError(`"${input.baseUrl}" is not a base URL.`, 'Give an http://, https:// or file:// URL, or an imaps:// or pop3s:// mailbox.');
+  }
+  if (input.baseUrl !== undefined && /^(imap|pop3)s?:\/\/[^/@]*:[^/@]*@/i.test(input.baseUrl)) {
+    throw new InputError('A mailbox URL must not hold a password: it is stored and shown.', 'Put the password in the config file\'s mail_accounts or in LISTMINER_MAIL_PASSWORD.');
   }
   const repoInput = input.repoUrl === undefined ? undefined : requireRepoUrl(input.repoUrl);
   const listId = input.listId?.trim().replace(/^<|>$/g, '').toLowerCase();

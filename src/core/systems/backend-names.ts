@@ -9,6 +9,8 @@ export const BACKENDS = {
   hyperkitty: { locator: 'address' },
   mbox: { locator: 'path' },
   maildir: { locator: 'path' },
+  imap: { locator: 'address' },
+  pop3: { locator: 'address' },
 } as const satisfies Record<string, { locator: 'address' | 'inbox' | 'path' }>;
 
 export type BackendName = keyof typeof BACKENDS;
