@@ -220,3 +220,19 @@ describeOnDialectDatabases(
   },
   skip ? { skip } : {},
 );
+
+describeOnDialectDatabases(
+  'lists add for a mailbox on $dialect',
+  (databases) => {
+    it('refuses a mailbox URL that holds a password, without printing it', async () => {
+      const db = await databases.create();
+      const add = await runCli(['lists', 'add', DEV, '--system', 'imap', '--base-url', 'imaps://me:hunter2@imap.example.org/Lists', '--db', db.url]);
+      expect(add.code).toBe(2);
+      expect(add.stderr).toMatch(/must not hold a password/);
+      expect(`${add.stdout}${add.stderr}`).not.toContain('hunter2');
+      const ok = await runCli(['lists', 'add', DEV, '--system', 'pop3', '--base-url', 'pop3s://me@pop.example.org', '--db', db.url]);
+      expect(ok.code, ok.stderr).toBe(0);
+    });
+  },
+  { only: ['sqlite'], onlyWhy: 'lists add checks the URL before the database is touched' },
+);

@@ -4,6 +4,7 @@ import { listIdOf, mailboxError, messageFacts, openMailbox } from '../../../../s
 import { uidRanges } from '../../../../src/core/archive/sources/imap.js';
 import type { MailAccount } from '../../../../src/core/config/mail-accounts.js';
 import { validateConfig } from '../../../../src/core/config/load-config.js';
+import { validateSystems } from '../../../../src/core/systems/load-systems.js';
 
 function context(baseUrl: string | undefined, mailAccounts?: MailAccount[]): SourceContext {
   return {
@@ -85,5 +86,14 @@ describe('mail_accounts in the config file', () => {
   it('refuses an account without a host or with an unknown field', () => {
     expect(validateConfig('/x.yaml', 'mail_accounts:\n  - user: me\n').errors[0]?.message).toMatch(/needs a host/);
     expect(validateConfig('/x.yaml', 'mail_accounts:\n  - host: h\n    pasword: pw\n').errors[0]?.message).toMatch(/unknown field "pasword"/);
+  });
+});
+
+describe('a systems.yaml of the user\'s own', () => {
+  it('takes a mailbox URL as the base_url of an imap or pop3 system', () => {
+    const text = 'systems:\n  lists_pop:\n    backend: pop3\n    base_url: pop3s://me@pop.example.org\n  lists_imap:\n    backend: imap\n    base_url: imaps://me@imap.example.org/Lists\n';
+    const result = validateSystems('/x/systems.yaml', text);
+    expect(result.errors).toEqual([]);
+    expect(result.value?.systems.get('lists_pop')?.baseUrl).toBe('pop3s://me@pop.example.org');
   });
 });
