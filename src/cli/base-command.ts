@@ -127,7 +127,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   /** What fetching needs from the config file and the environment, for fetch and sync alike. */
-  protected fetchSettings(): Pick<FetchOptions, 'cadenceDays' | 'backfillMonths' | 'contactEmail' | 'cacheDir' | 'maxMessageBytes'> {
+  protected fetchSettings(): Pick<FetchOptions, 'cadenceDays' | 'backfillMonths' | 'contactEmail' | 'cacheDir' | 'maxMessageBytes' | 'mailAccounts'> {
     const { settings } = this;
     return {
       cadenceDays: settings.cadenceDays,
@@ -135,6 +135,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       contactEmail: settings.contactEmail,
       cacheDir: chooseCacheDir(settings, process.env),
       maxMessageBytes: settings.maxMessageBytes,
+      mailAccounts: settings.mailAccounts,
     };
   }
 

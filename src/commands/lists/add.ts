@@ -12,7 +12,7 @@ const BUNDLED = [...loadSystems().systems.values()]
 export default class ListsAdd extends BaseCommand<typeof ListsAdd> {
   static override summary = 'Register a mailing list to fetch.';
   static override description =
-    'NAME is the list address for Pony Mail, pipermail and HyperKitty lists, the inbox name for public-inbox archives, and a path for mbox and Maildir sources. Adding a list again updates what the flags give and never makes a second row.\n\nSystems of the bundled systems.yaml (for --system, and --rules of mbox and maildir lists):\n' +
+    'NAME is the list address for Pony Mail, pipermail, HyperKitty, imap and pop3 lists (for a mailbox, --base-url is imaps://user@host/Folder or pop3s://user@host), the inbox name for public-inbox archives, and a path for mbox and Maildir sources. Adding a list again updates what the flags give and never makes a second row.\n\nSystems of the bundled systems.yaml (for --system, and --rules of mbox and maildir lists):\n' +
     BUNDLED;
   static override examples = [
     '<%= config.bin %> lists add --system apache_ponymail dev@kafka.apache.org --repo https://github.com/apache/kafka',
@@ -26,7 +26,7 @@ export default class ListsAdd extends BaseCommand<typeof ListsAdd> {
     repo: Flags.string({ description: 'repository the list is about, e.g. https://github.com/apache/kafka' }),
     'list-id': Flags.string({ description: 'List-Id header value (default: derived from the address)' }),
     address: Flags.string({ description: 'the list e-mail address, when NAME is not one' }),
-    'base-url': Flags.string({ description: "archive URL to use instead of the system's (a mirror or local server)" }),
+    'base-url': Flags.string({ description: "archive URL to use instead of the system's (a mirror or local server), or an imap/pop3 mailbox URL" }),
     rules: Flags.string({ description: "system whose rules classify this list's mail (for mbox and Maildir)" }),
     systems: systemsFlag,
   };

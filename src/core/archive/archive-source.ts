@@ -1,4 +1,5 @@
 import { ArchiveError } from '../errors.js';
+import type { MailAccount } from '../config/mail-accounts.js';
 import type { HeaderBlock } from './raw-headers.js';
 
 /** A month as the archives file mail: `2024-03`. */
@@ -40,6 +41,8 @@ export interface SourceList {
   id: number;
   name: string;
   listAddress: string | null;
+  /** The List-Id that tells the list's mail apart in a mailbox several lists share (imap, pop3). */
+  listId?: string | null;
   baseUrl: string | null;
 }
 
@@ -65,6 +68,8 @@ export interface SourceContext {
   contactEmail?: string;
   /** Folder where sources may keep clones and caches between runs. */
   cacheDir: string;
+  /** Logins for mailbox sources (imap, pop3), from the config file. */
+  mailAccounts?: readonly MailAccount[];
   signal?: AbortSignal;
   /**
    * Where a local source reports an entry it skips while it reads the rest.

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -20,7 +20,8 @@ export async function readMonthIndex<T>(cacheDir: string, kind: string, path: st
 export async function writeMonthIndex<T>(cacheDir: string, kind: string, path: string, stamp: string, index: T): Promise<void> {
   const file = indexFile(cacheDir, kind, path);
   await mkdir(join(cacheDir, kind), { recursive: true });
-  const temporary = `${file}.${process.pid}.tmp`;
+  // Two lists of one mailbox may write the same index at once in one process: each writes a file of its own, then renames it.
+  const temporary = `${file}.${process.pid}.${randomUUID()}.tmp`;
   await writeFile(temporary, JSON.stringify({ path, stamp, index }));
   await rename(temporary, file);
 }

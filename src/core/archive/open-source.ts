@@ -15,6 +15,8 @@ const MODULES: Record<BackendName, string> = {
   mbox: 'mbox-files',
   maildir: 'maildir',
   nntp: 'nntp',
+  imap: 'imap',
+  pop3: 'pop3',
 };
 
 export interface SourceModule {

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InputError } from '../errors.js';
+import { mailAccountsProblem, readMailAccounts, type MailAccount } from './mail-accounts.js';
 import { isNameList, isPlainObject, refuseProblems, YamlFile, type Problem, type Validation } from './yaml-document.js';
 
 export const MIRROR_HANDLING = ['skip', 'metadata_only', 'full'] as const;
@@ -26,6 +27,8 @@ export interface Config {
   verifyExpects?: Record<string, string[]>;
   /** Senders with fewer messages are not looked up on GitHub by `people resolve` (docs/people.md). */
   githubMinMessages: number;
+  /** Logins for the mailboxes of imap and pop3 lists (docs/archive-backends.md). */
+  mailAccounts?: MailAccount[];
   /** Where the file was read from, when one was. */
   path?: string;
 }
@@ -48,6 +51,7 @@ const FIELDS: Record<string, (value: unknown) => string | undefined> = {
   verify_expects: (v) =>
     isPlainObject(v) && Object.values(v).every(isNameList) ? undefined : 'must map system names to lists of classes, e.g. { mbox: [patch_submission, review] }',
   github_min_messages: (v) => (Number.isInteger(v) && (v as number) >= 1 ? undefined : 'must be a whole number of messages, at least 1'),
+  mail_accounts: mailAccountsProblem,
   max_message_bytes: (v) => (Number.isInteger(v) && (v as number) >= 1024 && (v as number) <= 256 * 1024 * 1024 ? undefined : 'must be a whole number of bytes from 1024 to 268435456 (256 MiB)'),
 };
 
@@ -82,6 +86,7 @@ export function validateConfig(file: string, text: string): Validation<Config> {
     maxMessageBytes: (data.max_message_bytes as number | undefined) ?? DEFAULT_MAX_MESSAGE_BYTES,
     verifyExpects: data.verify_expects as Record<string, string[]> | undefined,
     githubMinMessages: (data.github_min_messages as number | undefined) ?? DEFAULT_CONFIG.githubMinMessages,
+    mailAccounts: readMailAccounts(data.mail_accounts, (path) => resolve(file, '..', path)),
   };
   return { value, errors, warnings };
 }

@@ -1,3 +1,4 @@
+import type { MailAccount } from '../config/mail-accounts.js';
 import { ArchiveError, PartialMonthError } from '../errors.js';
 import { isDeletion, type ArchiveSource, type Month, type SkippedEntry, type SourceContext } from '../archive/archive-source.js';
 import { identifyMessage } from '../archive/message-key.js';
@@ -48,6 +49,7 @@ export interface ListFetchSettings {
   backfillMonths?: number;
   contactEmail?: string;
   cacheDir: string;
+  mailAccounts?: readonly MailAccount[];
   /** A message larger than this is staged shunted with its bytes, never parsed. */
   maxMessageBytes: number;
   signal?: AbortSignal;
@@ -80,6 +82,7 @@ export async function fetchList(
     baseUrl: list.baseUrl ?? system.baseUrl,
     contactEmail: settings.contactEmail,
     cacheDir: settings.cacheDir,
+    mailAccounts: settings.mailAccounts,
     signal: settings.signal,
   };
   // Skipped entries, and the months whose read one left unfinished (their fingerprint is not kept, so they are read again).

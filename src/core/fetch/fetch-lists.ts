@@ -11,6 +11,7 @@ import { emptyListResult, fetchList, type ListFetchResult } from './fetch-list.j
 import { currentLockOwner, STALE_LOCK_MS, type LockOwner } from '../locks/lock-owner.js';
 import { selectLists } from '../registry/select-lists.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../config/load-config.js';
+import type { MailAccount } from '../config/mail-accounts.js';
 
 export interface FetchOptions {
   /** --list: only these lists (name or address); named lists are fetched even when sidelined. */
@@ -29,6 +30,8 @@ export interface FetchOptions {
   backfillMonths?: number;
   contactEmail?: string;
   cacheDir: string;
+  /** Logins for imap and pop3 mailboxes (the config's mail_accounts). */
+  mailAccounts?: readonly MailAccount[];
   /** A message larger than this is staged shunted, unparsed (the config's max_message_bytes). */
   maxMessageBytes?: number;
   /** Aborting stops the run: the current batch is written, locks are released. */
@@ -303,6 +306,7 @@ async function fetchClaimed(
         backfillMonths: options.backfillMonths,
         contactEmail: options.contactEmail,
         cacheDir: options.cacheDir,
+        mailAccounts: options.mailAccounts,
         maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
         signal: options.signal,
         clock,

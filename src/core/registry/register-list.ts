@@ -75,9 +75,12 @@ export async function addList(store: Store, systems: Systems, input: AddListInpu
     throw new InputError(`"${input.address}" is not a mailing-list address.`, 'Give one like dev@kafka.apache.org.');
   }
   if (input.rules !== undefined) requireSystem(systems, input.rules);
-  if (input.baseUrl !== undefined && !/^(https?|file):\/\/\S+$/i.test(input.baseUrl) && !(locator === 'newsgroup' && /^nntps?:\/\/[^\s@/]+\/?$/i.test(input.baseUrl))) {
-    const hint = locator === 'newsgroup' ? 'Give the news server as nntp://HOST[:PORT] or nntps://HOST[:PORT] (no user name: LISTMINER_NNTP_USER and LISTMINER_NNTP_PASSWORD give those).' : 'Give an http://, https:// or file:// URL.';
+  if (input.baseUrl !== undefined && !/^(https?|file|imaps?|pop3s?):\/\/\S+$/i.test(input.baseUrl) && !(locator === 'newsgroup' && /^nntps?:\/\/[^\s@/]+\/?$/i.test(input.baseUrl))) {
+    const hint = locator === 'newsgroup' ? 'Give the news server as nntp://HOST[:PORT] or nntps://HOST[:PORT] (no user name: LISTMINER_NNTP_USER and LISTMINER_NNTP_PASSWORD give those).' : 'Give an http://, https:// or file:// URL, or an imaps:// or pop3s:// mailbox.';
     throw new InputError(`"${input.baseUrl}" is not a base URL.`, hint);
+  }
+  if (input.baseUrl !== undefined && /^(imap|pop3)s?:\/\/[^/@]*:[^/@]*@/i.test(input.baseUrl)) {
+    throw new InputError('A mailbox URL must not hold a password: it is stored and shown.', 'Put the password in the config file\'s mail_accounts or in LISTMINER_MAIL_PASSWORD.');
   }
   const repoInput = input.repoUrl === undefined ? undefined : requireRepoUrl(input.repoUrl);
   const listId = input.listId?.trim().replace(/^<|>$/g, '').toLowerCase();

@@ -12,7 +12,7 @@ import type { Systems } from '../systems/load-systems.js';
 
 export type SyncStage = 'fetch' | 'classify' | 'drain' | 'project';
 
-export interface SyncOptions extends Pick<FetchOptions, 'now' | 'full' | 'months' | 'cadenceDays' | 'backfillMonths' | 'contactEmail' | 'cacheDir' | 'maxMessageBytes' | 'openSource'> {
+export interface SyncOptions extends Pick<FetchOptions, 'now' | 'full' | 'months' | 'cadenceDays' | 'backfillMonths' | 'contactEmail' | 'cacheDir' | 'maxMessageBytes' | 'mailAccounts' | 'openSource'> {
   /** --list: only these lists, in every stage. */
   lists?: readonly string[];
   /** --system: only this system's lists, in every stage. */

@@ -11,6 +11,8 @@ export const BACKENDS = {
   mbox: { locator: 'path' },
   maildir: { locator: 'path' },
   nntp: { locator: 'newsgroup' },
+  imap: { locator: 'address' },
+  pop3: { locator: 'address' },
 } as const satisfies Record<string, { locator: 'address' | 'inbox' | 'path' | 'newsgroup' }>;
 
 export type BackendName = keyof typeof BACKENDS;

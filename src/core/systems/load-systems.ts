@@ -73,7 +73,7 @@ export function validateSystems(file: string, text: string): Validation<Systems>
     }
     for (const field of ['base_url', 'repo_url_template'] as const) {
       const value = raw[field];
-      if (value !== undefined && (typeof value !== 'string' || !/^[a-z]+:\/\//i.test(value))) {
+      if (value !== undefined && (typeof value !== 'string' || !/^[a-z][a-z0-9+.-]*:\/\//i.test(value))) {
         errors.push(yaml.problem([...at, field], `${field} must be a URL`));
       }
     }

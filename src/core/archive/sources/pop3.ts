@@ -1,0 +1,111 @@
+import { ArchiveError } from '../../errors.js';
+import { Pop3Client } from '../../net/pop3-client.js';
+import type { ArchiveSource, Month, SourceContext } from '../archive-source.js';
+import { mailboxError, mailboxMonths, messageFacts, openMailbox, type Mailbox, type MailboxMonths, type MessageFacts } from '../mailbox.js';
+import { monthOf } from '../month.js';
+
+/** Body lines asked of TOP to get a whole message: more than any message has. */
+const WHOLE_MESSAGE_LINES = 2_147_483_647;
+
+interface Pop3Session {
+  client: Pop3Client;
+  mailbox: Mailbox;
+  /** UIDL → message number, for this session (numbers hold while it lasts). */
+  numbers: Map<string, number>;
+  /** TOP is offered: whole messages are read with it, which no server counts as retrieving them. */
+  canTop: boolean;
+}
+
+/**
+ * A POP3 maildrop subscribed to lists (docs/archive-backends.md). Read
+ * without DELE: each message by TOP with more lines than it has (RETR only
+ * where the server lacks TOP, since some servers mark what RETR sent as
+ * seen). A month's fingerprint is its messages' UIDLs, so new mail reads its
+ * month again and the message identity keeps anything from being stored twice.
+ */
+export function createSource(): ArchiveSource {
+  let session: Promise<Pop3Session> | undefined;
+  let index: Promise<MailboxMonths> | undefined;
+
+  function open(context: SourceContext): Promise<Pop3Session> {
+    session ??= (async () => {
+      const mailbox = openMailbox(context, 'pop3');
+      let client: Pop3Client | undefined;
+      try {
+        client = await Pop3Client.connect({ host: mailbox.host, port: mailbox.port, secure: mailbox.secure, ca: mailbox.ca });
+        const canTop = (await client.capabilities()).has('TOP');
+        await client.login(mailbox.user, mailbox.password);
+        const numbers = new Map([...(await client.uidl())].map(([number, id]) => [id, number]));
+        return { client, mailbox, numbers, canTop };
+      } catch (error) {
+        await client?.quit();
+        throw mailboxError(mailbox, error, 'opening the maildrop');
+      }
+    })();
+    session.catch(() => {
+      session = undefined;
+    });
+    return session;
+  }
+
+  function maildropIndex(context: SourceContext): Promise<MailboxMonths> {
+    index ??= (async () => {
+      const { client, mailbox, numbers } = await open(context);
+      const firstSeen = monthOf(new Date());
+      try {
+        return await mailboxMonths(context, mailbox, 'uidl', [...numbers.keys()], async (ids) => {
+          const facts = new Map<string, MessageFacts>();
+          for (const id of ids) {
+            context.signal?.throwIfAborted();
+            // Without a usable Date, the month it was first seen in (kept in the cache).
+            facts.set(id, messageFacts(await client.top(numbers.get(id)!, 0), firstSeen));
+          }
+          return facts;
+        });
+      } catch (error) {
+        throw mailboxError(mailbox, error, 'reading the headers');
+      }
+    })();
+    index.catch(() => {
+      index = undefined;
+    });
+    return index;
+  }
+
+  return {
+    name: 'pop3',
+
+    async firstMonth(context) {
+      return [...(await maildropIndex(context)).months.keys()].sort()[0];
+    },
+
+    async monthFingerprints(context) {
+      return (await maildropIndex(context)).fingerprints;
+    },
+
+    async *fetchMonth(context, month: Month) {
+      const ids = (await maildropIndex(context)).months.get(month);
+      if (!ids?.length) return;
+      const { client, mailbox, numbers, canTop } = await open(context);
+      for (const id of ids) {
+        context.signal?.throwIfAborted();
+        const number = numbers.get(id);
+        if (number === undefined) throw new ArchiveError(`${mailbox.label}: message ${id} is not in this session's maildrop.`, 'transient');
+        let raw: Buffer;
+        try {
+          raw = canTop ? await client.top(number, WHOLE_MESSAGE_LINES) : await client.retr(number);
+        } catch (error) {
+          throw mailboxError(mailbox, error, `reading message ${id}`);
+        }
+        yield { raw, sourceRef: `${mailbox.label};UIDL=${id}` };
+      }
+    },
+
+    async close() {
+      const open = session;
+      session = undefined;
+      index = undefined;
+      if (open) await (await open.catch(() => undefined))?.client.quit();
+    },
+  };
+}
