@@ -113,11 +113,7 @@ export class ExportRecords {
     return this.db.stream(
       `SELECT c.id AS contributor_id, c.email AS address, c.name, c.github_login, FALSE AS is_bot,
          m.message_count, m.first_sent_at, m.last_sent_at
-       FROM (SELECT e.sender_id, COUNT(*) AS message_count, MIN(e.sent_at) AS first_sent_at, MAX(e.sent_at) AS last_sent_at
-             FROM email_messages e WHERE e.sender_id IS NOT NULL ${where.sql}
-             GROUP BY e.sender_id) m
-       JOIN contributors c ON c.id = m.sender_id
-       ORDER BY c.id`,
+       ${senderActivity(where.sql)}`,
       where.params,
       batchSize,
     );
@@ -130,11 +126,7 @@ export class ExportRecords {
       `SELECT c.id AS person_id, c.name, c.github_login,
          (SELECT COUNT(*) FROM identities i WHERE i.person_id = c.id AND i.kind = 'email') AS address_count,
          m.message_count, m.first_sent_at, m.last_sent_at
-       FROM (SELECT e.sender_id, COUNT(*) AS message_count, MIN(e.sent_at) AS first_sent_at, MAX(e.sent_at) AS last_sent_at
-             FROM email_messages e WHERE e.sender_id IS NOT NULL ${where.sql}
-             GROUP BY e.sender_id) m
-       JOIN contributors c ON c.id = m.sender_id
-       ORDER BY c.id`,
+       ${senderActivity(where.sql)}`,
       where.params,
       batchSize,
     );
@@ -259,4 +251,13 @@ function windowClause(column: string, scope: MailScope): Clause {
     params.push(scope.sentBefore);
   }
   return { sql: parts.join(' '), params };
+}
+
+/** Each sender of the mail in scope with its message count and first and last date, joined to its contributor row (as c), in id order. */
+function senderActivity(scopeSql: string): string {
+  return `FROM (SELECT e.sender_id, COUNT(*) AS message_count, MIN(e.sent_at) AS first_sent_at, MAX(e.sent_at) AS last_sent_at
+             FROM email_messages e WHERE e.sender_id IS NOT NULL ${scopeSql}
+             GROUP BY e.sender_id) m
+       JOIN contributors c ON c.id = m.sender_id
+       ORDER BY c.id`;
 }
