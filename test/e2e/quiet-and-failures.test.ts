@@ -83,7 +83,14 @@ describeOnDialectDatabases('quiet runs and named failures on $dialect', (databas
     const issues = join(dir, 'issues.json');
     writeFileSync(issues, '[]\n');
     for (const sub of ['cur', 'new', 'tmp']) mkdirSync(join(dir, 'Maildir', sub), { recursive: true });
-    const runs: Record<string, string[]> = {
+    const mailmap = join(dir, '.mailmap');
+    writeFileSync(mailmap, 'Ana Lima <ana@example.org> <dana@example.org>\n');
+    // The merge the mailmap made, for unmerge: asked for when its turn comes.
+    const lastMerge = async () => {
+      const shown = await runCliJson<{ merges: Array<{ id: number; undoneAt: string | null }> }>(['people', 'show', 'ana@example.org', '--db', db.url], { env });
+      return String(shown.json.merges.filter((m) => m.undoneAt === null).at(-1)!.id);
+    };
+    const runs: Record<string, string[] | (() => Promise<string[]>)> = {
       'lists:add': ['lists', 'add', '--system', 'maildir', join(dir, 'Maildir')],
       'lists:ls': ['lists', 'ls'],
       'lists:rm': ['lists', 'rm', join(dir, 'Maildir')],
@@ -99,9 +106,17 @@ describeOnDialectDatabases('quiet runs and named failures on $dialect', (databas
       verify: ['verify', '--list', mbox],
       stats: ['stats', '--list', mbox],
       export: ['export', '--format', 'csv', '--out', join(dir, 'export')],
+      render: ['render', '--out', join(dir, 'site')],
+      'people:resolve': ['people', 'resolve'],
+      'people:ls': ['people', 'ls'],
+      'people:show': ['people', 'show', 'ana@example.org'],
+      'people:merge': ['people', 'merge', 'ana@example.org', 'ben.okafor@example.com'],
+      'people:split': ['people', 'split', 'ana@example.org', 'ben.okafor@example.com'],
+      'people:import-mailmap': ['people', 'import-mailmap', mailmap],
+      'people:unmerge': async () => ['people', 'unmerge', await lastMerge()],
     };
     expect(Object.keys(runs).sort()).toEqual(Object.keys(MANIFEST.commands).sort());
-    for (const [command, args] of Object.entries(runs)) expectSilent(await cli([...args, '--quiet']), command);
+    for (const [command, args] of Object.entries(runs)) expectSilent(await cli([...(typeof args === 'function' ? await args() : args), '--quiet']), command);
     // discover registered a failing remote list: it goes again for the failures below.
     await cli(['lists', 'rm', 'dev@quarry.apache.org']);
   }, 300_000);
