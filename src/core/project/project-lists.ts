@@ -9,7 +9,7 @@ import { StoreFailure } from '../store/store-failure.js';
 import type { ProjectionPolicy, Systems } from '../systems/load-systems.js';
 import { backfillIssueKeys, type BackfillResult } from './backfill-keys.js';
 import { syntheticIssueId } from './issue-key.js';
-import { summarizeIssue } from './issue-state.js';
+import { restateSyntheticIssues } from './issue-state.js';
 import { mirrorTarget } from './mirror-target.js';
 import { seriesKey, seriesTitle } from './patch-title.js';
 import { planTrackerTies } from './plan-tracker-ties.js';
@@ -121,6 +121,13 @@ function addCounts(into: ProjectCounts, delta: ProjectCounts): void {
   for (const field of COUNTS) into[field] += delta[field];
 }
 
+/** The policy of the system whose rules classify the list (`lists add --rules`), else of its own system. */
+export function projectionPolicyOf(systems: Systems, list: Pick<ListRecord, 'system' | 'rulesSystem'>): ProjectionPolicy {
+  const own = systems.systems.get(list.system);
+  const rules = systems.systems.get(list.rulesSystem ?? own?.rulesFrom ?? list.system);
+  return rules?.projectionPolicy ?? own?.projectionPolicy ?? 'none';
+}
+
 /** What one project run shares across its lists: the lock owner, the repos, the actors met. */
 class ProjectRun implements ListStage<ListProjectResult> {
   readonly stage = 'project';
@@ -153,12 +160,8 @@ class ProjectRun implements ListStage<ListProjectResult> {
     return `${result.linked} linked, ${result.created} created, ${result.inherited} inherited, ${result.mirror} mirror, ${result.none} none`;
   }
 
-  /** The policy of the system whose rules classify the list (`lists add --rules`), else of its own system. */
   private policyOf(list: ListRecord): ProjectionPolicy {
-    const systems = this.options.systems.systems;
-    const own = systems.get(list.system);
-    const rules = systems.get(list.rulesSystem ?? own?.rulesFrom ?? list.system);
-    return rules?.projectionPolicy ?? own?.projectionPolicy ?? 'none';
+    return projectionPolicyOf(this.options.systems, list);
   }
 
   private async projectList(list: ListRecord, policy: ProjectionPolicy, result: ListProjectResult, task: string): Promise<void> {
@@ -171,7 +174,7 @@ class ProjectRun implements ListStage<ListProjectResult> {
     }
     // Mirror mail whose pull request or issue was missing last time: an import may have brought it since.
     const retry = await this.store.project.unlinkedMirrorRoots(list.id);
-    const pending = retry.filter((rootId) => !failed.has(rootId));
+    const pending = await this.linkableMirrorRoots(list.id, retry.filter((rootId) => !failed.has(rootId)));
     for (let i = 0; i < pending.length; i += batchSize) await this.projectThreads(list, policy, pending.slice(i, i + batchSize), result, task, failed);
     let afterId = 0;
     while (!this.options.signal?.aborted) {
@@ -269,7 +272,7 @@ class ProjectRun implements ListStage<ListProjectResult> {
     const touched = [...new Set([...(await tx.project.linkedIssueIds(messageIds)), ...issueLinks.map((l) => l.issueId)])];
     await tx.project.lockIssues(touched);
     await tx.project.replaceLinks(messageIds, issueLinks, pullRequestLinks);
-    await this.recomputeSyntheticIssues(tx, touched);
+    await restateSyntheticIssues(tx, touched);
     if (policy === 'none') await this.assignSeries(tx, list, threads);
     await tx.project.setProjectedKinds(kinds);
 
@@ -306,15 +309,20 @@ class ProjectRun implements ListStage<ListProjectResult> {
     throw new Error(`no free synthetic issue id for ${key} after 16 candidates`);
   }
 
-  private async recomputeSyntheticIssues(tx: Store, issueIds: readonly number[]): Promise<void> {
-    const synthetic = await tx.project.syntheticAmong(issueIds);
-    if (synthetic.length === 0) return;
-    const mail = await tx.project.issueMail(synthetic.map((s) => s.id));
-    for (const issue of synthetic) {
-      const own = mail.filter((m) => m.issueId === issue.id);
-      if (own.length > 0) await tx.project.updateSyntheticIssue(summarizeIssue(issue.id, issue.key, own));
+  /**
+   * Of these threads, those whose unlinked mirror mail now finds what it
+   * echoes (an import brought it): only they are projected again, so a run
+   * with nothing new writes nothing.
+   */
+  private async linkableMirrorRoots(listId: number, rootIds: readonly number[]): Promise<number[]> {
+    const linkable = new Set<number>();
+    const batchSize = this.options.batchSize ?? BATCH_MESSAGES;
+    for (let i = 0; i < rootIds.length; i += batchSize) {
+      for (const m of await this.store.project.threadMessages(listId, rootIds.slice(i, i + batchSize))) {
+        if (m.msgClass === 'github_mirror' && m.projectedKind === 'none' && (await this.mirrorLinkTarget(this.store, m))) linkable.add(m.threadRootId ?? m.id);
+      }
     }
-    await tx.project.deleteEmptySyntheticIssues(synthetic.map((s) => s.id));
+    return rootIds.filter((rootId) => linkable.has(rootId));
   }
 
   /** The pull request or issue a mirror mail echoes, when the store has it. */

@@ -63,6 +63,18 @@ export interface Offenders {
   examples: string[];
 }
 
+/** Derived rows that disagree with what they are derived from (docs/verify.md, "derived-current"). */
+export interface StaleDerivations {
+  /** issue_event mail with a tracker key on a clean_fit list, projected without an issue. */
+  trackerUnlinked: Offenders;
+  /** Messages whose links disagree with their outcome or class. */
+  links: Offenders;
+  /** Messages whose body_stored disagrees with their class and the list's mirror handling. */
+  bodies: Offenders;
+  /** Synthetic issues with no mail, or a comment_count that is not their mail's. Labels name the issue. */
+  issues: Offenders;
+}
+
 /** What the checkpoint rule needs to know about a list whose last fetch failed. */
 export interface FailedListCheckpoints {
   listId: number;
@@ -254,6 +266,62 @@ export class ReportRecords {
       "e.list_id || ' ' || e.message_key",
       where.params,
     );
+  }
+
+  /**
+   * Derived rows that disagree with their inputs, each kind one set-based
+   * query: a projection left from an older class (tracker mail projected
+   * without its issue, a link the outcome or class no longer warrants), a
+   * body kept or missing against the class and the list's recorded mirror
+   * handling, a synthetic issue with no mail or a miscounted one. Messages
+   * without an outcome yet are pending (projection-complete), not stale.
+   */
+  async staleDerivations(scope: ReportScope, cleanFitLists: readonly number[], mirrorClasses: readonly string[]): Promise<StaleDerivations> {
+    const where = scopeClause('e.list_id', scope);
+    const inScope = where.sql ? `AND ${where.sql}` : '';
+    const label = "e.list_id || ' ' || e.message_key";
+    const issueLink = (roles: string) => `EXISTS (SELECT 1 FROM issue_email_messages l WHERE l.email_message_id = e.id AND l.role ${roles})`;
+    const prLink = 'EXISTS (SELECT 1 FROM pull_request_email_messages p WHERE p.email_message_id = e.id)';
+    const tied = "e.projected_kind IN ('linked', 'created', 'inherited')";
+    const trackerUnlinked =
+      cleanFitLists.length === 0
+        ? { count: 0, examples: [] }
+        : await this.offenders(
+            `FROM email_messages e WHERE e.list_id IN (${inPlaceholders(cleanFitLists.length)}) ${inScope}
+               AND e.msg_class = 'issue_event' AND COALESCE(e.captures->>'external_key', '') <> '' AND e.repo_id IS NOT NULL
+               AND e.projected_kind IS NOT NULL AND (NOT ${tied} OR NOT ${issueLink("<> 'mirror'")})`,
+            label,
+            [...cleanFitLists, ...where.params],
+          );
+    const links = await this.offenders(
+      `FROM email_messages e WHERE e.projected_kind IS NOT NULL ${inScope} AND (
+         (${tied}) <> ${issueLink("<> 'mirror'")}
+         OR (e.projected_kind = 'mirror') <> (${issueLink("= 'mirror'")} OR ${prLink})
+         OR (e.msg_class <> 'issue_event' AND ${issueLink("= 'event'")})
+         OR (e.msg_class <> 'github_mirror' AND (${issueLink("= 'mirror'")} OR ${prLink})))`,
+      label,
+      where.params,
+    );
+    const mirror = `e.msg_class IN (${inPlaceholders(mirrorClasses.length)})`;
+    const bodies = await this.offenders(
+      `FROM email_messages e WHERE (
+         (NOT ${mirror} AND e.body_stored = FALSE)
+         OR (${mirror} AND EXISTS (SELECT 1 FROM lists h WHERE h.id = e.list_id
+               AND ((h.mirror_handling = 'full' AND e.body_stored = FALSE) OR (h.mirror_handling IN ('metadata_only', 'skip') AND e.body_stored = TRUE))))) ${inScope}`,
+      label,
+      [...mirrorClasses, ...mirrorClasses, ...where.params],
+    );
+    const repos = scope === undefined ? { sql: '', params: [] } : { sql: `AND i.repo_id IN (SELECT repo_id FROM lists WHERE ${scopeClause('id', scope).sql})`, params: [...scope] };
+    const issues = await this.offenders(
+      `FROM issues i WHERE i.is_synthetic = TRUE ${repos.sql}
+         AND (NOT EXISTS (SELECT 1 FROM issue_email_messages l WHERE l.issue_id = i.id)
+              OR i.comment_count <> (SELECT COUNT(*) FROM issue_email_messages l WHERE l.issue_id = i.id))`,
+      `'synthetic issue ' || COALESCE(i.external_key, '') || ' (id ' || i.id || '): ' ||
+         CASE WHEN NOT EXISTS (SELECT 1 FROM issue_email_messages l WHERE l.issue_id = i.id) THEN 'no mail'
+              ELSE 'comment_count ' || i.comment_count || ', mail ' || (SELECT COUNT(*) FROM issue_email_messages l WHERE l.issue_id = i.id) END`,
+      repos.params,
+    );
+    return { trackerUnlinked, links, bodies, issues };
   }
 
   /**
