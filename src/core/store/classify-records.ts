@@ -114,12 +114,14 @@ export class ClassifyRecords {
       }
       const stillDrained = new Set<number>();
       for (const chunk of chunkRows(labels, 6, this.db.capabilities)) {
-        // Drained mail whose labels change goes back to classified (the old values are the row's own in SET).
+        // Drained mail whose labels change goes back to classified (the old values are the row's own in SET);
+        // drained mail whose labels stay keeps its updated_at, so verify does not take it for mail drain went past.
+        const relabelled = 'staged_messages.msg_class IS DISTINCT FROM v.column3 OR staged_messages.captures IS DISTINCT FROM v.column5';
         const rows = await tx.all<{ id: number; status: string }>(
           `UPDATE staged_messages SET
-             status = CASE WHEN v.column2 = 'drained' AND (staged_messages.msg_class IS DISTINCT FROM v.column3 OR staged_messages.captures IS DISTINCT FROM v.column5)
-                           THEN 'classified' ELSE v.column2 END,
-             msg_class = v.column3, class_source = v.column4, captures = v.column5, error = NULL, updated_at = ?
+             status = CASE WHEN v.column2 = 'drained' AND (${relabelled}) THEN 'classified' ELSE v.column2 END,
+             updated_at = CASE WHEN v.column2 = 'drained' AND NOT (${relabelled}) THEN staged_messages.updated_at ELSE ? END,
+             msg_class = v.column3, class_source = v.column4, captures = v.column5, error = NULL
            FROM (VALUES ${chunk.map(() => `(${id}, ?, ?, ?, ${json}, ?)`).join(', ')}) AS v
            WHERE staged_messages.id = v.column1 AND staged_messages.status = v.column6 RETURNING staged_messages.id, staged_messages.status`,
           [now, ...chunk.flatMap((o) => [o.id, keepsStatus(o.status) ? o.status : 'classified', o.classification.msgClass, o.classification.source, JSON.stringify(o.classification.captures), o.status])],
