@@ -83,6 +83,8 @@ describeOnDialectDatabases('derived data follows its inputs on $dialect', (datab
     expect(before.issues).toEqual([]);
     const reclassify = await runCliJson<{ changes: Array<{ from: string; to: string; count: number }> }>(['classify', '--reclassify', '--db', db.url]);
     expect(reclassify.json.changes).toEqual([{ from: 'discuss', to: 'issue_event', count: 164 }]);
+    // The relabelled mail waits for drain: pending, not mail drain went past.
+    expect(await invariant(db.url, 'no-stuck-mail')).toMatchObject({ ok: true });
     await cli(['drain'], db.url);
     const project = await runCliJson<{ examined: number; created: number; inherited: number; issuesCreated: number }>(['project', '--db', db.url]);
     // Only the relabelled mail and its threads are examined again, not the whole list.
