@@ -287,10 +287,7 @@ export class DrainRecords {
    */
   async placeMessages(listId: number, messages: readonly NewEmailMessage[]): Promise<PlacedMessage[]> {
     const stored = await this.storedLabels(listId, messages.map((m) => m.messageKey));
-    await this.relabelStored(
-      messages.filter((m) => stored.has(m.messageKey)),
-      stored,
-    );
+    await this.relabelStored(messages.filter((m) => stored.has(m.messageKey)), stored);
     const fresh = messages.filter((m) => !stored.has(m.messageKey));
     if (fresh.length === 0) return [];
     const ids = (await this.db.all<{ id: number }>(this.db.capabilities.newIdsSql('email_messages'), [fresh.length])).map((row) => Number(row.id)).sort((a, b) => a - b);
@@ -323,10 +320,7 @@ export class DrainRecords {
       if (m.body === null && row.bodyStored) dropBodies.push(row.id);
     }
     if (wantBodies.length > 0) {
-      const bodyIds = await this.storeBodies(
-        wantBodies.map((w) => w.message),
-        new Date().toISOString(),
-      );
+      const bodyIds = await this.storeBodies(wantBodies.map((w) => w.message), new Date().toISOString());
       const bridges = wantBodies.map((w) => [w.id, bodyIds.get(w.message.body!.hash)!]);
       for (const chunk of chunkRows(bridges, 2, this.db.capabilities)) {
         await this.db.run(
@@ -335,10 +329,7 @@ export class DrainRecords {
           chunk.flat(),
         );
       }
-      await this.setBodyStored(
-        wantBodies.map((w) => w.id),
-        true,
-      );
+      await this.setBodyStored(wantBodies.map((w) => w.id), true);
     }
     for (const chunk of chunkRows(dropBodies, 1, this.db.capabilities)) {
       await this.db.run(`DELETE FROM email_message_bodies WHERE email_message_id IN (${inPlaceholders(chunk.length)})`, chunk);
