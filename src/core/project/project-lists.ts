@@ -174,7 +174,7 @@ class ProjectRun implements ListStage<ListProjectResult> {
     }
     // Mirror mail whose pull request or issue was missing last time: an import may have brought it since.
     const retry = await this.store.project.unlinkedMirrorRoots(list.id);
-    const pending = await this.linkableMirrorRoots(list.id, retry.filter((rootId) => !failed.has(rootId)));
+    const pending = retry.filter((rootId) => !failed.has(rootId));
     for (let i = 0; i < pending.length; i += batchSize) await this.projectThreads(list, policy, pending.slice(i, i + batchSize), result, task, failed);
     let afterId = 0;
     while (!this.options.signal?.aborted) {
@@ -307,22 +307,6 @@ class ProjectRun implements ListStage<ListProjectResult> {
       if (made) return made;
     }
     throw new Error(`no free synthetic issue id for ${key} after 16 candidates`);
-  }
-
-  /**
-   * Of these threads, those whose unlinked mirror mail now finds what it
-   * echoes (an import brought it): only they are projected again, so a run
-   * with nothing new writes nothing.
-   */
-  private async linkableMirrorRoots(listId: number, rootIds: readonly number[]): Promise<number[]> {
-    const linkable = new Set<number>();
-    const batchSize = this.options.batchSize ?? BATCH_MESSAGES;
-    for (let i = 0; i < rootIds.length; i += batchSize) {
-      for (const m of await this.store.project.threadMessages(listId, rootIds.slice(i, i + batchSize))) {
-        if (m.msgClass === 'github_mirror' && m.projectedKind === 'none' && (await this.mirrorLinkTarget(this.store, m))) linkable.add(m.threadRootId ?? m.id);
-      }
-    }
-    return rootIds.filter((rootId) => linkable.has(rootId));
   }
 
   /** The pull request or issue a mirror mail echoes, when the store has it. */
