@@ -5,7 +5,7 @@
  *     → store | archive, github → foundation (net, config, systems, locks, errors, progress, db-target)
  * and nothing imports in a circle.
  */
-const STAGES = '^src/core/(pipeline|fetch|classify|drain|registry|project|verify|stats|sync|export)/';
+const STAGES = '^src/core/(pipeline|fetch|classify|drain|registry|project|verify|stats|sync|export|render)/';
 const FOUNDATION = '^src/core/(net|config|systems|locks)/|^src/core/(errors|progress|db-target)[.]ts$';
 
 module.exports = {

@@ -191,7 +191,8 @@ export function describeError(error: Error & { exitCode?: number; oclif?: { exit
     // oclif's own parse errors: unknown flag, missing argument.
     const lines = error.message.split('\n').map((line) => line.trim());
     const useful = lines.filter((line) => line && !/^The following errors? occurred:?$|^See more help with --help$/.test(line));
-    const message = redactSecrets(useful.join('; ') || error.message);
+    // oclif names a missing flag without its dashes ("Missing required flag out").
+    const message = redactSecrets(useful.join('; ') || error.message).replace(/(Missing required flags?:? )([a-z][\w-]*)/g, '$1--$2');
     return { message, hint: 'See --help for the flags and arguments.', exitCode: error.oclif?.exit ?? ExitCode.usage };
   }
   return {

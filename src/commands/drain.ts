@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand, listFlags, systemsFlag } from '../cli/base-command.js';
-import { renderTable } from '../cli/render-table.js';
+import { naming, renderTable } from '../cli/render-table.js';
 import { drainLists, type DrainResult } from '../core/drain/drain-lists.js';
 import { ExitCode, ListminerError } from '../core/errors.js';
 import { giveRepoCommand } from '../core/registry/register-list.js';
@@ -35,7 +35,7 @@ export default class Drain extends BaseCommand<typeof Drain> {
     else {
       this.show(
         renderTable(
-          ['list', 'status', 'drained', 'deferred', 'shunted', 'threads repaired'],
+          [naming('list'), 'status', 'drained', 'deferred', 'shunted', 'threads repaired'],
           result.lists.map((l) => [`${l.system} ${l.name}`, l.error ? `${l.status}: ${l.error}` : l.status, l.drained, l.deferred, l.shunted, l.threadsRepaired]),
         ),
       );

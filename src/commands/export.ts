@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand, listFlags } from '../cli/base-command.js';
-import { renderTable } from '../cli/render-table.js';
+import { naming, renderTable } from '../cli/render-table.js';
 import { ExitCode } from '../core/errors.js';
 import { exportResearchTables, MANIFEST_FILE, type ExportResult } from '../core/export/export-research-tables.js';
 import { EXPORT_FORMATS } from '../core/export/format-writer.js';
@@ -54,7 +54,7 @@ export default class Export extends BaseCommand<typeof Export> {
     }
     this.show(
       renderTable(
-        ['file', 'rows', 'bytes'],
+        [naming('file'), 'rows', 'bytes'],
         result.files.map((f) => [f.file, f.rows, f.bytes]),
       ),
     );

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand, fetchFlags, listFlags, systemsFlag } from '../cli/base-command.js';
-import { renderTable } from '../cli/render-table.js';
+import { naming, renderTable } from '../cli/render-table.js';
 import { ExitCode } from '../core/errors.js';
 import { describeHolder, fetchLists, type FetchResult } from '../core/fetch/fetch-lists.js';
 
@@ -65,7 +65,7 @@ export default class Fetch extends BaseCommand<typeof Fetch> {
     }
     this.show(
       renderTable(
-        ['system', 'list', 'status', 'months', 'staged', 'already stored', 'deletions', 'error'],
+        [naming('system'), naming('list'), 'status', 'months', 'staged', 'already stored', 'deletions', 'error'],
         worked.map((l) => [l.system, l.list, l.status, `${l.monthsFetched}/${l.monthsPlanned}`, l.staged, l.duplicates, l.deletions, l.error?.message]),
       ),
     );

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand, listFlags, systemsFlag } from '../cli/base-command.js';
-import { renderTable } from '../cli/render-table.js';
+import { naming, renderTable } from '../cli/render-table.js';
 import { ExitCode, ListminerError } from '../core/errors.js';
 import { projectLists, type ProjectResult } from '../core/project/project-lists.js';
 import { selectListIds } from '../core/registry/select-lists.js';
@@ -36,7 +36,7 @@ export default class Project extends BaseCommand<typeof Project> {
       if (result.backfill.conflicts.length > 0) {
         this.show(
           renderTable(
-            ['key', 'native issue', 'held by', 'kind'],
+            [naming('key'), 'native issue', 'held by', 'kind'],
             result.backfill.conflicts.map((c) => [c.key, c.issueId, c.heldBy, c.kind === 'shadow' ? 'missed-LINK shadow (synthetic)' : 'taken by a native issue']),
           ),
         );
@@ -46,7 +46,7 @@ export default class Project extends BaseCommand<typeof Project> {
     else {
       this.show(
         renderTable(
-          ['list', 'policy', 'status', 'examined', 'linked', 'created', 'inherited', 'mirror', 'none', 'new issues'],
+          [naming('list'), 'policy', 'status', 'examined', 'linked', 'created', 'inherited', 'mirror', 'none', 'new issues'],
           result.lists.map((l) => [`${l.system} ${l.name}`, l.policy, l.error ? `${l.status}: ${l.error}` : l.status, l.examined, l.linked, l.created, l.inherited, l.mirror, l.none, l.issuesCreated]),
         ),
       );

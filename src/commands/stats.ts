@@ -1,14 +1,18 @@
+import { Flags } from '@oclif/core';
 import { BaseCommand, listFlags } from '../cli/base-command.js';
 import { renderBarChart } from '../cli/render-bar-chart.js';
-import { renderTable } from '../cli/render-table.js';
+import { naming, renderTable } from '../cli/render-table.js';
 import { collectStats, type StatsResult } from '../core/stats/collect-stats.js';
 
 export default class Stats extends BaseCommand<typeof Stats> {
   static override summary = 'Show how much of each list is fetched, classified and drained, and what the mail is.';
   static override description =
-    "Per list: months scanned, first and last month, whether the scan is complete, failures and the next retry, and its mail by status. Then each class's share of stored mail, the mirror share, signaled repos, resolved senders, lists whose mail waits for a repo (with the command that gives it one), months fetch left as gaps, and missed-LINK shadows. With --list, each named list's messages per month as a bar chart.";
+    "Per list: months scanned, first and last month, whether the scan is complete, failures and the next retry, and its mail by status. Then each class's share of stored mail, the mirror share, signaled repos (and the repository URLs mail names that are not registered, each with the command that registers it), resolved senders, the rules (sha256 of the systems file) and listminer versions the stored labels were made with, lists whose mail waits for a repo (with the command that gives it one), months fetch left as gaps, and missed-LINK shadows. With --list, each named list's messages per month as a bar chart.";
   static override examples = ['<%= config.bin %> stats', '<%= config.bin %> stats --list dev@kafka.apache.org', '<%= config.bin %> stats --system public_inbox --json'];
-  static override flags = { ...listFlags };
+  static override flags = {
+    ...listFlags,
+    unresolved: Flags.integer({ description: 'how many unresolved signaled repositories to list, most mentioned first (0: all; --json has all)', default: 10, min: 0 }),
+  };
 
   async run(): Promise<StatsResult> {
     const { flags } = this;
@@ -17,14 +21,14 @@ export default class Stats extends BaseCommand<typeof Stats> {
       this.note('No lists are registered; add one with `listminer lists add`.');
       return result;
     }
-    this.render(result);
+    this.render(result, flags.unresolved);
     return result;
   }
 
-  private render(result: StatsResult): void {
+  private render(result: StatsResult, unresolvedShown: number): void {
     this.show(
       renderTable(
-        ['system', 'list', 'months', 'first', 'last', 'complete', 'failures', 'next retry'],
+        [naming('system'), naming('list'), 'months', 'first', 'last', 'complete', 'failures', 'next retry'],
         result.lists.map((l) => [
           l.system,
           l.name,
@@ -40,7 +44,7 @@ export default class Stats extends BaseCommand<typeof Stats> {
     const t = result.totals;
     this.show(
       renderTable(
-        ['list', 'staged', 'classified', 'drained', 'deferred', 'shunted', 'pending'],
+        [naming('list'), 'staged', 'classified', 'drained', 'deferred', 'shunted', 'pending'],
         [
           ...result.lists.map((l) => [`${l.system} ${l.name}`, l.staged, l.classified, l.drained, l.deferred, l.shunted, l.pending]),
           ...(result.lists.length > 1 ? [['all lists', t.staged, t.classified, t.drained, t.deferred, t.shunted, t.pending]] : []),
@@ -70,13 +74,29 @@ export default class Stats extends BaseCommand<typeof Stats> {
         ],
       ),
     );
+    if (result.labelProvenance.length > 0) {
+      this.show(
+        renderTable(
+          ['labelled by rules (sha256 of systems file)', 'listminer', 'messages'],
+          result.labelProvenance.map((p) => [p.rulesHash ?? 'not recorded', p.listminerVersion ?? 'not recorded', p.messages]),
+        ),
+      );
+    }
+    const unresolved = result.unresolvedSignaledRepos;
+    if (unresolved.length > 0) {
+      const shown = unresolvedShown === 0 ? unresolved : unresolved.slice(0, unresolvedShown);
+      const messages = unresolved.reduce((total, repo) => total + repo.messages, 0);
+      this.show(`${unresolved.length} repository URL(s) named in ${messages} message(s) are not registered; \`listminer repos add --from FILE\` registers a file of them at once.`);
+      this.show(renderTable([naming('signaled repository'), 'messages', 'register'], shown.map((repo) => [repo.url, repo.messages, repo.fix])));
+      if (shown.length < unresolved.length) this.show(`(the ${shown.length} most mentioned of ${unresolved.length}; --unresolved 0 or --json lists all)`);
+    }
     if (result.gaps.length > 0) {
       this.show(`${result.gaps.length} month(s) could not be read and were gone past; every fetch tries them again.`);
-      this.show(renderTable(['list', 'month', 'failures', 'last failed', 'last error'], result.gaps.map((g) => [`${g.system} ${g.list}`, g.month, g.failures, g.lastFailedAt, g.lastError])));
+      this.show(renderTable([naming('list'), 'month', 'failures', 'last failed', 'last error'], result.gaps.map((g) => [`${g.system} ${g.list}`, g.month, g.failures, g.lastFailedAt, g.lastError])));
     }
     if (result.stuck.length > 0) {
       this.show(`${result.stuck.length} list(s) cannot drain: they have no repo.`);
-      this.show(renderTable(['list', 'waiting', 'fix'], result.stuck.map((l) => [`${l.system} ${l.name}`, l.waiting, l.fix])));
+      this.show(renderTable([naming('list'), 'waiting', 'fix'], result.stuck.map((l) => [`${l.system} ${l.name}`, l.waiting, l.fix])));
     }
     for (const chart of result.monthly) {
       const undated = chart.undated ? `, ${chart.undated} undated` : '';

@@ -22,21 +22,32 @@ export default class Verify extends BaseCommand<typeof Verify> {
   async run(): Promise<VerifyResult> {
     const { flags } = this;
     const systems = this.systems(flags.systems);
-    const result = await this.withStore((store) => verifyStore(store, systems, { names: flags.list, system: flags.system }));
+    const result = await this.withStore((store) =>
+      verifyStore(store, systems, { names: flags.list, system: flags.system }, { file: this.settings.path, expects: this.settings.verifyExpects }),
+    );
     this.show(
       renderTable(
         ['branch', 'weight', 'status', 'count', 'note'],
-        result.branches.map((b) => [b.name, b.weight.replace('_', '-'), b.status, b.of === undefined ? b.count : `${b.count} of ${b.of}`, b.note]),
+        result.branches.map((b) => [
+          b.name,
+          b.weight.replace('_', '-'),
+          b.status,
+          b.of === undefined ? b.count : `${b.count} of ${b.of}`,
+          [b.why && `required by ${b.why}`, b.note].filter(Boolean).join('; '),
+        ]),
       ),
     );
     this.show(renderTable(['invariant', 'holds', 'violations', 'details'], result.invariants.map((i) => [i.name, i.ok ? 'yes' : 'NO', i.violations, i.details.join('\n')])));
     if (result.failing.length === 0) return result;
-    const message = `verify found ${result.failing.length} gap(s): ${result.failing.join(', ')}.`;
+    const why = new Map(result.branches.map((b) => [b.name, b.why]));
+    const named = result.failing.map((name) => (why.get(name) ? `${name} (required by ${why.get(name)})` : name));
+    const message = `verify found ${result.failing.length} gap(s): ${named.join(', ')}.`;
     if (!flags.strict) {
       this.note(`${message} (--strict fails on them)`);
       return result;
     }
-    const hint = 'An EMPTY required branch needs mail of that kind; a broken invariant names its rows above. docs/verify.md says what each one means.';
+    const hint =
+      "An EMPTY required branch needs mail of that kind (a class is required because a system of the store's lists expects it: `expects` in systems.yaml, `verify_expects` in the config file); a broken invariant names its rows above. docs/verify.md says what each one means.";
     if (this.jsonEnabled()) {
       // The typed result on stdout, the reason on stderr (oclif mutes its own stderr under --json), and the exit code.
       this.logJson(result);

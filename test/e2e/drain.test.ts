@@ -36,7 +36,7 @@ describeOnDialectDatabases('drain command on $dialect', (databases) => {
     expect(first.code, first.stderr).toBe(0);
     expect(first.json).toMatchObject({ drained: 0, deferred: 3, lists: [{ name: 'dev@kafka.apache.org', status: 'deferred', deferred: 3 }] });
 
-    const add = await runCliJson<{ listsAttached: number; repo: { id: number } }>(['repos', 'add', KAFKA, '--db', db.url]);
+    const add = await runCliJson<{ listsAttached: number; repos: Array<{ repo: { id: number } }> }>(['repos', 'add', KAFKA, '--db', db.url]);
     expect(add.code, add.stderr).toBe(0);
     expect(add.json.listsAttached).toBe(1);
 
@@ -50,14 +50,14 @@ describeOnDialectDatabases('drain command on $dialect', (databases) => {
     expect(rows.map((r) => [r.message_key, r.thread_root_key, r.signaled_repo_url, r.signaled_repo_id === null ? null : Number(r.signaled_repo_id), Boolean(r.is_bot)])).toEqual([
       ['ci@x', 'ci@x', null, null, true],
       ['reply@x', 'root@x', SITE, null, false],
-      ['root@x', 'root@x', KAFKA, add.json.repo.id, false],
+      ['root@x', 'root@x', KAFKA, add.json.repos[0]!.repo.id, false],
     ]);
 
-    const site = await runCliJson<{ signaledMessagesResolved: number; repo: { id: number } }>(['repos', 'add', SITE, '--db', db.url]);
+    const site = await runCliJson<{ signaledMessagesResolved: number; repos: Array<{ repo: { id: number } }> }>(['repos', 'add', SITE, '--db', db.url]);
     expect(site.code, site.stderr).toBe(0);
     expect(site.json.signaledMessagesResolved).toBe(1);
     const reply = await withStoreAt(db.url, (store) => store.db.get<{ signaled_repo_id: number }>("SELECT signaled_repo_id FROM email_messages WHERE message_key = 'reply@x'"));
-    expect(Number(reply!.signaled_repo_id)).toBe(site.json.repo.id);
+    expect(Number(reply!.signaled_repo_id)).toBe(site.json.repos[0]!.repo.id);
 
     const again = await runCliJson<DrainJson>(['drain', '--db', db.url]);
     expect(again.json).toMatchObject({ drained: 0, lists: [] });

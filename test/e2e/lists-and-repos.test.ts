@@ -58,8 +58,8 @@ describeOnDialectDatabases('lists and repos commands on $dialect', (databases) =
 
   it('registers a repo once and ties lists waiting for it', async () => {
     await runCli(['lists', 'add', '--system', 'public_inbox', 'netdev', '--repo', 'https://git.kernel.org/pub/scm/linux/kernel/git/netdev/net.git', '--db', db.url]);
-    const add = await runCliJson<{ action: string; repo: { url: string } }>(['repos', 'add', 'https://github.com/Apache/Kafka.git', '--db', db.url]);
-    expect(add.json).toMatchObject({ action: 'unchanged', repo: { url: 'https://github.com/apache/kafka' } });
+    const add = await runCliJson<{ unchanged: number; repos: Array<{ action: string; repo: { url: string } }> }>(['repos', 'add', 'https://github.com/Apache/Kafka.git', '--db', db.url]);
+    expect(add.json).toMatchObject({ added: 0, unchanged: 1, repos: [{ action: 'unchanged', repo: { url: 'https://github.com/apache/kafka' } }] });
     const repos = await runCliJson<{ repos: Array<{ url: string }> }>(['repos', 'ls', '--db', db.url]);
     expect(repos.json.repos.map((r) => r.url)).toEqual([
       'https://git.kernel.org/pub/scm/linux/kernel/git/netdev/net',

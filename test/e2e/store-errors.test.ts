@@ -18,10 +18,10 @@ function expectExplained(result: { code: number; stderr: string }, code: number,
 }
 
 describe('a --db that is not a usable SQLite database', () => {
-  it('a folder exits 1 with a sentence naming the folder', async () => {
+  it('a folder exits 2 (the --db given is wrong) with a sentence naming the folder', async () => {
     const folder = join(dir, 'a-folder');
     mkdirSync(folder);
-    expectExplained(await runCli(['lists', 'ls', '--db', folder]), 1, new RegExp(`${folder} is a folder`));
+    expectExplained(await runCli(['lists', 'ls', '--db', folder]), 2, new RegExp(`${folder} is a folder`));
   });
 
   it('a file that is not SQLite exits 1 with a sentence naming the file', async () => {

@@ -52,6 +52,11 @@ export function githubPull(number: number, extra: Record<string, unknown> = {}):
   };
 }
 
+/** An item of `GET /orgs/ORG/repos` (the fields listminer reads, and a few it does not). */
+export function githubOrgRepo(org: string, name: string, id = 9_000_000): Record<string, unknown> {
+  return { id, name, full_name: `${org}/${name}`, owner: { login: org, type: 'Organization' }, html_url: `https://github.com/${org}/${name}`, fork: false, archived: false };
+}
+
 export type Responder = (response: ServerResponse) => void;
 
 export interface GitHubApiServer extends ArchiveServer {
@@ -64,9 +69,18 @@ export interface GitHubApiServer extends ArchiveServer {
 /**
  * GitHub's REST API for one repository on 127.0.0.1: the repository, and
  * its issues and pulls listings in pages of `pageSize`, linked by Link
- * headers as api.github.com links them (absolute URLs, rel="next" and "last").
+ * headers as api.github.com links them (absolute URLs, rel="next" and "last");
+ * and the repositories of each organization of `orgs` (`/orgs/ORG/repos`), paged alike.
  */
-export async function startGitHubApiServer(repo: { owner: string; name: string; issues: unknown[]; pulls: unknown[]; pageSize?: number; id?: number }): Promise<GitHubApiServer> {
+export async function startGitHubApiServer(repo: {
+  owner: string;
+  name: string;
+  issues: unknown[];
+  pulls: unknown[];
+  pageSize?: number;
+  id?: number;
+  orgs?: Record<string, unknown[]>;
+}): Promise<GitHubApiServer> {
   const pageSize = repo.pageSize ?? 2;
   const failures = new Map<string, Responder[]>();
   const authorizations: Array<string | undefined> = [];
@@ -77,7 +91,9 @@ export async function startGitHubApiServer(repo: { owner: string; name: string; 
     const queued = failures.get(`${url.pathname}?page=${page}`);
     if (queued?.length) return queued.shift()!(response);
     if (url.pathname === base) return sendJson(response, { id: repo.id ?? 4242, full_name: `${repo.owner}/${repo.name}` });
-    const listing = url.pathname === `${base}/issues` ? repo.issues : url.pathname === `${base}/pulls` ? repo.pulls : undefined;
+    const org = /^\/orgs\/([^/]+)\/repos$/.exec(url.pathname)?.[1];
+    const listing =
+      url.pathname === `${base}/issues` ? repo.issues : url.pathname === `${base}/pulls` ? repo.pulls : org !== undefined ? repo.orgs?.[org] : undefined;
     if (!listing) return sendJson(response, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' }, 404);
     const last = Math.max(1, Math.ceil(listing.length / pageSize));
     const link = (n: number) => {

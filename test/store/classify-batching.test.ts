@@ -35,9 +35,9 @@ describeOnDialects('classify batches by bytes as well as rows on $dialect', (get
     for (const row of await store.db.all<{ id: number; size: number }>('SELECT id, size FROM staged_messages')) sizes.set(Number(row.id), Number(row.size));
     written = [];
     const save = store.classify.save.bind(store.classify);
-    store.classify.save = (outcomes: readonly ClassifyOutcome[]) => {
+    store.classify.save = (outcomes: readonly ClassifyOutcome[], provenance) => {
       written.push(outcomes.map((o) => sizes.get(o.id)!));
-      return save(outcomes);
+      return save(outcomes, provenance);
     };
   });
 

@@ -25,7 +25,7 @@ describe('batch UPDATEs on SQLite', () => {
     const outcomes: ClassifyOutcome[] = ids.map((id, i) =>
       i < 500 ? { id, status: 'staged', error: 'unreadable' } : { id, status: i < 1000 ? 'staged' : 'drained', envelopeJson: '{}', classification: label },
     );
-    await store.classify.save(outcomes);
+    await store.classify.save(outcomes, { rulesHash: 'r', listminerVersion: '0' });
     await store.drain.setThreadRoots(ids.slice(0, 500).map((id) => ({ id, rootKey: 'r@x', rootId: ids[0]! })));
 
     const batchUpdates = [...new Set(recording.prepared().filter((sql) => /^\s*UPDATE\b[\s\S]*FROM \(VALUES/.test(sql)))];

@@ -1,11 +1,19 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand, systemsFlag } from '../../cli/base-command.js';
 import { addList, type AddListResult } from '../../core/registry/register-list.js';
+import { loadSystems } from '../../core/systems/load-systems.js';
+
+/** The bundled systems, one per line, for --help (the manifest keeps them as the build saw systems.yaml). */
+const BUNDLED = [...loadSystems().systems.values()]
+  .filter((system) => system.name !== 'generic')
+  .map((system) => `${system.name}: ${system.description ?? ''}`)
+  .join('\n');
 
 export default class ListsAdd extends BaseCommand<typeof ListsAdd> {
   static override summary = 'Register a mailing list to fetch.';
   static override description =
-    'NAME is the list address for Pony Mail, pipermail and HyperKitty lists, the inbox name for public-inbox archives, and a path for mbox and Maildir sources. Adding a list again updates what the flags give and never makes a second row.';
+    'NAME is the list address for Pony Mail, pipermail and HyperKitty lists, the inbox name for public-inbox archives, and a path for mbox and Maildir sources. Adding a list again updates what the flags give and never makes a second row.\n\nSystems of the bundled systems.yaml (for --system, and --rules of mbox and maildir lists):\n' +
+    BUNDLED;
   static override examples = [
     '<%= config.bin %> lists add --system apache_ponymail dev@kafka.apache.org --repo https://github.com/apache/kafka',
     '<%= config.bin %> lists add --system public_inbox netdev --address netdev@vger.kernel.org',
@@ -14,7 +22,7 @@ export default class ListsAdd extends BaseCommand<typeof ListsAdd> {
   ];
   static override args = { name: Args.string({ description: 'list address, inbox name or local path', required: true }) };
   static override flags = {
-    system: Flags.string({ description: 'archive system from systems.yaml', required: true }),
+    system: Flags.string({ description: 'archive system from systems.yaml (listed below)', required: true }),
     repo: Flags.string({ description: 'repository the list is about, e.g. https://github.com/apache/kafka' }),
     'list-id': Flags.string({ description: 'List-Id header value (default: derived from the address)' }),
     address: Flags.string({ description: 'the list e-mail address, when NAME is not one' }),

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand, systemsFlag } from '../../cli/base-command.js';
-import { renderTable } from '../../cli/render-table.js';
+import { naming, renderTable } from '../../cli/render-table.js';
 import { discoverLists, type DiscoverListsResult } from '../../core/registry/discover-lists.js';
 
 export default class ListsDiscover extends BaseCommand<typeof ListsDiscover> {
@@ -31,7 +31,7 @@ export default class ListsDiscover extends BaseCommand<typeof ListsDiscover> {
       ),
     );
     if (result.lists.length > 0) {
-      this.show(renderTable(['list', 'list-id', 'repo', 'action'], result.lists.map((l) => [l.name, l.listId, l.repoUrl, l.action])));
+      this.show(renderTable([naming('list'), 'list-id', naming('repo'), 'action'], result.lists.map((l) => [l.name, l.listId, l.repoUrl, l.action])));
     }
     this.note(`${result.found} lists found: ${result.added} added, ${result.updated} updated, ${result.unchanged} unchanged`);
     return result;

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
-import { renderTable } from '../../cli/render-table.js';
+import { naming, renderTable } from '../../cli/render-table.js';
 import { listLists, type ListSummary } from '../../core/registry/list-summaries.js';
 
 export default class ListsLs extends BaseCommand<typeof ListsLs> {
@@ -14,14 +14,14 @@ export default class ListsLs extends BaseCommand<typeof ListsLs> {
     else {
       this.show(
         renderTable(
-          ['id', 'system', 'list', 'repo', 'last month', 'state', 'staged', 'drained', 'deferred', 'shunted', 'skipped'],
+          [naming('id'), naming('system'), naming('list'), naming('repo'), 'last month', 'state', 'staged', 'drained', 'deferred', 'shunted', 'skipped'],
           lists.map((l) => [l.id, l.system, l.name, l.repoUrl, l.lastMonth, l.state, l.counts.staged, l.counts.drained, l.counts.deferred, l.counts.shunted, l.skippedEntries.length]),
         ),
       );
       const gaps = lists.flatMap((l) => l.gaps.map((g) => [`${l.system} ${l.name}`, g.month, g.failures, g.lastFailedAt, g.lastError]));
       if (gaps.length) {
         this.show(`${gaps.length} month(s) could not be read run after run: fetch went past them as gaps and tries them again every run.`);
-        this.show(renderTable(['list', 'gap month', 'failures', 'last failed', 'last error'], gaps));
+        this.show(renderTable([naming('list'), 'gap month', 'failures', 'last failed', 'last error'], gaps));
       }
     }
     return { lists };

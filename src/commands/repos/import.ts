@@ -13,6 +13,8 @@ export default class ReposImport extends BaseCommand<typeof ReposImport> {
     '<%= config.bin %> repos import apache/kafka --issues issues.json --pulls pulls.json',
     'GITHUB_TOKEN=… <%= config.bin %> repos import https://github.com/apache/kafka --github',
   ];
+  // oclif draws the exclusive and dependent flags as a broken usage line; this says what is allowed.
+  static override usage = ['<%= command.id %> REPO --issues FILE [--pulls FILE]', '<%= command.id %> REPO --pulls FILE', '<%= command.id %> REPO --github [--api-url URL]'];
   static override args = { repo: Args.string({ description: 'repository: https://github.com/OWNER/NAME or OWNER/NAME', required: true }) };
   static override flags = {
     issues: Flags.string({ description: 'file of GET /repos/OWNER/NAME/issues pages (a JSON array, arrays one after another, or JSON lines)', exclusive: ['github'] }),

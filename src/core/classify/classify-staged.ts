@@ -1,7 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { BATCH_BYTES, BATCH_MESSAGES } from '../pipeline/batch-bytes.js';
 import type { ProgressListener } from '../progress.js';
-import type { ClassifyOutcome, ClassifySelection, MessageToClassify } from '../store/classify-records.js';
+import type { ClassifyOutcome, ClassifySelection, LabelProvenance, MessageToClassify, ProvenLabel, StoredLabel } from '../store/classify-records.js';
+import { LISTMINER_VERSION } from '../listminer-version.js';
 import { selectLists } from '../registry/select-lists.js';
 import type { ListRecord } from '../store/list-records.js';
 import type { StagedStatus } from '../store/staging-records.js';
@@ -37,6 +38,8 @@ export interface ClassifyOptions {
   maxMessageBytes?: number;
   /** Milliseconds the rules may take over one message before it is shunted (2,000 when absent). */
   matchBudgetMs?: number;
+  /** Label and count as a run would, and write nothing: the report says what the run would change. */
+  dryRun?: boolean;
 }
 
 export interface ListClassifyResult {
@@ -57,6 +60,10 @@ export interface ClassChange {
 }
 
 export interface ClassifyResult {
+  /** The rules (sha256 of the systems file's text) and the listminer every label of this run records. */
+  provenance: LabelProvenance;
+  /** Nothing was written (--dry-run): the figures say what a run would do. */
+  dryRun: boolean;
   classified: number;
   shunted: number;
   changed: number;
@@ -105,7 +112,9 @@ export async function classifyStaged(store: Store, systems: Systems, options: Cl
   const lists = await selectLists(store, { names: options.lists, system: options.system });
   const statuses: StagedStatus[] = options.reclassify ? [...RECLASSIFY_STATUSES] : ['staged'];
   if (options.retryShunted) statuses.push('shunted');
-  const result: ClassifyResult = { classified: 0, shunted: 0, changed: 0, changes: [], classes: {}, lists: [], interrupted: false };
+  const provenance: LabelProvenance = { rulesHash: systems.rulesHash, listminerVersion: LISTMINER_VERSION };
+  const dryRun = options.dryRun ?? false;
+  const result: ClassifyResult = { provenance, dryRun, classified: 0, shunted: 0, changed: 0, changes: [], classes: {}, lists: [], interrupted: false };
   const changes = new Map<string, ClassChange>();
   const workers = options.workers ?? (await defaultWorkers(store, lists, statuses));
   const budgetMs = options.matchBudgetMs ?? MATCH_BUDGET_MS;
@@ -129,6 +138,8 @@ export async function classifyStaged(store: Store, systems: Systems, options: Cl
         changes,
         statistics,
         budgetMs,
+        provenance,
+        dryRun,
         progress,
       });
       result.lists.push(outcome);
@@ -165,6 +176,8 @@ interface ListRun {
   /** The run's count of rows labelled or shunted, for PostgreSQL's statistics of staged_messages: one for all the lists of a run. */
   statistics: TableStatistics;
   budgetMs: number;
+  provenance: LabelProvenance;
+  dryRun: boolean;
   progress: ProgressListener;
 }
 
@@ -179,8 +192,8 @@ async function classifyList(run: ListRun): Promise<ListClassifyResult> {
   // Parsing a message costs several times its size (a 200 MB one took 1.5 GB): one over the cap is shunted from its size alone.
   const tooLarge = await store.classify.tooLarge(list.id, run.statuses, run.maxMessageBytes);
   if (tooLarge.length > 0) {
-    const written = await store.classify.save(tooLarge.map((m) => ({ id: m.id, status: m.status, error: tooLargeReason(m.size, run.maxMessageBytes) })));
-    outcome.shunted += written.size;
+    const shunts = tooLarge.map((m) => ({ id: m.id, status: m.status, error: tooLargeReason(m.size, run.maxMessageBytes) }));
+    outcome.shunted += run.dryRun ? shunts.length : (await store.classify.save(shunts, run.provenance)).size;
   }
   const total = await store.classify.count(selection);
   if (total === 0) return outcome;
@@ -237,7 +250,7 @@ async function saveBatch(
   batch: MessageToClassify[],
   verdicts: StoredVerdict[],
   outcome: ListClassifyResult,
-  { classes, changes, statistics }: Pick<ListRun, 'classes' | 'changes' | 'statistics'>,
+  { classes, changes, statistics, provenance, dryRun }: Pick<ListRun, 'classes' | 'changes' | 'statistics' | 'provenance' | 'dryRun'>,
 ): Promise<void> {
   const outcomes: ClassifyOutcome[] = [];
   batch.forEach((message, index) => {
@@ -247,10 +260,11 @@ async function saveBatch(
       if (message.status === 'staged' || message.status === 'shunted') outcomes.push({ id: message.id, status: message.status, error: verdict.error });
       return;
     }
-    outcomes.push({ id: message.id, status: message.status, ...verdict });
+    const replaces = message.label && !sameLabel(message.label, verdict.classification) ? { ...message.label, listId: message.listId, messageKey: message.messageKey } : undefined;
+    outcomes.push({ id: message.id, status: message.status, ...verdict, ...(replaces ? { replaces } : {}) });
   });
-  // Only what this run wrote counts: a second classify may have labelled a row first.
-  const { written, saved: savedOutcomes } = await writeOutcomes(store, outcomes);
+  // Only what this run wrote counts: a second classify may have labelled a row first. A dry run counts what it would write.
+  const { written, saved: savedOutcomes } = dryRun ? { written: new Set(outcomes.map((o) => o.id)), saved: outcomes } : await writeOutcomes(store, outcomes, provenance);
   const before = new Map(batch.map((m) => [m.id, m.msgClass]));
   for (const saved of savedOutcomes) {
     if (!written.has(saved.id)) continue;
@@ -270,7 +284,22 @@ async function saveBatch(
       changes.set(key, change);
     }
   }
-  await statistics.grew(written.size);
+  if (!dryRun) await statistics.grew(written.size);
+}
+
+/**
+ * A label is replaced (and goes to label_history) when its class, its rule
+ * or its captures change. The same label from other rules only takes the new
+ * provenance: a history row per message per edit of the rules would record
+ * nothing a figure depends on.
+ */
+function sameLabel(old: ProvenLabel, label: StoredLabel): boolean {
+  return old.msgClass === label.msgClass && old.source === label.source && canonicalJson(old.captures) === canonicalJson(label.captures);
+}
+
+/** JSON with object keys sorted: PostgreSQL's jsonb gives them back in its own order. */
+function canonicalJson(value: Record<string, string>): string {
+  return JSON.stringify(Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
 }
 
 /**
@@ -280,9 +309,9 @@ async function saveBatch(
  * keeps a list's mail staged. Mail already labelled keeps its labels, as
  * when it no longer parses. The database itself failing shunts nothing.
  */
-async function writeOutcomes(store: Store, outcomes: ClassifyOutcome[]): Promise<{ written: Set<number>; saved: ClassifyOutcome[] }> {
+async function writeOutcomes(store: Store, outcomes: ClassifyOutcome[], provenance: LabelProvenance): Promise<{ written: Set<number>; saved: ClassifyOutcome[] }> {
   try {
-    return { written: await store.classify.save(outcomes), saved: outcomes };
+    return { written: await store.classify.save(outcomes, provenance), saved: outcomes };
   } catch (error) {
     if (error instanceof StoreFailure) throw error;
   }
@@ -290,14 +319,14 @@ async function writeOutcomes(store: Store, outcomes: ClassifyOutcome[]): Promise
   const saved: ClassifyOutcome[] = [];
   for (const outcome of outcomes) {
     try {
-      for (const id of await store.classify.save([outcome])) written.add(id);
+      for (const id of await store.classify.save([outcome], provenance)) written.add(id);
       saved.push(outcome);
     } catch (error) {
       if (error instanceof StoreFailure) throw error;
       if (!(await store.reachable())) throw error;
       if (outcome.status !== 'staged' && outcome.status !== 'shunted') continue;
       const shunt: ClassifyOutcome = { id: outcome.id, status: outcome.status, error: `classify: the database refused the message's row: ${storableText((error as Error).message)}` };
-      for (const id of await store.classify.save([shunt])) written.add(id);
+      for (const id of await store.classify.save([shunt], provenance)) written.add(id);
       saved.push(shunt);
     }
   }

@@ -178,20 +178,78 @@ function matcherText(field: MatcherField, input: MatchInput, list: ListContext):
 export function classifyEnvelope(rules: readonly CompiledRule[], input: MatchInput, list: ListContext = {}, onRule?: (rule: CompiledRule) => void): Classification {
   for (const rule of rules) {
     onRule?.(rule);
-    if (rule.hasPatch !== undefined && rule.hasPatch !== input.hasPatch) continue;
-    const captures: Record<string, string> = { ...rule.set };
-    let matched = true;
-    for (const { field, pattern } of rule.matchers) {
-      const match = pattern.exec(matcherText(field, input, list));
-      if (!match) {
-        matched = false;
-        break;
-      }
-      for (const [key, value] of Object.entries(match.groups ?? {})) if (value !== undefined) captures[key] = value.trim();
-    }
-    if (!matched) continue;
-    const decided = rule.matchers[0]?.field ?? 'has_patch';
-    return { msgClass: rule.msgClass, source: `${rule.name}:${decided}`, captures };
+    const captures = tryRule(rule, input, list);
+    if (captures) return { msgClass: rule.msgClass, source: sourceOf(rule), captures };
   }
-  return { msgClass: 'unclassified', source: 'default', captures: {} };
+  return UNMATCHED;
+}
+
+const UNMATCHED: Classification = { msgClass: 'unclassified', source: 'default', captures: {} };
+
+/** What class_source says of a label: the rule's name and the field that decided it. */
+function sourceOf(rule: CompiledRule): string {
+  return `${rule.name}:${rule.matchers[0]?.field ?? 'has_patch'}`;
+}
+
+/** One matcher of a rule over one message, as `classify --explain` shows it. */
+export interface MatcherStep {
+  field: MatcherField | 'has_patch';
+  /** The expression as written with its flags (`/…/i`), or for has_patch the value the rule asks for. */
+  pattern: string;
+  matched: boolean;
+  /** The start of the text the matcher saw (for has_patch, whether the message has a patch), and its whole length. */
+  seen: string;
+  seenLength: number;
+  /** What the expression matched, when it did. */
+  match?: string;
+}
+
+/** One rule tried on a message: matched or not, each matcher it ran (it stops at the first that fails), its captures when it matched. */
+export interface RuleTrial {
+  name: string;
+  msgClass: MsgClass;
+  matched: boolean;
+  steps: MatcherStep[];
+  captures?: Record<string, string>;
+}
+
+export interface RulesExplanation {
+  /** Every rule tried, in order: those that did not match, then the winner (none when no rule matched). */
+  trials: RuleTrial[];
+  /** The label the message gets, as classify stores it. */
+  winner: Classification;
+  /** Rules after the winner, never tried. */
+  untried: number;
+}
+
+const SEEN_LIMIT = 160;
+
+/** The same matching as classifyEnvelope, every step of it kept: why a message got its class. */
+export function explainEnvelope(rules: readonly CompiledRule[], input: MatchInput, list: ListContext = {}): RulesExplanation {
+  const trials: RuleTrial[] = [];
+  for (const [index, rule] of rules.entries()) {
+    const steps: MatcherStep[] = [];
+    const captures = tryRule(rule, input, list, (step) => steps.push(step));
+    trials.push({ name: rule.name, msgClass: rule.msgClass, matched: captures !== undefined, steps, ...(captures ? { captures } : {}) });
+    if (captures) return { trials, winner: { msgClass: rule.msgClass, source: sourceOf(rule), captures }, untried: rules.length - index - 1 };
+  }
+  return { trials, winner: UNMATCHED, untried: 0 };
+}
+
+/** The rule's captures when every matcher it names matches; `step` hears of each matcher it runs. */
+function tryRule(rule: CompiledRule, input: MatchInput, list: ListContext, step?: (step: MatcherStep) => void): Record<string, string> | undefined {
+  if (rule.hasPatch !== undefined) {
+    const matched = rule.hasPatch === input.hasPatch;
+    step?.({ field: 'has_patch', pattern: String(rule.hasPatch), matched, seen: String(input.hasPatch), seenLength: String(input.hasPatch).length });
+    if (!matched) return undefined;
+  }
+  const captures: Record<string, string> = { ...rule.set };
+  for (const { field, pattern } of rule.matchers) {
+    const text = matcherText(field, input, list);
+    const match = pattern.exec(text);
+    step?.({ field, pattern: String(pattern), matched: match !== null, seen: text.slice(0, SEEN_LIMIT), seenLength: text.length, ...(match ? { match: match[0].slice(0, SEEN_LIMIT) } : {}) });
+    if (!match) return undefined;
+    for (const [key, value] of Object.entries(match.groups ?? {})) if (value !== undefined) captures[key] = value.trim();
+  }
+  return captures;
 }

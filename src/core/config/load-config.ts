@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InputError } from '../errors.js';
-import { isPlainObject, refuseProblems, YamlFile, type Problem, type Validation } from './yaml-document.js';
+import { isNameList, isPlainObject, refuseProblems, YamlFile, type Problem, type Validation } from './yaml-document.js';
 
 export const MIRROR_HANDLING = ['skip', 'metadata_only', 'full'] as const;
 export type MirrorHandling = (typeof MIRROR_HANDLING)[number];
@@ -22,6 +22,8 @@ export interface Config {
   systems?: string;
   /** A message larger than this is staged with its bytes but never parsed: it is shunted, its size the reason (docs/fetch.md). */
   maxMessageBytes: number;
+  /** Per system, the classes `verify --strict` requires instead of the systems file's `expects` (docs/verify.md). */
+  verifyExpects?: Record<string, string[]>;
   /** Where the file was read from, when one was. */
   path?: string;
 }
@@ -41,6 +43,8 @@ const FIELDS: Record<string, (value: unknown) => string | undefined> = {
   workers: (v) => (Number.isInteger(v) && (v as number) > 0 && (v as number) <= 64 ? undefined : 'must be 1 to 64'),
   systems: (v) => (typeof v === 'string' && v ? undefined : 'must be the path of a systems.yaml'),
   cache_dir: (v) => (typeof v === 'string' && v ? undefined : 'must be a folder path'),
+  verify_expects: (v) =>
+    isPlainObject(v) && Object.values(v).every(isNameList) ? undefined : 'must map system names to lists of classes, e.g. { mbox: [patch_submission, review] }',
   max_message_bytes: (v) => (Number.isInteger(v) && (v as number) >= 1024 && (v as number) <= 256 * 1024 * 1024 ? undefined : 'must be a whole number of bytes from 1024 to 268435456 (256 MiB)'),
 };
 
@@ -73,6 +77,7 @@ export function validateConfig(file: string, text: string): Validation<Config> {
     systems: typeof data.systems === 'string' ? resolve(file, '..', data.systems) : undefined,
     cacheDir: typeof data.cache_dir === 'string' ? resolve(file, '..', data.cache_dir) : undefined,
     maxMessageBytes: (data.max_message_bytes as number | undefined) ?? DEFAULT_MAX_MESSAGE_BYTES,
+    verifyExpects: data.verify_expects as Record<string, string[]> | undefined,
   };
   return { value, errors, warnings };
 }

@@ -86,6 +86,11 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** A YAML list of non-empty strings, such as `[issue_event, review]`. */
+export function isNameList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string' && item !== '');
+}
+
 /** Throws the first error as an InputError (exit code 2), counting the rest. */
 export function refuseProblems(errors: readonly Problem[], hint: string): never {
   const [first, ...rest] = errors;

@@ -66,6 +66,8 @@ const EMAIL_MESSAGES: Column[] = [
   bigint('signaled_repo_id'),
   text('projected_kind'),
   time('drained_at'),
+  text('rules_hash'),
+  text('listminer_version'),
 ];
 
 const THREADS: Column[] = [

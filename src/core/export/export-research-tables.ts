@@ -6,7 +6,8 @@ import { addMonths, isMonth } from '../archive/month.js';
 import { InputError } from '../errors.js';
 import type { ProgressListener } from '../progress.js';
 import { selectLists, type ListSelection } from '../registry/select-lists.js';
-import type { MailScope } from '../store/export-records.js';
+import type { ExportRow, MailScope } from '../store/export-records.js';
+import type { LabelProvenanceCount } from '../store/report-records.js';
 import type { ListRecord } from '../store/list-records.js';
 import type { Store } from '../store/store.js';
 import { toCells } from './export-cells.js';
@@ -73,6 +74,8 @@ export interface ExportManifest {
   exportedAt: string;
   format: ExportFormat;
   filters: { lists: ExportedList[] | null; since: string | null; until: string | null; withBodies: boolean; perList: boolean };
+  /** The rules (sha256 of the systems file) and listminer versions that labelled the exported messages, with how many each; nulls: not recorded. */
+  labelProvenance: LabelProvenanceCount[];
   files: Array<Omit<ExportedFile, 'columns'> & { columns: Column[] }>;
 }
 
@@ -129,12 +132,13 @@ async function writeResearchTables(store: Store, options: ExportOptions, progres
 
   const result: ExportResult = { outDir, format: options.format, manifest: null, files: [], rows: 0, bytes: 0, interrupted: false };
   const writer = await openFormatWriter(options.format, outDir);
+  const provenance = new Map<string, LabelProvenanceCount>();
   try {
     for (const unit of units) {
       for (const table of TABLE_NAMES) {
         const file = options.signal?.aborted
           ? undefined
-          : await exportTable(store, writer, table, unit, { outDir, withBodies, signal: options.signal }, progress);
+          : await exportTable(store, writer, table, unit, { outDir, withBodies, signal: options.signal, provenance }, progress);
         if (!file) {
           result.interrupted = true;
           return result;
@@ -154,6 +158,7 @@ async function writeResearchTables(store: Store, options: ExportOptions, progres
     exportedAt: new Date().toISOString(),
     format: options.format,
     filters: { lists: filtered ? lists.map(describeList) : null, since: options.since ?? null, until: options.until ?? null, withBodies, perList: options.perList ?? false },
+    labelProvenance: [...provenance.values()].sort((a, b) => b.messages - a.messages || String(a.rulesHash).localeCompare(String(b.rulesHash))),
     files: result.files,
   };
   result.manifest = join(outDir, MANIFEST_FILE);
@@ -168,7 +173,7 @@ async function exportTable(
   writer: FormatWriter,
   table: TableName,
   unit: ExportUnit,
-  options: { outDir: string; withBodies: boolean; signal?: AbortSignal },
+  options: { outDir: string; withBodies: boolean; signal?: AbortSignal; provenance: Map<string, LabelProvenanceCount> },
   progress: ProgressListener,
 ): Promise<ExportedFile | undefined> {
   const columns = tableColumns(table, { withBodies: options.withBodies });
@@ -185,6 +190,7 @@ async function exportTable(
         return undefined;
       }
       await file.write(batch.map((row) => toCells(row, columns)));
+      if (table === 'email_messages') countProvenance(options.provenance, batch);
       rows += batch.length;
       progress({ type: 'update', task, done: rows });
     }
@@ -195,6 +201,18 @@ async function exportTable(
     await file.abort().catch(() => undefined);
     progress({ type: 'end', task, status: 'failed', detail: error instanceof Error ? error.message : String(error) });
     throw error;
+  }
+}
+
+/** Tallies the exported messages by the rules and listminer version that labelled them, for the manifest. */
+function countProvenance(tally: Map<string, LabelProvenanceCount>, rows: readonly ExportRow[]): void {
+  for (const row of rows) {
+    const rulesHash = (row.rules_hash as string | null) ?? null;
+    const listminerVersion = (row.listminer_version as string | null) ?? null;
+    const key = `${rulesHash}\u0000${listminerVersion}`;
+    const entry = tally.get(key) ?? { rulesHash, listminerVersion, messages: 0 };
+    entry.messages++;
+    tally.set(key, entry);
   }
 }
 

@@ -24,8 +24,10 @@ export interface ApiPage {
 }
 
 export interface GitHubApiOptions {
+  /** The repository's owner, or the organization whose repositories are listed. */
   owner: string;
-  name: string;
+  /** The repository; absent for an organization. */
+  name?: string;
   /** Default https://api.github.com; tests point it at a local server. */
   apiUrl?: string;
   /** Sent as `Authorization: Bearer …`, never written anywhere. */
@@ -70,13 +72,16 @@ export function githubRateLimitWait(status: number, headers: ResponseHeaders, no
 }
 
 /**
- * GitHub's REST API for one repository, over the archives' HTTP client:
+ * GitHub's REST API for one repository (or one organization's list of
+ * repositories), over the archives' HTTP client:
  * the same pacer, the same retries of 5xx and transport errors. Rate limits
  * the pacer does not wait out by itself are waited here up to
  * `maxRateLimitWaitMs`; a longer one stops with GitHubRateLimitStop.
  */
 export class GitHubApi {
+  /** What is read, for messages: `owner/name`, or the organization. */
   readonly repo: string;
+  private readonly what: 'repository' | 'organization';
   private readonly apiUrl: string;
   private readonly client: HttpClient;
   private readonly headers: Record<string, string>;
@@ -84,7 +89,8 @@ export class GitHubApi {
   private readonly maxRateLimitWaitMs: number;
 
   constructor(private readonly options: GitHubApiOptions) {
-    this.repo = `${options.owner}/${options.name}`;
+    this.repo = options.name === undefined ? options.owner : `${options.owner}/${options.name}`;
+    this.what = options.name === undefined ? 'organization' : 'repository';
     this.apiUrl = (options.apiUrl ?? DEFAULT_API_URL).replace(/\/+$/, '');
     this.client = options.client ?? createHttpClient({ contactEmail: options.contactEmail });
     this.hasToken = Boolean(options.token);
@@ -109,12 +115,21 @@ export class GitHubApi {
    * opened while it is read land on later pages instead of shifting the ones
    * not read yet), following the Link headers.
    */
-  async *pages(listing: Listing): AsyncGenerator<ApiPage> {
-    let url: string | undefined = `${this.apiUrl}/repos/${this.options.owner}/${this.options.name}/${listing}?state=all&per_page=100&sort=created&direction=asc`;
+  pages(listing: Listing): AsyncGenerator<ApiPage> {
+    return this.pagesFrom(`${this.apiUrl}/repos/${this.options.owner}/${this.options.name}/${listing}?state=all&per_page=100&sort=created&direction=asc`, listing);
+  }
+
+  /** Every page of the organization's repositories (`GET /orgs/ORG/repos`, every type), following the Link headers. */
+  organizationRepositories(): AsyncGenerator<ApiPage> {
+    return this.pagesFrom(`${this.apiUrl}/orgs/${this.options.owner}/repos?type=all&per_page=100&sort=full_name`, 'repositories');
+  }
+
+  private async *pagesFrom(first: string, what: string): AsyncGenerator<ApiPage> {
+    let url: string | undefined = first;
     while (url) {
       const document = await this.get(url);
       const items = parseBody(document, url);
-      if (!Array.isArray(items)) throw new OperationError(`GitHub answered ${url} with something other than a list of ${listing}.`, 'Check --api-url: it should be the GitHub REST API.');
+      if (!Array.isArray(items)) throw new OperationError(`GitHub answered ${url} with something other than a list of ${what}.`, 'Check --api-url: it should be the GitHub REST API.');
       yield { url, items };
       url = nextPageUrl(header(document.headers, 'link'), url);
     }
@@ -162,8 +177,12 @@ export class GitHubApi {
         );
       case 404:
         return new InputError(
-          `GitHub knows no repository ${this.repo} (404 for ${document.url})${this.hasToken ? '' : ', or it is private and no token was given'}.`,
-          this.hasToken ? 'Check REPO, and that the token in GITHUB_TOKEN can read it.' : 'Check REPO; for a private repository set GITHUB_TOKEN.',
+          `GitHub knows no ${this.what} ${this.repo} (404 for ${document.url})${this.hasToken ? '' : ', or it is private and no token was given'}.`,
+          this.what === 'organization'
+            ? 'Check the organization name (a user account is not an organization).'
+            : this.hasToken
+              ? 'Check REPO, and that the token in GITHUB_TOKEN can read it.'
+              : 'Check REPO; for a private repository set GITHUB_TOKEN.',
         );
       case 403:
         return new OperationError(`GitHub refused to give ${this.repo} (403${said}); ${token}.`, 'Check that the token in GITHUB_TOKEN may read this repository.');

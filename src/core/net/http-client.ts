@@ -1,10 +1,8 @@
 import { ArchiveError } from '../errors.js';
-import { readFileSync } from 'node:fs';
 import { Agent, interceptors, request, type Dispatcher } from 'undici';
+import { LISTMINER_VERSION as VERSION } from '../listminer-version.js';
 import { BodySpool } from './body-spool.js';
 import { sharedPacer, type Pacer } from './pacer.js';
-
-const VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /** `listminer/0.1.0`, plus ` (+mailto:you@example.org)` so an archive's operator can reach whoever runs it. */
 export function userAgent(contactEmail?: string): string {

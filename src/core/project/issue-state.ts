@@ -1,6 +1,6 @@
 import type { IssueMail, SyntheticIssueUpdate } from '../store/project-records.js';
 import type { Store } from '../store/store.js';
-import { trackerTitle } from './issue-key.js';
+import { issueTitleOf, trackerAction } from './tracker-key.js';
 
 /** The tracker actions that set an issue's state; the others (commented, updated, assigned, …) leave it. */
 const STATE_OF_ACTION: Record<string, string> = { created: 'open', reopened: 'open', resolved: 'resolved', closed: 'closed' };
@@ -17,14 +17,14 @@ export function summarizeIssue(id: number, key: string, mail: readonly IssueMail
   const ordered = [...mail].sort((a, b) => (a.sentAt ?? '').localeCompare(b.sentAt ?? '') || a.messageKey.localeCompare(b.messageKey));
   const events = ordered.filter((m) => m.role === 'event');
   let state = 'open';
-  for (const event of events) state = STATE_OF_ACTION[event.captures?.action ?? ''] ?? state;
-  const opening = events.find((e) => e.captures?.action === 'created') ?? events[0] ?? ordered[0];
+  for (const event of events) state = STATE_OF_ACTION[trackerAction(event.captures) ?? ''] ?? state;
+  const opening = events.find((e) => trackerAction(e.captures) === 'created') ?? events[0] ?? ordered[0];
   const dates = ordered.map((m) => m.sentAt).filter((d): d is string => d !== null);
   return {
     id,
-    title: opening ? trackerTitle(opening.subject, key) : null,
+    title: opening ? issueTitleOf(opening.subject, key) : null,
     state,
-    authorId: opening?.role === 'event' && opening.captures?.action === 'created' ? opening.authorId : null,
+    authorId: opening?.role === 'event' && trackerAction(opening.captures) === 'created' ? opening.authorId : null,
     commentCount: ordered.length,
     createdAt: dates.length ? dates.reduce((a, b) => (a < b ? a : b)) : null,
     updatedAt: dates.length ? dates.reduce((a, b) => (a > b ? a : b)) : null,

@@ -1,5 +1,6 @@
 import type { LinkRole, ProjectMessage } from '../store/project-records.js';
-import { isReplySubject, normalizeIssueKey } from './issue-key.js';
+import { isReplySubject } from './issue-key.js';
+import { trackerKeyOf } from './tracker-key.js';
 
 /** One message's tie to the issue of a tracker key. */
 export interface TrackerTie {
@@ -15,7 +16,8 @@ const byMailOrder = (a: ProjectMessage, b: ProjectMessage) => (a.sentAt ?? '').l
 
 /**
  * The tracker ties of one thread (a clean_fit list's mail). A tracker
- * notification (issue_event with a key, not a reply) belongs to its key's
+ * notification (issue_event with a key, tracker-key.ts: Jira's or a
+ * numbered tracker's; not a reply) belongs to its key's
  * issue. Once a thread holds tracker mail, the rest of it belongs to the
  * issue of its earliest notification: human replies to the notification
  * (`Re: [jira] …`, whose key is only the quoted subject) and discussion
@@ -24,7 +26,7 @@ const byMailOrder = (a: ProjectMessage, b: ProjectMessage) => (a.sentAt ?? '').l
  * key. Mirror mail is never tied here: it links to what it echoes.
  */
 export function planTrackerTies(thread: readonly ProjectMessage[]): TrackerTie[] {
-  const keyOf = (m: ProjectMessage) => (m.msgClass === 'issue_event' ? normalizeIssueKey(m.captures?.external_key) : null);
+  const keyOf = (m: ProjectMessage) => (m.msgClass === 'issue_event' ? trackerKeyOf(m.captures) : null);
   const ordered = [...thread].sort(byMailOrder);
   const notifications = ordered.filter((m) => keyOf(m) && !isReplySubject(m.subject));
   const notified = new Set(notifications.map((m) => keyOf(m)!));

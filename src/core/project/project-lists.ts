@@ -10,6 +10,7 @@ import type { ProjectionPolicy, Systems } from '../systems/load-systems.js';
 import { backfillIssueKeys, type BackfillResult } from './backfill-keys.js';
 import { syntheticIssueId } from './issue-key.js';
 import { restateSyntheticIssues } from './issue-state.js';
+import { githubReferencesOf, isGitHubRepo } from './github-references.js';
 import { mirrorTarget } from './mirror-target.js';
 import { seriesKey, seriesTitle } from './patch-title.js';
 import { planTrackerTies } from './plan-tracker-ties.js';
@@ -172,8 +173,8 @@ class ProjectRun implements ListStage<ListProjectResult> {
       if (this.options.signal?.aborted) break;
       await this.projectThreads(list, policy, [rootId], result, task, failed);
     }
-    // Mirror mail whose pull request or issue was missing last time: an import may have brought it since.
-    const retry = await this.store.project.unlinkedMirrorRoots(list.id);
+    // Mirror mail, or a subject's GH-N, whose pull request or issue was missing last time: an import may have brought it since.
+    const retry = await this.store.project.rootsAwaitingImport(list.id);
     const pending = retry.filter((rootId) => !failed.has(rootId));
     for (let i = 0; i < pending.length; i += batchSize) await this.projectThreads(list, policy, pending.slice(i, i + batchSize), result, task, failed);
     let afterId = 0;
@@ -265,6 +266,16 @@ class ProjectRun implements ListStage<ListProjectResult> {
       if (target.kind === 'pull_request') pullRequestLinks.push({ pullRequestId: target.id, ...link });
       else issueLinks.push({ issueId: target.id, ...link });
       kinds.set(m.id, 'mirror');
+    }
+    // What is left may name an imported issue or pull request of its GitHub repo (`GH-12`, `#12`).
+    for (const m of messages) {
+      if (kinds.has(m.id) || !isGitHubRepo(this.repoUrls.get(m.repoId ?? 0))) continue;
+      const refs = await githubReferencesOf(tx, m);
+      if (refs.issueIds.length + refs.pullRequestIds.length === 0) continue;
+      const link = { emailMessageId: m.id, role: 'reference' as const, authorId: await this.authorOf(tx, m) };
+      for (const id of refs.pullRequestIds) pullRequestLinks.push({ pullRequestId: id, ...link });
+      for (const id of refs.issueIds) issueLinks.push({ issueId: id, ...link });
+      kinds.set(m.id, 'linked');
     }
     for (const m of messages) if (!kinds.has(m.id)) kinds.set(m.id, 'none');
 

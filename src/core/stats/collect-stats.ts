@@ -1,6 +1,6 @@
 import { selectLists, type ListSelection } from '../registry/select-lists.js';
 import type { FetchGap } from '../store/fetch-state-records.js';
-import type { ReportScope } from '../store/report-records.js';
+import type { LabelProvenanceCount, ReportScope } from '../store/report-records.js';
 import type { Store } from '../store/store.js';
 import {
   classShares,
@@ -15,6 +15,12 @@ import {
   type StuckList,
 } from './summarize-stats.js';
 
+export interface UnresolvedRepo {
+  url: string;
+  messages: number;
+  fix: string;
+}
+
 export interface StatsResult {
   lists: ListStats[];
   totals: Pick<ListStats, 'staged' | 'classified' | 'drained' | 'deferred' | 'shunted' | 'pending'> & { stored: number };
@@ -22,6 +28,8 @@ export interface StatsResult {
   /** github_mirror + commit_notify of all stored mail. */
   mirror: { count: number; share: number };
   signaledRepos: { captured: number; resolved: number; capturedShare: number; resolvedShare: number };
+  /** Every repository URL stored mail names that no registered repo resolves, most messages first, with the command that registers it. */
+  unresolvedSignaledRepos: UnresolvedRepo[];
   senders: { humans: number; resolved: number; bots: number; resolvedShare: number };
   externalKeys: { issueEvents: number; withKey: number };
   stuck: StuckList[];
@@ -31,6 +39,8 @@ export interface StatsResult {
   gaps: FetchGap[];
   /** Monthly message counts of each list named with --list. */
   monthly: MonthlyChart[];
+  /** Which rules (systems file sha256) and listminer versions labelled the stored mail, with message counts. */
+  labelProvenance: LabelProvenanceCount[];
 }
 
 /** The coverage rollup of the lists selected; with names, each named list's months too. */
@@ -68,11 +78,13 @@ export async function collectStats(store: Store, selection: ListSelection = {}):
       capturedShare: ratio(mail.signaledCaptured, mail.total),
       resolvedShare: ratio(mail.signaledResolved, mail.signaledCaptured),
     },
+    unresolvedSignaledRepos: (await reports.unresolvedSignaledRepos(scope)).map((repo) => ({ ...repo, fix: `listminer repos add ${repo.url}` })),
     senders: { humans: mail.humans, resolved: mail.humansResolved, bots: mail.bots, resolvedShare: ratio(mail.humansResolved, mail.humans) },
     externalKeys: { issueEvents: mail.issueEvents, withKey: mail.issueEventsWithKey },
     stuck: stuckLists(figures),
     missedLinkShadows: await reports.missedLinkShadows(repoIds),
     gaps: await store.fetchState.gaps(scope),
     monthly,
+    labelProvenance: await reports.labelProvenance(scope),
   };
 }

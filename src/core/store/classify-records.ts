@@ -1,15 +1,19 @@
 import { decodeRaw } from './raw-codec.js';
 import { idsIn, readBoundedBatch } from './read-bounded-batch.js';
-import { chunkRows, inPlaceholders, type SqlSession } from './sql-driver.js';
+import { parseJson } from './row-mapping.js';
+import { chunkRows, inPlaceholders, valuesPlaceholders, type SqlSession } from './sql-driver.js';
 import type { StagedStatus } from './staging-records.js';
 
 /** A staged message as classify reads it. */
 export interface MessageToClassify {
   id: number;
   listId: number;
+  messageKey: string;
   raw: Buffer;
   status: StagedStatus;
   msgClass: string | null;
+  /** The label it has now (null: none yet), which a new one may replace. */
+  label: ProvenLabel | null;
 }
 
 /** A message's label as the store keeps it: its class, the rule that gave it, and the rule's captures. */
@@ -19,10 +23,38 @@ export interface StoredLabel {
   captures: Record<string, string>;
 }
 
-/** What classify decided for one message: labelled, or shunted with the reason. */
+/** Which rules made a label: the systems file's sha256 and listminer's version (docs/systems.md, Provenance). */
+export interface LabelProvenance {
+  rulesHash: string;
+  listminerVersion: string;
+}
+
+/** A stored label with what made it; labels written before provenance was recorded have nulls. */
+export interface ProvenLabel extends StoredLabel {
+  rulesHash: string | null;
+  listminerVersion: string | null;
+}
+
+/** A stored label a new one replaces, with the message it belongs to. */
+export interface ReplacedLabel extends ProvenLabel {
+  listId: number;
+  messageKey: string;
+}
+
+/** What classify decided for one message: labelled (with the label it replaces, if it differs), or shunted with the reason. */
 export type ClassifyOutcome =
-  | { id: number; status: StagedStatus; envelopeJson: string; classification: StoredLabel }
+  | { id: number; status: StagedStatus; envelopeJson: string; classification: StoredLabel; replaces?: ReplacedLabel }
   | { id: number; status: StagedStatus; error: string };
+
+/** A stored message found by its Message-ID or key, for `classify --explain`. */
+export interface FoundMessage {
+  id: number;
+  listId: number;
+  messageKey: string;
+  status: StagedStatus;
+  size: number;
+  label: ProvenLabel | null;
+}
 
 /** Which stored messages a run works on. */
 export interface ClassifySelection {
@@ -75,12 +107,12 @@ export class ClassifyRecords {
   async nextBatch(selection: ClassifySelection, afterId: number, limit: number, maxBytes = Number.POSITIVE_INFINITY): Promise<MessageToClassify[]> {
     const { where, params } = selectionWhere(selection);
     return readBoundedBatch(this.db, { where, params: params, afterId, limit, maxBytes }, async (ids) => {
-      const rows = await this.db.all<{ id: number; list_id: number; raw: Uint8Array; raw_codec: string | null; status: StagedStatus; msg_class: string | null }>(
-        `SELECT s.id, s.list_id, r.raw, r.raw_codec, s.status, s.msg_class FROM staged_messages s JOIN staged_message_raws r ON r.staged_message_id = s.id
+      const rows = await this.db.all<{ id: number; list_id: number; message_key: string; raw: Uint8Array; raw_codec: string | null; status: StagedStatus } & LabelRow>(
+        `SELECT s.id, s.list_id, s.message_key, r.raw, r.raw_codec, s.status, ${LABEL_COLUMNS} FROM staged_messages s JOIN staged_message_raws r ON r.staged_message_id = s.id
          WHERE ${where} AND ${idsIn(ids)} ORDER BY s.id`,
         [...params, ...ids],
       );
-      return rows.map((row) => ({ id: Number(row.id), listId: Number(row.list_id), raw: readRaw(row), status: row.status, msgClass: row.msg_class }));
+      return rows.map((row) => ({ id: Number(row.id), listId: Number(row.list_id), messageKey: row.message_key, raw: readRaw(row), status: row.status, msgClass: row.msg_class, label: readLabel(row) }));
     });
   }
 
@@ -91,10 +123,10 @@ export class ClassifyRecords {
    * envelope, so the next drain re-derives what depends on them (its row's
    * labels, body and signaled repo, and its outcome for project: docs/drain.md);
    * one whose labels stay keeps `drained`, its email_messages row taking the
-   * new class_source only. Returns the ids written (a row whose status
+   * new class_source and provenance only. Returns the ids written (a row whose status
    * changed meanwhile is skipped).
    */
-  async save(outcomes: readonly ClassifyOutcome[]): Promise<Set<number>> {
+  async save(outcomes: readonly ClassifyOutcome[], provenance: LabelProvenance): Promise<Set<number>> {
     if (outcomes.length === 0) return new Set();
     const now = new Date().toISOString();
     const shunts = outcomes.filter((o) => 'error' in o);
@@ -121,10 +153,10 @@ export class ClassifyRecords {
           `UPDATE staged_messages SET
              status = CASE WHEN v.column2 = 'drained' AND (${relabelled}) THEN 'classified' ELSE v.column2 END,
              updated_at = CASE WHEN v.column2 = 'drained' AND NOT (${relabelled}) THEN staged_messages.updated_at ELSE ? END,
-             msg_class = v.column3, class_source = v.column4, captures = v.column5, error = NULL
+             msg_class = v.column3, class_source = v.column4, captures = v.column5, rules_hash = ?, listminer_version = ?, error = NULL
            FROM (VALUES ${chunk.map(() => `(${id}, ?, ?, ?, ${json}, ?)`).join(', ')}) AS v
            WHERE staged_messages.id = v.column1 AND staged_messages.status = v.column6 RETURNING staged_messages.id, staged_messages.status`,
-          [now, ...chunk.flatMap((o) => [o.id, keepsStatus(o.status) ? o.status : 'classified', o.classification.msgClass, o.classification.source, JSON.stringify(o.classification.captures), o.status])],
+          [now, provenance.rulesHash, provenance.listminerVersion, ...chunk.flatMap((o) => [o.id, keepsStatus(o.status) ? o.status : 'classified', o.classification.msgClass, o.classification.source, JSON.stringify(o.classification.captures), o.status])],
         );
         for (const row of rows) {
           written.add(Number(row.id));
@@ -144,16 +176,75 @@ export class ClassifyRecords {
       const renamed = labels.filter((o) => stillDrained.has(o.id));
       for (const chunk of chunkRows(renamed, 2, this.db.capabilities)) {
         await tx.run(
-          `UPDATE email_messages SET class_source = v.column2
+          `UPDATE email_messages SET class_source = v.column2, rules_hash = ?, listminer_version = ?
            FROM (VALUES ${chunk.map(() => `(${id}, ?)`).join(', ')}) AS v, staged_messages
-           WHERE staged_messages.id = v.column1 AND email_messages.list_id = staged_messages.list_id AND email_messages.message_key = staged_messages.message_key
-             AND email_messages.class_source IS DISTINCT FROM v.column2`,
-          chunk.flatMap((o) => [o.id, o.classification.source]),
+           WHERE staged_messages.id = v.column1 AND email_messages.list_id = staged_messages.list_id AND email_messages.message_key = staged_messages.message_key`,
+          [provenance.rulesHash, provenance.listminerVersion, ...chunk.flatMap((o) => [o.id, o.classification.source])],
+        );
+      }
+      // The label a new one replaced goes to the history, so a figure made from the old rules can be traced.
+      const replaced = labels.filter((o) => written.has(o.id) && o.replaces);
+      for (const chunk of chunkRows(replaced, 13, this.db.capabilities)) {
+        await tx.run(
+          `INSERT INTO label_history (list_id, message_key, old_class, new_class, old_class_source, new_class_source, old_captures, new_captures,
+             old_rules_hash, new_rules_hash, old_listminer_version, listminer_version, relabelled_at)
+           VALUES ${valuesPlaceholders(chunk.length, 13)}`,
+          chunk.flatMap((o) => {
+            const old = o.replaces!;
+            const label = o.classification;
+            return [old.listId, old.messageKey, old.msgClass, label.msgClass, old.source, label.source, JSON.stringify(old.captures), JSON.stringify(label.captures),
+              old.rulesHash, provenance.rulesHash, old.listminerVersion, provenance.listminerVersion, now];
+          }),
         );
       }
       return written;
     });
   }
+
+  /**
+   * The stored messages a Message-ID (with or without <>) or a message key
+   * names, on the lists given. The key is looked up first (indexed); only
+   * when no key matches are the rows searched by Message-ID, which finds a
+   * message stored under a variant key (two mails reusing one Message-ID).
+   */
+  async find(reference: string, listIds: readonly number[]): Promise<FoundMessage[]> {
+    if (listIds.length === 0) return [];
+    const bare = reference.trim().replace(/^<(.*)>$/, '$1');
+    const select = `SELECT id, list_id, message_key, status, size, ${LABEL_COLUMNS} FROM staged_messages WHERE list_id IN (${inPlaceholders(listIds.length)})`;
+    let rows = await this.db.all<{ id: number; list_id: number; message_key: string; status: StagedStatus; size: number } & LabelRow>(
+      `${select} AND message_key IN (?, ?) ORDER BY id`,
+      [...listIds, reference.trim(), bare],
+    );
+    if (rows.length === 0) rows = await this.db.all(`${select} AND message_id = ? ORDER BY id`, [...listIds, bare]);
+    return rows.map((row) => ({ id: Number(row.id), listId: Number(row.list_id), messageKey: row.message_key, status: row.status, size: Number(row.size), label: readLabel(row) }));
+  }
+
+  /** A stored message's raw bytes, as the archive handed them over. */
+  async raw(id: number): Promise<Buffer> {
+    const row = await this.db.get<{ id: number; raw: Uint8Array; raw_codec: string | null }>('SELECT staged_message_id AS id, raw, raw_codec FROM staged_message_raws WHERE staged_message_id = ?', [id]);
+    if (!row) throw new Error(`staged message ${id} has no raw bytes`);
+    return readRaw(row);
+  }
+}
+
+const LABEL_COLUMNS = 'msg_class, class_source, captures, rules_hash, listminer_version';
+interface LabelRow {
+  msg_class: string | null;
+  class_source: string | null;
+  captures: unknown;
+  rules_hash: string | null;
+  listminer_version: string | null;
+}
+
+function readLabel(row: LabelRow): ProvenLabel | null {
+  if (row.msg_class === null) return null;
+  return {
+    msgClass: row.msg_class,
+    source: row.class_source ?? '',
+    captures: (parseJson(row.captures) ?? {}) as Record<string, string>,
+    rulesHash: row.rules_hash,
+    listminerVersion: row.listminer_version,
+  };
 }
 
 /** A row's message as the archive handed it over; a row that cannot give it back is named. */

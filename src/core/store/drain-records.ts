@@ -358,6 +358,12 @@ export class DrainRecords {
       now,
     );
     for (const chunk of chunkRows(messages.map((m) => m.stagedId), 1, this.db.capabilities)) {
+      // The label's provenance goes with it: which rules and which listminer made it (docs/systems.md).
+      await this.db.run(
+        `UPDATE email_messages SET rules_hash = s.rules_hash, listminer_version = s.listminer_version FROM staged_messages s
+         WHERE s.id IN (${inPlaceholders(chunk.length)}) AND email_messages.list_id = s.list_id AND email_messages.message_key = s.message_key`,
+        chunk,
+      );
       await this.db.run(`UPDATE staged_messages SET status = 'drained', error = NULL, updated_at = ? WHERE id IN (${inPlaceholders(chunk.length)})`, [now, ...chunk]);
       // Everything of the envelope is in the research tables now; --reclassify writes a new one from the raw bytes.
       await this.db.run(`DELETE FROM staged_envelopes WHERE staged_message_id IN (${inPlaceholders(chunk.length)})`, chunk);

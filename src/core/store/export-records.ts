@@ -54,7 +54,7 @@ export class ExportRecords {
          e.repo_id, r.url AS repo_url, e.sender_id, e.from_name, e.from_address, e.is_bot, e.subject, e.sent_at, e.sent_at_offset,
          e.in_reply_to, e.references_ids, e.thread_root_key, e.thread_root_id, e.msg_class, e.class_source, e.captures,
          e.has_patch, e.patch_version, e.patch_index, e.patch_total, e.is_rfc, e.is_resend, e.patch_series_id, e.trailers,
-         e.size, e.body_stored, e.signaled_repo_url, e.signaled_repo_id, e.projected_kind, e.drained_at
+         e.size, e.body_stored, e.signaled_repo_url, e.signaled_repo_id, e.projected_kind, e.drained_at, e.rules_hash, e.listminer_version
          ${withBodies ? ', mb.body_text' : ''}
        FROM email_messages e
        JOIN lists l ON l.id = e.list_id

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseDbTarget, type StoreTimeouts } from '../db-target.js';
 import { InputError } from '../errors.js';
@@ -27,6 +27,9 @@ async function openDriver(value: string, options: OpenStoreOptions): Promise<Sql
           'Create the folder or choose another --db path.',
         );
       }
+      if (statSync(target.path, { throwIfNoEntry: false })?.isDirectory()) {
+        throw new InputError(`${target.path} is a folder, not a database file.`, `Give a file path, for example ${target.path.replace(/\/+$/, '')}/listminer.db.`);
+      }
       const { SqliteDriver } = await import('./sqlite-driver.js');
       return new SqliteDriver(target.path, { busyTimeoutMs: options.busyTimeoutMs });
     }
@@ -53,12 +56,31 @@ export async function openStore(value: string, options: OpenStoreOptions = {}): 
   return new Store(driver);
 }
 
-/** Opens the store, runs fn, and closes the store however fn ends. */
+/**
+ * Opens the store, runs fn, and closes the store however fn ends. A SQLite
+ * file this call created is removed again when fn refuses the user's input
+ * before anything was registered, so a mistyped command leaves no empty
+ * database behind.
+ */
 export async function withStore<T>(value: string, fn: (store: Store) => Promise<T>, options: OpenStoreOptions = {}): Promise<T> {
+  const target = parseDbTarget(value);
+  const created = target.kind === 'sqlite' && target.path !== ':memory:' && !existsSync(target.path) ? target.path : undefined;
   const store = await openStore(value, options);
+  let refused = false;
   try {
     return await fn(store);
+  } catch (error) {
+    refused = created !== undefined && error instanceof InputError && (await holdsNothing(store));
+    throw error;
   } finally {
     await store.close();
+    if (refused) for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${created}${suffix}`, { force: true });
   }
+}
+
+async function holdsNothing(store: Store): Promise<boolean> {
+  for (const table of ['lists', 'repos', 'staged_messages']) {
+    if (await store.db.get(`SELECT 1 AS found FROM ${table} LIMIT 1`)) return false;
+  }
+  return true;
 }

@@ -31,7 +31,8 @@ export interface ProjectFailure {
 }
 
 export type ProjectedKind = 'linked' | 'created' | 'inherited' | 'mirror' | 'none';
-export type LinkRole = 'event' | 'comment' | 'mirror';
+/** reference: the mail's subject names the GitHub issue or pull request (`GH-12`, `#12`). */
+export type LinkRole = 'event' | 'comment' | 'mirror' | 'reference';
 
 export interface IssueLink {
   issueId: number;
@@ -85,6 +86,14 @@ export interface PatchSeriesRow {
   title: string;
 }
 
+/**
+ * Mail with no outcome that a later `repos import` can still give one:
+ * mirror mail, and a GitHub-backed list's mail whose subject may name an
+ * issue or pull request (`GH-12`, `#12`; github-references.ts reads it).
+ */
+const WAITING_FOR_IMPORT = `projected_kind = 'none' AND (msg_class = 'github_mirror'
+  OR ((UPPER(subject) LIKE '%GH-%' OR subject LIKE '%#%') AND repo_id IN (SELECT id FROM repos WHERE host = 'github.com')))`;
+
 const MESSAGE_COLUMNS =
   'id, message_key, message_id, repo_id, sender_id, from_address, is_bot, subject, sent_at, msg_class, captures, thread_root_id, signaled_repo_url, projected_kind, patch_series_id';
 const MESSAGE_SHAPE = { booleans: ['is_bot'], json: ['captures'] } as const;
@@ -114,13 +123,13 @@ function nullableNumber(value: unknown): number | null {
 export class ProjectRecords {
   constructor(private readonly db: SqlSession) {}
 
-  /** Lists with mail that has no outcome yet, or mirror mail whose target was missing, in id order. */
+  /** Lists with mail that has no outcome yet, or mail an import may link yet (WAITING_FOR_IMPORT), in id order. */
   async listsWithWork(only?: readonly number[]): Promise<number[]> {
     if (only && only.length === 0) return [];
     const filter = only ? ` AND list_id IN (${inPlaceholders(only.length)})` : '';
     const rows = await this.db.all<{ list_id: number }>(
       `SELECT DISTINCT list_id FROM email_messages
-       WHERE (projected_kind IS NULL OR (projected_kind = 'none' AND msg_class = 'github_mirror'))${filter} ORDER BY list_id`,
+       WHERE (projected_kind IS NULL OR (${WAITING_FOR_IMPORT}))${filter} ORDER BY list_id`,
       only ? [...only] : [],
     );
     return rows.map((row) => Number(row.list_id));
@@ -169,11 +178,11 @@ export class ProjectRecords {
     return rows.map((row) => ({ id: Number(row.id), rootId: Number(row.root_id) }));
   }
 
-  /** Thread roots of the list's mirror mail that found nothing to link to, to try again. */
-  async unlinkedMirrorRoots(listId: number): Promise<number[]> {
+  /** Thread roots of the list's mail that found nothing to link to but an import may bring (WAITING_FOR_IMPORT), to try again. */
+  async rootsAwaitingImport(listId: number): Promise<number[]> {
     const rows = await this.db.all<{ root_id: number }>(
       `SELECT DISTINCT COALESCE(thread_root_id, id) AS root_id FROM email_messages
-       WHERE list_id = ? AND projected_kind = 'none' AND msg_class = 'github_mirror' ORDER BY root_id`,
+       WHERE list_id = ? AND ${WAITING_FOR_IMPORT} ORDER BY root_id`,
       [listId],
     );
     return rows.map((row) => Number(row.root_id));

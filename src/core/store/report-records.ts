@@ -1,5 +1,12 @@
-import { mapRow } from './row-mapping.js';
+import { mapRow, parseJson } from './row-mapping.js';
 import { inPlaceholders, type SqlSession, type SqlValue } from './sql-driver.js';
+
+/** How many stored messages one pair of rules and listminer version labelled (nulls: labelled before provenance was recorded). */
+export interface LabelProvenanceCount {
+  rulesHash: string | null;
+  listminerVersion: string | null;
+  messages: number;
+}
 
 /** Which lists a report covers: some by id, or every list (undefined). */
 export type ReportScope = readonly number[] | undefined;
@@ -65,9 +72,9 @@ export interface Offenders {
 
 /** Derived rows that disagree with what they are derived from (docs/verify.md, "derived-current"). */
 export interface StaleDerivations {
-  /** issue_event mail with a tracker key on a clean_fit list, projected without an issue. */
+  /** issue_event mail with a tracker key (Jira's or a numbered tracker's) on a clean_fit list, projected without its issue. */
   trackerUnlinked: Offenders;
-  /** Messages whose links disagree with their outcome or class. */
+  /** Messages whose links (issues and pull requests, by role) disagree with their outcome or class. */
   links: Offenders;
   /** Messages whose body_stored disagrees with their class and the list's mirror handling. */
   bodies: Offenders;
@@ -143,6 +150,17 @@ export class ReportRecords {
     return this.countBy('projected_kind', scope);
   }
 
+  /** Stored mail per rules (sha256 of the systems file) and listminer version its labels were made with, most messages first; nulls: not recorded. */
+  async labelProvenance(scope: ReportScope): Promise<LabelProvenanceCount[]> {
+    const where = scopeClause('list_id', scope);
+    const rows = await this.db.all<{ rules_hash: string | null; listminer_version: string | null; n: number }>(
+      `SELECT rules_hash, listminer_version, COUNT(*) AS n FROM email_messages ${where.sql ? `WHERE ${where.sql}` : ''}
+       GROUP BY rules_hash, listminer_version ORDER BY n DESC, rules_hash, listminer_version`,
+      where.params,
+    );
+    return rows.map((row) => ({ rulesHash: row.rules_hash, listminerVersion: row.listminer_version, messages: Number(row.n) }));
+  }
+
   async mail(scope: ReportScope): Promise<MailFigures> {
     const where = scopeClause('list_id', scope);
     const key = "captures->>'external_key'";
@@ -161,6 +179,18 @@ export class ReportRecords {
     );
     const figures = mapRow<Record<keyof MailFigures, unknown>>(row ?? {});
     return Object.fromEntries(Object.entries(figures).map(([name, value]) => [name, Number(value ?? 0)])) as unknown as MailFigures;
+  }
+
+  /** Repository URLs stored mail names (signaled_repo_url) that no registered repo resolves, by messages, most first. */
+  async unresolvedSignaledRepos(scope: ReportScope): Promise<Array<{ url: string; messages: number }>> {
+    const where = scopeClause('list_id', scope);
+    const rows = await this.db.all<{ url: string; n: number }>(
+      `SELECT signaled_repo_url AS url, COUNT(*) AS n FROM email_messages
+       WHERE signaled_repo_url IS NOT NULL AND signaled_repo_id IS NULL ${where.sql ? `AND ${where.sql}` : ''}
+       GROUP BY signaled_repo_url ORDER BY n DESC, url`,
+      where.params,
+    );
+    return rows.map((row) => ({ url: row.url, messages: Number(row.n) }));
   }
 
   /** Drained staged rows with no email_messages row under the same list and key. */
@@ -276,29 +306,26 @@ export class ReportRecords {
    * handling, a synthetic issue with no mail or a miscounted one. Messages
    * without an outcome yet are pending (projection-complete), not stale.
    */
-  async staleDerivations(scope: ReportScope, cleanFitLists: readonly number[], mirrorClasses: readonly string[]): Promise<StaleDerivations> {
+  async staleDerivations(
+    scope: ReportScope,
+    cleanFitLists: readonly number[],
+    mirrorClasses: readonly string[],
+    hasTrackerKey: (captures: Record<string, string> | null) => boolean,
+  ): Promise<StaleDerivations> {
     const where = scopeClause('e.list_id', scope);
     const inScope = where.sql ? `AND ${where.sql}` : '';
     const label = "e.list_id || ' ' || e.message_key";
     const issueLink = (roles: string) => `EXISTS (SELECT 1 FROM issue_email_messages l WHERE l.email_message_id = e.id AND l.role ${roles})`;
-    const prLink = 'EXISTS (SELECT 1 FROM pull_request_email_messages p WHERE p.email_message_id = e.id)';
+    const prLink = (roles: string) => `EXISTS (SELECT 1 FROM pull_request_email_messages p WHERE p.email_message_id = e.id AND p.role ${roles})`;
     const tied = "e.projected_kind IN ('linked', 'created', 'inherited')";
-    const trackerUnlinked =
-      cleanFitLists.length === 0
-        ? { count: 0, examples: [] }
-        : await this.offenders(
-            `FROM email_messages e WHERE e.list_id IN (${inPlaceholders(cleanFitLists.length)}) ${inScope}
-               AND e.msg_class = 'issue_event' AND COALESCE(e.captures->>'external_key', '') <> '' AND e.repo_id IS NOT NULL
-               AND e.projected_kind IS NOT NULL AND (NOT ${tied} OR NOT ${issueLink("<> 'mirror'")})`,
-            label,
-            [...cleanFitLists, ...where.params],
-          );
+    const trackerUnlinked = await this.untiedTrackerMail(cleanFitLists, where, `NOT ${tied} OR NOT ${issueLink("<> 'mirror'")}`, hasTrackerKey);
+    // A tie (tracker key, thread, GitHub reference) is an issue or pull request link of another role than mirror.
     const links = await this.offenders(
       `FROM email_messages e WHERE e.projected_kind IS NOT NULL ${inScope} AND (
-         (${tied}) <> ${issueLink("<> 'mirror'")}
-         OR (e.projected_kind = 'mirror') <> (${issueLink("= 'mirror'")} OR ${prLink})
+         (${tied}) <> (${issueLink("<> 'mirror'")} OR ${prLink("<> 'mirror'")})
+         OR (e.projected_kind = 'mirror') <> (${issueLink("= 'mirror'")} OR ${prLink("= 'mirror'")})
          OR (e.msg_class <> 'issue_event' AND ${issueLink("= 'event'")})
-         OR (e.msg_class <> 'github_mirror' AND (${issueLink("= 'mirror'")} OR ${prLink})))`,
+         OR (e.msg_class <> 'github_mirror' AND (${issueLink("= 'mirror'")} OR ${prLink("= 'mirror'")})))`,
       label,
       where.params,
     );
@@ -458,6 +485,30 @@ export class ReportRecords {
   }
 
   /** Counts the rows of `from` and names a few, by `label`, in a stable order. */
+  /**
+   * Projected issue_event mail of clean_fit lists that has no issue link or
+   * an outcome other than a tie, and whose captures give a tracker key (the
+   * key is worked out in code, tracker-key.ts, so the candidates are read).
+   */
+  private async untiedTrackerMail(
+    cleanFitLists: readonly number[],
+    where: { sql: string; params: SqlValue[] },
+    untied: string,
+    hasTrackerKey: (captures: Record<string, string> | null) => boolean,
+  ): Promise<Offenders> {
+    if (cleanFitLists.length === 0) return { count: 0, examples: [] };
+    const rows = await this.db.all<{ label: string; captures: unknown }>(
+      `SELECT e.list_id || ' ' || e.message_key AS label, e.captures FROM email_messages e
+       WHERE e.list_id IN (${inPlaceholders(cleanFitLists.length)}) ${where.sql ? `AND ${where.sql}` : ''}
+         AND e.msg_class = 'issue_event' AND e.captures IS NOT NULL AND e.repo_id IS NOT NULL
+         AND e.projected_kind IS NOT NULL AND (${untied})
+       ORDER BY 1`,
+      [...cleanFitLists, ...where.params],
+    );
+    const offending = rows.filter((row) => hasTrackerKey(parseJson(row.captures) as Record<string, string> | null)).map((row) => String(row.label));
+    return { count: offending.length, examples: offending.slice(0, EXAMPLES) };
+  }
+
   private async offenders(from: string, label: string, params: readonly SqlValue[]): Promise<Offenders> {
     const count = await this.db.get<{ n: number }>(`SELECT COUNT(*) AS n ${from}`, params);
     const n = Number(count?.n ?? 0);

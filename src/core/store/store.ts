@@ -7,6 +7,7 @@ import { ClassifyRecords } from './classify-records.js';
 import { ListRecords } from './list-records.js';
 import { LockRecords } from './lock-records.js';
 import { ProjectRecords } from './project-records.js';
+import { RenderRecords } from './render-records.js';
 import { RepoRecords } from './repo-records.js';
 import { ReportRecords } from './report-records.js';
 import { driverSession, type IntegrityReport, type SqlDriver, type SqlSession } from './sql-driver.js';
@@ -37,6 +38,7 @@ export class Store {
   readonly project: ProjectRecords;
   readonly reports: ReportRecords;
   readonly exports: ExportRecords;
+  readonly render: RenderRecords;
 
   /** `db` runs statements of this store: on the driver, or inside this store's transaction. */
   constructor(
@@ -56,6 +58,7 @@ export class Store {
     this.project = new ProjectRecords(db);
     this.reports = new ReportRecords(db);
     this.exports = new ExportRecords(db);
+    this.render = new RenderRecords(db);
   }
 
   /** Runs fn with a Store bound to one transaction: all of it commits, or none of it. */

@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { InputError } from '../errors.js';
-import { isPlainObject, refuseProblems, YamlFile, type Problem, type Validation } from '../config/yaml-document.js';
+import { isNameList, isPlainObject, refuseProblems, YamlFile, type Problem, type Validation } from '../config/yaml-document.js';
 import { BACKENDS, isBackendName, type BackendName } from './backend-names.js';
 
 export const BUNDLED_SYSTEMS = fileURLToPath(new URL('../../../systems.yaml', import.meta.url));
@@ -11,12 +12,20 @@ export type ProjectionPolicy = (typeof PROJECTION_POLICIES)[number];
 
 export interface SystemDefinition {
   name: string;
+  /** One line on what the system is, for help texts. */
+  description?: string;
   backend: BackendName;
   baseUrl?: string;
   repoUrlTemplate?: string;
   projectionPolicy: ProjectionPolicy;
   /** The system whose rules classify this one's mail (itself unless `rules_from` names another). */
   rulesFrom: string;
+  /**
+   * Classes `verify --strict` requires of a store that holds lists of this
+   * system (docs/systems.md), as written; verify checks the names. Empty
+   * when the system does not say.
+   */
+  expects: string[];
   /** The rules as written; the classifier validates and compiles them. */
   rules: unknown[];
   /** Line of the system's entry in the file, for messages about it. */
@@ -25,11 +34,13 @@ export interface SystemDefinition {
 
 export interface Systems {
   file: string;
+  /** sha256 (hex) of the file's text: which rules a label was made by (docs/systems.md, Provenance). */
+  rulesHash: string;
   systems: Map<string, SystemDefinition>;
   yaml: YamlFile;
 }
 
-const SYSTEM_FIELDS = new Set(['backend', 'base_url', 'repo_url_template', 'projection_policy', 'rules', 'rules_from', 'description']);
+const SYSTEM_FIELDS = new Set(['backend', 'base_url', 'repo_url_template', 'projection_policy', 'rules', 'rules_from', 'description', 'expects']);
 
 export function validateSystems(file: string, text: string): Validation<Systems> {
   const yaml = new YamlFile(file, text);
@@ -67,13 +78,16 @@ export function validateSystems(file: string, text: string): Validation<Systems>
       }
     }
     if (raw.rules !== undefined && !Array.isArray(raw.rules)) errors.push(yaml.problem([...at, 'rules'], 'rules must be a list'));
+    if (raw.expects !== undefined && !isNameList(raw.expects)) errors.push(yaml.problem([...at, 'expects'], 'expects must be a list of class names, e.g. [issue_event]'));
     systems.set(name, {
       name,
+      description: typeof raw.description === 'string' ? raw.description : undefined,
       backend,
       baseUrl: raw.base_url as string | undefined,
       repoUrlTemplate: raw.repo_url_template as string | undefined,
       projectionPolicy: policy,
       rulesFrom: typeof raw.rules_from === 'string' ? raw.rules_from : name,
+      expects: isNameList(raw.expects) ? raw.expects : [],
       rules: Array.isArray(raw.rules) ? raw.rules : [],
       line: yaml.lineOf(at),
     });
@@ -84,7 +98,7 @@ export function validateSystems(file: string, text: string): Validation<Systems>
     }
   }
   if (errors.length) return { errors, warnings };
-  return { value: { file, systems, yaml }, errors, warnings };
+  return { value: { file, rulesHash: createHash('sha256').update(text).digest('hex'), systems, yaml }, errors, warnings };
 }
 
 const cache = new Map<string, Systems>();

@@ -1,5 +1,6 @@
 import { MSG_CLASSES } from '../classify/envelope.js';
 import type { MailFigures } from '../store/report-records.js';
+import type { Requirement } from './expected-classes.js';
 
 /**
  * How much a branch matters (docs/verify.md): a required branch left empty
@@ -18,6 +19,10 @@ export interface CoverageBranch {
   /** What the count is out of, where that says more than the count alone. */
   of?: number;
   note?: string;
+  /** Why a required branch is required: `every store`, or the systems (and their lists) that expect the class. */
+  why?: string;
+  /** For a required class: each system that expects it, where that is written, and its lists in scope. */
+  requiredBy?: Requirement[];
 }
 
 /** What the branches are judged from: figures the store gave for the lists in scope. */
@@ -30,9 +35,12 @@ export interface CoverageFigures {
   mail: MailFigures;
   /** Rows of pr_equivalents for lists of `none`-policy systems; undefined while the view does not exist. */
   prEquivalents: number;
+  /** The classes the systems of the lists in scope expect (expectedClasses). */
+  expected: ReadonlyMap<string, Requirement[]>;
 }
 
-const REQUIRED_CLASSES = new Set(['issue_event', 'patch_submission', 'review']);
+/** What a required branch that every store must show says about why. */
+const EVERY_STORE = 'every store';
 
 /** Routing outcomes as project records them in email_messages.projected_kind. */
 const ROUTES: readonly { kind: string; name: string; weight: BranchWeight }[] = [
@@ -45,19 +53,23 @@ const ROUTES: readonly { kind: string; name: string; weight: BranchWeight }[] = 
 
 /** Every branch of the coverage harness, in the order docs/verify.md gives them. */
 export function judgeBranches(figures: CoverageFigures): CoverageBranch[] {
-  const branches: CoverageBranch[] = [branch('lists', 'required', figures.lists)];
+  const branches: CoverageBranch[] = [branch('lists', 'required', figures.lists, { why: EVERY_STORE })];
   for (const [backend, count] of [...figures.backends].sort(([a], [b]) => a.localeCompare(b))) {
     branches.push(branch(`backend:${backend}`, 'informational', count));
   }
   const withMail = [...figures.backends.values()].filter((count) => count > 0).length;
-  branches.push(branch('backend-with-mail', 'required', withMail, { of: figures.backends.size }));
+  branches.push(branch('backend-with-mail', 'required', withMail, { of: figures.backends.size, why: EVERY_STORE }));
   for (const msgClass of MSG_CLASSES) {
-    branches.push(branch(`class:${msgClass}`, REQUIRED_CLASSES.has(msgClass) ? 'required' : 'informational', figures.classes.get(msgClass) ?? 0));
+    const requiredBy = figures.expected.get(msgClass);
+    const count = figures.classes.get(msgClass) ?? 0;
+    branches.push(requiredBy ? branch(`class:${msgClass}`, 'required', count, { why: describeRequirements(requiredBy), requiredBy }) : branch(`class:${msgClass}`, 'informational', count));
   }
-  for (const route of ROUTES) branches.push(branch(route.name, route.weight, figures.routing.get(route.kind) ?? 0));
+  for (const route of ROUTES) {
+    branches.push(branch(route.name, route.weight, figures.routing.get(route.kind) ?? 0, route.weight === 'required' ? { why: EVERY_STORE } : {}));
+  }
   const { mail } = figures;
   branches.push(
-    branch('threading', 'required', mail.replies, { of: mail.total, note: 'messages whose thread root is another message' }),
+    branch('threading', 'required', mail.replies, { of: mail.total, note: 'messages whose thread root is another message', why: EVERY_STORE }),
     branch('signaled-repo:captured', 'informational', mail.signaledCaptured, { of: mail.total }),
     branch('signaled-repo:resolved', 'informational', mail.signaledResolved, { of: mail.signaledCaptured }),
     branch('senders-resolved', 'cross_system', mail.humansResolved, { of: mail.humans, note: 'human mail with a contributor' }),
@@ -69,7 +81,14 @@ export function judgeBranches(figures: CoverageFigures): CoverageBranch[] {
   return branches;
 }
 
-function branch(name: string, weight: BranchWeight, count: number, extra: { of?: number; note?: string } = {}): CoverageBranch {
+/** `apache_ponymail (1 list)`, `mbox (config, 3 lists)`: who expects the class; `requiredBy` names the lists. */
+function describeRequirements(requirements: readonly Requirement[]): string {
+  return requirements
+    .map((r) => `${r.system} (${r.source === 'config' ? 'config, ' : ''}${r.lists.length} list${r.lists.length === 1 ? '' : 's'})`)
+    .join(', ');
+}
+
+function branch(name: string, weight: BranchWeight, count: number, extra: Pick<CoverageBranch, 'of' | 'note' | 'why' | 'requiredBy'> = {}): CoverageBranch {
   const status: BranchStatus = count > 0 ? 'PASS' : weight === 'cross_system' ? 'DEFER' : 'EMPTY';
   return { name, weight, status, count, ...extra };
 }

@@ -4,7 +4,9 @@ import type { Store } from '../store/store.js';
 import type { Systems } from '../systems/load-systems.js';
 import { MIRROR_CLASSES } from '../drain/drain-lists.js';
 import { projectionPolicyOf } from '../project/project-lists.js';
+import { trackerKeyOf } from '../project/tracker-key.js';
 import { judgeBranches, requiredGaps, type CoverageBranch } from './coverage-branches.js';
+import { expectedClasses, type ExpectOverrides } from './expected-classes.js';
 import { judgeMergedMessages } from './merged-messages.js';
 import { judgeInvariants, type InvariantResult } from './store-invariants.js';
 
@@ -21,10 +23,12 @@ export interface VerifyResult {
 /**
  * The coverage harness and the integrity check over the lists selected
  * (every list without a selection). Read-only: it can run beside any stage,
- * and then counts mail still on its way as pending.
+ * and then counts mail still on its way as pending. Which classes are
+ * required follows from the systems of the lists (expectedClasses).
  */
-export async function verifyStore(store: Store, systems: Systems, selection: ListSelection = {}): Promise<VerifyResult> {
+export async function verifyStore(store: Store, systems: Systems, selection: ListSelection = {}, overrides: ExpectOverrides = {}): Promise<VerifyResult> {
   const lists = await selectLists(store, selection);
+  const expected = expectedClasses(lists, systems, overrides);
   const scope: ReportScope = selection.names?.length || selection.system ? lists.map((list) => list.id) : undefined;
   const reports = store.reports;
   const figures = await reports.lists(scope);
@@ -43,6 +47,7 @@ export async function verifyStore(store: Store, systems: Systems, selection: Lis
     routing: await reports.routingCounts(scope),
     mail: await reports.mail(scope),
     prEquivalents: await reports.prEquivalents(nonePolicyLists),
+    expected,
   });
   const invariants = judgeInvariants({
     lists: figures,
@@ -58,6 +63,7 @@ export async function verifyStore(store: Store, systems: Systems, selection: Lis
       scope,
       lists.filter((list) => projectionPolicyOf(systems, list) === 'clean_fit').map((list) => list.id),
       [...MIRROR_CLASSES],
+      (captures) => trackerKeyOf(captures) !== null,
     ),
     integrity: await store.checkIntegrity(),
     failedLists: await reports.failedListCheckpoints(scope),

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { corpusMissingAt } from '../../helpers/corpus.js';
 
 const SCRIPT = fileURLToPath(new URL('../../../scripts/fetch-corpus.mjs', import.meta.url));
 
@@ -72,5 +73,34 @@ describe('npm run corpus', () => {
     expect(result.stderr).toContain('parser/data/c.txt: 14 bytes where the list says 99');
     expect(existsSync(join(out, 'parser/data/c.txt'))).toBe(false);
     expect(result.stdout).toContain('2 files fetched, 0 already present, 1 failed');
+  });
+
+  it('stops at the first file it cannot fetch, leaving no SOURCES.md, so the tests skip the corpus', async () => {
+    const out = join(dir, 'stopped');
+    const path = join(dir, 'sources-missing.json');
+    const missing = Array.from({ length: 12 }, (_, i) => ({ path: `gone/${i}.mbox`, size: 10 }));
+    writeFileSync(path, JSON.stringify({ sources: [{ folder: 'gone', repository: 'acme/gone', ref: 'main', license: 'MIT', files: missing }] }));
+    requests.length = 0;
+    const result = await run(['--sources', path, '--base-url', base, '--out', out]);
+    expect(result.code).toBe(1);
+    expect(requests.length).toBeLessThanOrEqual(4); // one per download worker, not one per file
+    expect(existsSync(join(out, 'SOURCES.md'))).toBe(false);
+    expect(result.stderr).toContain('LISTMINER_CORPUS=');
+    expect(corpusMissingAt(out, out)).toBeDefined();
+  });
+
+  it('fails at once when the host cannot be reached, keeping the files it had', async () => {
+    const out = join(dir, 'good');
+    const closed = createServer();
+    await new Promise<void>((done) => closed.listen(0, '127.0.0.1', done));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise((done) => closed.close(done));
+    const result = await run(['--sources', sources(15), '--base-url', `http://127.0.0.1:${port}`, '--out', out]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('ECONNREFUSED');
+    expect(result.stdout).toContain('1 failed');
+    expect(existsSync(join(out, 'mail/tests/a.mbox'))).toBe(true);
+    expect(existsSync(join(out, 'SOURCES.md'))).toBe(false);
+    expect(corpusMissingAt(out, out)).toMatch(/incomplete/);
   });
 });

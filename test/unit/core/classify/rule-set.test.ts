@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyEnvelope, compileRules, loadRuleBook } from '../../../../src/core/classify/rule-set.js';
+import { classifyEnvelope, compileRules, explainEnvelope, loadRuleBook } from '../../../../src/core/classify/rule-set.js';
 import { matchInput } from '../../../helpers/match-input.js';
 import { validateSystems } from '../../../../src/core/systems/load-systems.js';
 
@@ -100,5 +100,49 @@ describe('rule validation', () => {
     const rules = loadRuleBook(loadSystems());
     expect(rules.rulesOf('apache_ponymail').length).toBeGreaterThan(20);
     expect(rules.rulesOf('hyperkitty')).toBe(rules.rulesOf('hyperkitty'));
+  });
+});
+
+describe('explaining a message', () => {
+  const rules = () =>
+    book(
+      `      - name: patches\n        class: patch_submission\n        has_patch: true\n` +
+        `      - name: jira\n        class: issue_event\n        sender: '<jira@'\n        subject: '\\((?<external_key>[A-Z]+-\\d+)\\)'\n` +
+        `      - name: votes\n        class: vote\n        subject: '^\\[vote\\]'\n` +
+        `      - name: any\n        class: discuss\n        subject: '.'\n`,
+    ).value!.rulesOf('mine');
+
+  it('gives the label classify gives, with every rule tried up to the winner and why each failed', () => {
+    const input = message({ subject: 'Re: (KAFKA-1) x', fromAddress: 'bob@example.org', fromName: 'Bob' });
+    const explained = explainEnvelope(rules(), input);
+    expect(explained.winner).toEqual(classifyEnvelope(rules(), input));
+    expect(explained.trials.map((t) => [t.name, t.matched])).toEqual([
+      ['patches', false],
+      ['jira', false],
+      ['votes', false],
+      ['any', true],
+    ]);
+    expect(explained.trials[0]!.steps).toEqual([{ field: 'has_patch', pattern: 'true', matched: false, seen: 'false', seenLength: 5 }]);
+    // Matchers run subject first: the subject matched, the sender did not.
+    expect(explained.trials[1]!.steps).toEqual([
+      { field: 'subject', pattern: '/\\((?<external_key>[A-Z]+-\\d+)\\)/i', matched: true, seen: 'Re: (KAFKA-1) x', seenLength: 15, match: '(KAFKA-1)' },
+      { field: 'sender', pattern: '/<jira@/i', matched: false, seen: 'Bob <bob@example.org>', seenLength: 21 },
+    ]);
+    expect(explained.trials[3]).toMatchObject({ matched: true, steps: [{ field: 'subject', matched: true, match: 'R' }], captures: {} });
+    expect(explained.untried).toBe(0);
+  });
+
+  it('stops at the winner, counts the rules not tried and keeps the captures', () => {
+    const explained = explainEnvelope(rules(), message({ subject: 'Created (KAFKA-7)', fromAddress: 'jira@apache.org' }));
+    expect(explained.trials).toHaveLength(2);
+    expect(explained.trials[1]).toMatchObject({ name: 'jira', matched: true, captures: { external_key: 'KAFKA-7' } });
+    expect(explained.winner).toEqual({ msgClass: 'issue_event', source: 'jira:subject', captures: { external_key: 'KAFKA-7' } });
+    expect(explained.untried).toBe(2);
+  });
+
+  it('shows the start of a long text and its length, and the default when nothing matches', () => {
+    const explained = explainEnvelope(rules().slice(0, 3), message({ subject: 'x'.repeat(500) }));
+    expect(explained.winner).toEqual({ msgClass: 'unclassified', source: 'default', captures: {} });
+    expect(explained.trials[2]!.steps[0]).toMatchObject({ field: 'subject', matched: false, seen: 'x'.repeat(160), seenLength: 500 });
   });
 });

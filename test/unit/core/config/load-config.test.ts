@@ -36,4 +36,13 @@ describe('validateConfig', () => {
     expect(value).toBeUndefined();
     expect(errors[0]).toMatchObject({ line: 3, message: expect.stringContaining('Flow sequence') });
   });
+
+  it('reads verify_expects as classes per system, and refuses any other shape', () => {
+    const { value, errors } = validateConfig('c.yaml', 'verify_expects:\n  mbox: [patch_submission, review]\n  apache_ponymail: []\n');
+    expect(errors).toEqual([]);
+    expect(value?.verifyExpects).toEqual({ mbox: ['patch_submission', 'review'], apache_ponymail: [] });
+    for (const bad of ['[review]', '{ mbox: review }', '{ mbox: [1] }']) {
+      expect(validateConfig('c.yaml', `verify_expects: ${bad}\n`).errors.map((e) => e.path), bad).toEqual(['verify_expects']);
+    }
+  });
 });

@@ -1,0 +1,36 @@
+import { readFile } from 'node:fs/promises';
+import { refuseProblems, type Problem, type Validation } from '../config/yaml-document.js';
+import { InputError } from '../errors.js';
+import { normalizeRepoUrl } from './repo-url.js';
+
+/**
+ * A file of repository URLs, one a line; blank lines and `#` comments (a
+ * whole line, or after a blank) are skipped. Every line that is no
+ * repository URL is an error at its line.
+ */
+export function parseRepoList(file: string, text: string): Validation<string[]> {
+  const urls: string[] = [];
+  const errors: Problem[] = [];
+  text.split(/\r?\n/).forEach((raw, index) => {
+    const line = raw.replace(/(^|\s)#.*$/, '').trim();
+    if (!line) return;
+    const repo = normalizeRepoUrl(line);
+    if (repo) urls.push(repo.url);
+    else errors.push({ file, line: index + 1, path: '', message: `"${line}" is not a repository URL` });
+  });
+  return errors.length ? { errors, warnings: [] } : { value: urls, errors, warnings: [] };
+}
+
+/** The URLs of a `repos add --from` file; an unreadable file or a bad line is refused (exit 2) before anything is registered. */
+export async function readRepoList(file: string): Promise<string[]> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const why = (error as { code?: string }).code === 'ENOENT' ? 'there is no such file' : (error as Error).message;
+    throw new InputError(`Cannot read ${file}: ${why}.`, 'Give a file of repository URLs, one a line.');
+  }
+  const result = parseRepoList(file, text);
+  if (!result.value) refuseProblems(result.errors, 'Give one repository URL a line, like https://github.com/apache/kafka; # starts a comment.');
+  return result.value;
+}

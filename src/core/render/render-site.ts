@@ -1,0 +1,249 @@
+import { isMonth } from '../archive/month.js';
+import { refuseVirtualFolder } from '../config/refuse-virtual-folder.js';
+import { InputError } from '../errors.js';
+import type { ProgressListener } from '../progress.js';
+import { selectLists, type ListSelection } from '../registry/select-lists.js';
+import type { ListRecord } from '../store/list-records.js';
+import { type RenderRecords, type RenderHead, type RenderSeries } from '../store/render-records.js';
+import type { Store } from '../store/store.js';
+import { callNumber, listKey, listSlug } from './call-number.js';
+import type { MonthClassCount } from './charts.js';
+import { FAVICON, frontPage, idShard, idShardName, listPage, type ListOverview, LOOKUP_SCRIPT, lookupPage, messagePage, monthPage, seriesListPage, seriesPage, type SeriesView, STYLE, threadPage } from './pages.js';
+import { compareText, type ListSummary, SiteWriter } from './site-writer.js';
+import { buildThreads, paths, toMbox, UNDATED, type Thread } from './thread-model.js';
+
+export interface RenderOptions {
+  outDir: string;
+  selection: ListSelection;
+  /** Only months from this one (YYYY-MM) on get their month and thread pages written; overviews are always whole. */
+  since?: string;
+  signal?: AbortSignal;
+}
+
+export interface RenderResult {
+  outDir: string;
+  lists: Array<{ system: string; name: string; path: string; messages: number; threads: number }>;
+  /** Files whose content changed (or that were missing), and files left as they were. */
+  written: number;
+  skipped: number;
+  manifest: string;
+  interrupted: boolean;
+}
+
+/** How many messages' texts and raw bytes one read brings (a thread is read whole). */
+const DETAIL_BATCH = 400;
+const TOP_POSTERS = 15;
+
+/**
+ * Writes the static archive of the selected lists into `outDir` (docs/render.md).
+ * Reads the store only. Every address is derived from a list's key and a
+ * message's key, never from row ids, so both engines and every machine write
+ * the same bytes for the same mail.
+ */
+export async function renderSite(store: Store, options: RenderOptions, progress: ProgressListener): Promise<RenderResult> {
+  if (options.since !== undefined && !isMonth(options.since)) {
+    throw new InputError(`--since ${options.since} is not a month.`, 'Give a month as YYYY-MM, e.g. 2024-03.');
+  }
+  refuseVirtualFolder(options.outDir, '--out');
+  const records = store.render;
+  const lists = await selectLists(store, options.selection);
+  const writer = await SiteWriter.open(options.outDir);
+  const ids = new Map<string, Map<string, string[]>>();
+  const result: RenderResult = { outDir: options.outDir, lists: [], written: 0, skipped: 0, manifest: '', interrupted: false };
+
+  for (const list of lists) {
+    if (options.signal?.aborted) {
+      result.interrupted = true;
+      break;
+    }
+    const task = `${list.system} ${list.name}`;
+    progress({ type: 'start', task, title: task });
+    const { summary, threads } = await renderList(records, writer, list, options, progress, task);
+    result.lists.push({ system: list.system, name: list.name, path: `lists/${summary.slug}/index.html`, messages: summary.messages, threads: threads.length });
+    addIds(ids, threads);
+    progress({ type: 'end', task, status: 'done', detail: `${summary.messages} messages, ${threads.length} threads` });
+  }
+  if (options.signal?.aborted) result.interrupted = true;
+
+  if (!result.interrupted) {
+    // Lists rendered into this folder before and not chosen now keep their place on the front page and in the Message-ID map.
+    const chosen = new Set(lists.map((l) => l.id));
+    for (const list of await store.lists.all({})) {
+      if (chosen.has(list.id) || !writer.lists[listSlug(list)]) continue;
+      const heads = await records.heads(list.id);
+      writer.setList(summarize(list, heads));
+      addIds(ids, buildThreads(listKey(list), heads));
+    }
+    for (const [name, shard] of [...ids].sort(([a], [b]) => compareText(a, b))) {
+      const sorted = new Map([...shard].sort(([a], [b]) => compareText(a, b)).map(([id, hrefs]) => [id, hrefs.sort(compareText)]));
+      await writer.write(`ids/${name}.js`, idShard(sorted));
+    }
+    await writer.write('style.css', STYLE);
+    await writer.write('favicon.svg', FAVICON);
+    await writer.write('lookup.js', LOOKUP_SCRIPT);
+    await writer.write('lookup.html', lookupPage());
+    const summaries = Object.values(writer.lists).sort((a, b) => compareText(a.name, b.name) || compareText(a.system, b.system));
+    await writer.write('index.html', frontPage(summaries));
+    result.manifest = await writer.close();
+  }
+  result.written = writer.written;
+  result.skipped = writer.skipped;
+  return result;
+}
+
+function addIds(ids: Map<string, Map<string, string[]>>, threads: readonly Thread[]): void {
+  for (const thread of threads) {
+    for (const { item } of thread.tree) {
+      if (!item.messageId) continue;
+      const name = idShardName(item.messageId);
+      const shard = ids.get(name) ?? new Map<string, string[]>();
+      ids.set(name, shard);
+      shard.set(item.messageId, [...(shard.get(item.messageId) ?? []), paths.message(item.call)]);
+    }
+  }
+}
+
+async function renderList(
+  records: RenderRecords,
+  writer: SiteWriter,
+  list: ListRecord,
+  options: RenderOptions,
+  progress: ProgressListener,
+  task: string,
+): Promise<{ summary: ListSummary; threads: Thread[] }> {
+  const heads = await records.heads(list.id);
+  const threads = buildThreads(listKey(list), heads);
+  const summary = summarize(list, heads);
+  writer.setList(summary);
+
+  // A month's page lists every thread with mail in that month, so a thread of replies over a year shows in each of its months.
+  const byMonth = new Map<string, Thread[]>();
+  for (const thread of threads) {
+    for (const month of new Set(thread.tree.map(({ item }) => monthOf(item.sentAt)))) byMonth.set(month, [...(byMonth.get(month) ?? []), thread]);
+  }
+  const monthNames = [...byMonth.keys()].sort((a, b) => (a === UNDATED ? 1 : b === UNDATED ? -1 : compareText(a, b)));
+  const wanted = (month: string) => !options.since || month === UNDATED || month >= options.since;
+
+  const series = seriesViews(listKey(list), await records.series(list.id), threads);
+  const seriesOf = new Map(series.map((view) => [view.series.seriesId, view]));
+  await writer.write(`lists/${summary.slug}/index.html`, listPage(overview(summary, heads, series, monthNames, byMonth)));
+  if (series.length) await writer.write(`lists/${summary.slug}/series.html`, seriesListPage(summary, series));
+  for (const view of series) await writer.write(paths.series(view.call), seriesPage(summary, view));
+  for (const [index, month] of monthNames.entries()) {
+    if (!wanted(month)) continue;
+    await writer.write(`lists/${summary.slug}/${month}.html`, monthPage(summary, month, byMonth.get(month)!, { previous: monthNames[index - 1], next: monthNames[index + 1] }));
+  }
+
+  // A thread is rendered when any of its mail is in a wanted month: a reply in March changes a thread that started in January.
+  const chosen = threads.map((thread, index) => ({ thread, index })).filter(({ thread }) => thread.tree.some(({ item }) => wanted(monthOf(item.sentAt))));
+  let done = 0;
+  let batch: typeof chosen = [];
+  let batchSize = 0;
+  const flush = async () => {
+    const details = await records.details(batch.flatMap(({ thread }) => thread.tree.map(({ item }) => item.id)));
+    for (const { thread, index } of batch) {
+      await writer.write(paths.thread(thread.call), threadPage(summary, thread, details, { previous: threads[index - 1], next: threads[index + 1] }, seriesOf));
+      const raws: Array<{ raw: Buffer; from: string | null; sentAt: string | null }> = [];
+      for (const { item } of thread.tree) {
+        await writer.write(paths.message(item.call), messagePage(item, thread));
+        const raw = details.get(item.id)?.raw;
+        if (raw) {
+          await writer.write(paths.raw(item.call), raw);
+          raws.push({ raw, from: item.fromAddress, sentAt: item.sentAt });
+        }
+      }
+      await writer.write(paths.mbox(thread.call), toMbox(raws));
+    }
+    done += batch.length;
+    progress({ type: 'update', task, done, total: chosen.length });
+    batch = [];
+    batchSize = 0;
+  };
+  for (const entry of chosen) {
+    if (options.signal?.aborted) break;
+    batch.push(entry);
+    batchSize += entry.thread.messageCount;
+    if (batchSize >= DETAIL_BATCH) await flush();
+  }
+  if (batch.length) await flush();
+  return { summary, threads };
+}
+
+function monthOf(sentAt: string | null): string {
+  return sentAt ? sentAt.slice(0, 7) : UNDATED;
+}
+
+function summarize(list: ListRecord, heads: readonly RenderHead[]): ListSummary {
+  const perMonth = new Map<string, number>();
+  for (const head of heads) if (head.sentAt) perMonth.set(head.sentAt.slice(0, 7), (perMonth.get(head.sentAt.slice(0, 7)) ?? 0) + 1);
+  const monthly = [...perMonth].sort(([a], [b]) => compareText(a, b)).map(([month, count]) => ({ month, count }));
+  return {
+    slug: listSlug(list),
+    system: list.system,
+    // A local archive is shown by its file's name: the path is of the machine that rendered it.
+    name: listKey(list),
+    repoUrl: list.repoUrl,
+    firstMonth: monthly[0]?.month ?? null,
+    lastMonth: monthly.at(-1)?.month ?? null,
+    messages: heads.length,
+    monthly,
+  };
+}
+
+/**
+ * A list's patch series with the thread of each version: a thread holding
+ * mail of the series counts as the version its patches carry (the highest,
+ * when a thread mixes them; v1 when none says).
+ */
+function seriesViews(key: string, rows: readonly RenderSeries[], threads: readonly Thread[]): SeriesView[] {
+  const found = new Map<number, Map<Thread, number>>();
+  for (const thread of threads) {
+    for (const { item } of thread.tree) {
+      if (item.patchSeriesId === null) continue;
+      const versions = found.get(item.patchSeriesId) ?? new Map<Thread, number>();
+      found.set(item.patchSeriesId, versions);
+      versions.set(thread, Math.max(versions.get(thread) ?? 1, item.patchVersion ?? thread.root.patchVersion ?? 1));
+    }
+  }
+  return rows
+    .map((series) => ({
+      call: callNumber(key, `series\n${series.seriesKey}`),
+      series,
+      versions: [...(found.get(series.seriesId) ?? [])]
+        .map(([thread, version]) => ({ version, thread }))
+        .sort((a, b) => a.version - b.version || compareText(a.thread.startedAt ?? '', b.thread.startedAt ?? '') || compareText(a.thread.call, b.thread.call)),
+    }))
+    .sort((a, b) => compareText(b.series.lastActivityAt ?? '', a.series.lastActivityAt ?? '') || compareText(a.call, b.call));
+}
+
+function overview(summary: ListSummary, heads: readonly RenderHead[], series: readonly SeriesView[], monthNames: readonly string[], byMonth: ReadonlyMap<string, Thread[]>): ListOverview {
+  const counts = new Map<string, MonthClassCount>();
+  const posters = new Map<string, { name: string; address: string; count: number }>();
+  const messagesInMonth = new Map<string, number>();
+  for (const head of heads) {
+    const month = monthOf(head.sentAt);
+    messagesInMonth.set(month, (messagesInMonth.get(month) ?? 0) + 1);
+    if (head.sentAt) {
+      const key = `${month}\n${head.msgClass}`;
+      const entry = counts.get(key) ?? { month, msgClass: head.msgClass, count: 0 };
+      entry.count++;
+      counts.set(key, entry);
+    }
+    const address = (head.fromAddress ?? '').toLowerCase();
+    const poster = posters.get(address) ?? { name: head.fromName ?? '', address, count: 0 };
+    poster.count++;
+    if (!poster.name && head.fromName) poster.name = head.fromName;
+    posters.set(address, poster);
+  }
+  return {
+    summary,
+    counts: [...counts.values()].sort((a, b) => compareText(a.month, b.month) || compareText(a.msgClass, b.msgClass)),
+    classes: [...new Set(heads.map((h) => h.msgClass))].sort(compareText),
+    posters: [...posters.values()].sort((a, b) => b.count - a.count || compareText(a.address, b.address)).slice(0, TOP_POSTERS),
+    waiting: series
+      .filter(({ series: s }) => s.replyCount === 0 && s.reviewedBy === 0 && s.ackedBy === 0 && !s.merged)
+      .map((view) => ({ series: view.series, page: paths.series(view.call) })),
+    seriesCount: series.length,
+    months: monthNames.map((month) => ({ month, messages: messagesInMonth.get(month) ?? 0, threads: byMonth.get(month)?.length ?? 0 })),
+  };
+}

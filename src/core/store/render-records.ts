@@ -1,0 +1,179 @@
+import { decodeRaw } from './raw-codec.js';
+import { mapRow } from './row-mapping.js';
+import { inPlaceholders, type SqlSession } from './sql-driver.js';
+
+/** What a list's pages show of one message without its text: enough for trees, tables and charts. */
+export interface RenderHead {
+  id: number;
+  messageKey: string;
+  messageId: string | null;
+  threadRootId: number | null;
+  inReplyTo: string | null;
+  fromName: string | null;
+  fromAddress: string | null;
+  isBot: boolean;
+  subject: string | null;
+  sentAt: string | null;
+  msgClass: string;
+  hasPatch: boolean;
+  patchSeriesId: number | null;
+  patchVersion: number | null;
+}
+
+export interface RenderTrailer {
+  kind: string;
+  name: string | null;
+  address: string | null;
+}
+
+/** An issue or pull request a message was projected onto. */
+export interface RenderLink {
+  kind: 'issue' | 'pull request';
+  label: string;
+  title: string | null;
+  url: string | null;
+  role: string;
+}
+
+/** What a thread page shows of one message beyond its head. */
+export interface RenderDetail {
+  id: number;
+  bodyText: string | null;
+  trailers: RenderTrailer[];
+  links: RenderLink[];
+  /** The bytes the archive handed over; null when the staged row is gone. */
+  raw: Buffer | null;
+}
+
+/** A patch series of a list, as pr_equivalents shows it. */
+export interface RenderSeries {
+  seriesId: number;
+  /** Lower-cased author address, a newline, lower-cased title: the series' identity in its list. */
+  seriesKey: string;
+  rootMessageId: number | null;
+  title: string;
+  authorAddress: string | null;
+  version: number;
+  patchCount: number;
+  replyCount: number;
+  reviewedBy: number;
+  ackedBy: number;
+  testedBy: number;
+  participants: number;
+  merged: boolean;
+  mergedAt: string | null;
+  firstActivityAt: string | null;
+  lastActivityAt: string | null;
+}
+
+const HEAD_SHAPE = { booleans: ['is_bot', 'has_patch'] } as const;
+
+/**
+ * The read-only queries of `render`. A list's heads are read once as a
+ * stream; texts, trailers, links and raw bytes are read for one batch of
+ * messages at a time, so a page's worth of mail is what memory holds of them.
+ * Text order is decided by the caller (engines sort text differently).
+ */
+export class RenderRecords {
+  constructor(private readonly db: SqlSession) {}
+
+  async heads(listId: number): Promise<RenderHead[]> {
+    const heads: RenderHead[] = [];
+    const rows = this.db.stream<Record<string, unknown>>(
+      `SELECT id, message_key, message_id, thread_root_id, in_reply_to, from_name, from_address, is_bot, subject, sent_at, msg_class, has_patch, patch_series_id, patch_version
+       FROM email_messages WHERE list_id = ? ORDER BY id`,
+      [listId],
+      2000,
+    );
+    for await (const batch of rows) {
+      for (const row of batch) {
+        const head = mapRow<RenderHead>(row, HEAD_SHAPE);
+        head.id = Number(head.id);
+        head.threadRootId = head.threadRootId === null ? null : Number(head.threadRootId);
+        head.patchSeriesId = head.patchSeriesId === null ? null : Number(head.patchSeriesId);
+        head.patchVersion = head.patchVersion === null ? null : Number(head.patchVersion);
+        heads.push(head);
+      }
+    }
+    return heads;
+  }
+
+  /** Text, trailers, links and raw bytes of these messages, by id (read in chunks: a thread may hold more messages than a statement takes parameters). */
+  async details(ids: readonly number[]): Promise<Map<number, RenderDetail>> {
+    const details = new Map<number, RenderDetail>();
+    const chunk = Math.min(1000, this.db.capabilities.maxParameters);
+    for (let at = 0; at < ids.length; at += chunk) await this.readDetails(ids.slice(at, at + chunk), details);
+    // Engines return rows in their own order; a page must not depend on it.
+    for (const detail of details.values()) detail.links.sort((a, b) => order(a.kind, b.kind) || order(a.label, b.label) || order(a.role, b.role) || order(a.url ?? '', b.url ?? ''));
+    return details;
+  }
+
+  private async readDetails(ids: readonly number[], details: Map<number, RenderDetail>): Promise<void> {
+    const marks = inPlaceholders(ids.length);
+    const rows = await this.db.all<Record<string, unknown>>(
+      `SELECT e.id, e.trailers, mb.body_text, r.raw, r.raw_codec
+       FROM email_messages e
+       LEFT JOIN email_message_bodies eb ON eb.email_message_id = e.id
+       LEFT JOIN message_bodies mb ON mb.id = eb.body_id
+       LEFT JOIN staged_message_raws r ON r.staged_message_id = e.staged_message_id
+       WHERE e.id IN (${marks})`,
+      ids,
+    );
+    for (const row of rows) {
+      const mapped = mapRow<{ id: unknown; trailers: unknown; bodyText: string | null; raw: Uint8Array | null; rawCodec: string | null }>(row, { json: ['trailers'] });
+      details.set(Number(mapped.id), {
+        id: Number(mapped.id),
+        bodyText: mapped.bodyText,
+        trailers: Array.isArray(mapped.trailers) ? (mapped.trailers as RenderTrailer[]) : [],
+        links: [],
+        raw: mapped.raw ? decodeRaw(mapped.raw, mapped.rawCodec) : null,
+      });
+    }
+    const issues = await this.db.all<Record<string, unknown>>(
+      `SELECT x.email_message_id, x.role, i.number, i.external_key, i.title, i.url
+       FROM issue_email_messages x JOIN issues i ON i.id = x.issue_id WHERE x.email_message_id IN (${marks})`,
+      ids,
+    );
+    for (const row of issues) {
+      const label = row.external_key ? String(row.external_key) : row.number !== null ? `#${String(row.number)}` : 'issue';
+      details.get(Number(row.email_message_id))?.links.push({ kind: 'issue', label, title: (row.title as string | null) ?? null, url: (row.url as string | null) ?? null, role: String(row.role) });
+    }
+    const pulls = await this.db.all<Record<string, unknown>>(
+      `SELECT x.email_message_id, x.role, p.number, p.title, p.url
+       FROM pull_request_email_messages x JOIN pull_requests p ON p.id = x.pull_request_id WHERE x.email_message_id IN (${marks})`,
+      ids,
+    );
+    for (const row of pulls) {
+      details.get(Number(row.email_message_id))?.links.push({ kind: 'pull request', label: `#${String(row.number)}`, title: (row.title as string | null) ?? null, url: (row.url as string | null) ?? null, role: String(row.role) });
+    }
+  }
+
+  /** The list's patch series (pr_equivalents). */
+  async series(listId: number): Promise<RenderSeries[]> {
+    const rows = await this.db.all<Record<string, unknown>>(
+      `SELECT p.series_id, s.series_key, p.root_message_id, p.title, p.author_address, p.version, p.patch_count, p.reply_count,
+         p.reviewed_by, p.acked_by, p.tested_by, p.participants, p.merged, p.merged_at, p.first_activity_at, p.last_activity_at
+       FROM pr_equivalents p JOIN patch_series s ON s.id = p.series_id WHERE p.list_id = ?`,
+      [listId],
+    );
+    return rows.map((row) => {
+      const s = mapRow<RenderSeries>(row, { booleans: ['merged'] });
+      return {
+        ...s,
+        seriesId: Number(s.seriesId),
+        rootMessageId: s.rootMessageId === null ? null : Number(s.rootMessageId),
+        version: Number(s.version),
+        patchCount: Number(s.patchCount),
+        replyCount: Number(s.replyCount ?? 0),
+        reviewedBy: Number(s.reviewedBy ?? 0),
+        ackedBy: Number(s.ackedBy ?? 0),
+        testedBy: Number(s.testedBy ?? 0),
+        participants: Number(s.participants ?? 0),
+      };
+    });
+  }
+}
+
+function order(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
