@@ -57,7 +57,8 @@ export async function dumpDerivedTables(url: string): Promise<DerivedTables> {
 }
 
 /**
- * A digest of every row of the tables drain and project write, ids and
+ * A digest of every row of the tables drain and project write (and
+ * label_history, which only classify writes), ids and
  * timestamps included: equal before and after a run only when the run
  * wrote nothing.
  */
@@ -65,7 +66,7 @@ export async function digestWrittenTables(url: string): Promise<string> {
   const store = await openStore(url);
   try {
     const hash = createHash('sha256');
-    const tables = ['staged_messages', 'email_messages', 'email_message_bodies', 'message_bodies', 'thread_links', 'issues', 'issue_email_messages', 'pull_request_email_messages', 'patch_series', 'contributors'];
+    const tables = ['staged_messages', 'email_messages', 'email_message_bodies', 'message_bodies', 'thread_links', 'issues', 'issue_email_messages', 'pull_request_email_messages', 'patch_series', 'contributors', 'label_history'];
     for (const table of tables) {
       hash.update(`${table}\n`);
       const all = await store.db.all<Record<string, unknown>>(`SELECT * FROM ${table}`);
