@@ -101,6 +101,8 @@ describeOnDialectDatabases('derived data follows its inputs on $dialect', (datab
     await cli(['sync', ...ADD, '--systems', noJira], db.url);
     const before = await dumpDerivedTables(db.url);
     expect(before.issues).toEqual([]);
+    // With nothing new, project examines only the threads whose mail waits for a GitHub import (docs/project.md).
+    const waiting = await runCliJson<{ examined: number }>(['project', '--db', db.url]);
     const reclassify = await runCliJson<{ changes: Array<{ from: string; to: string; count: number }> }>(['classify', '--reclassify', '--db', db.url]);
     expect(reclassify.json.changes).toEqual([{ from: 'discuss', to: 'issue_event', count: 164 }]);
     // The relabelled mail waits for drain: pending, not mail drain went past.
@@ -109,8 +111,8 @@ describeOnDialectDatabases('derived data follows its inputs on $dialect', (datab
     // classify kept each replaced label once; drain brought the new labels' provenance to the research rows.
     expect(await provenance(db.url)).toEqual({ history: 164, historyToIssueEvent: 164, disagreeing: 0, unproven: 0 });
     const project = await runCliJson<{ examined: number; created: number; inherited: number; issuesCreated: number }>(['project', '--db', db.url]);
-    // Only the relabelled mail and its threads are examined again, not the whole list.
-    expect(project.json).toMatchObject({ examined: 164, created: 134, inherited: 30, issuesCreated: 30 });
+    // Only the relabelled mail and its threads are examined again (besides those waiting for an import), not the whole list.
+    expect(project.json).toMatchObject({ examined: 164 + waiting.json.examined, created: 134, inherited: 30, issuesCreated: 30 });
     const after = await dumpDerivedTables(db.url);
     expect(after.issues.length).toBe(30);
     expect(after).toEqual(await dumpDerivedTables(right.url));
