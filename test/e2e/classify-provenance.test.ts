@@ -182,8 +182,12 @@ describeOnDialectDatabases('label provenance, classify --explain and --dry-run o
       expect(row).toMatchObject({ new_class: 'discuss', new_class_source: 'jira-as-discuss:sender', old_rules_hash: BUNDLED_HASH, new_rules_hash: sha256(JIRA_AS_DISCUSS), listminer_version: VERSION });
     }
     expect(history.find((h) => h.message_key === 'jira.1@quarry.example.org')).toMatchObject({ old_class: 'issue_event', old_class_source: 'jira-created:subject' });
+    // Relabelled mail goes back to drain, which brings its research row the new label with its provenance; drain adds no history.
+    const drain = await runCli(['drain', '--db', db.url]);
+    expect(drain.code, drain.stderr).toBe(0);
     const stored = await query<{ rules_hash: string; n: number }>('SELECT rules_hash, COUNT(*) AS n FROM email_messages GROUP BY rules_hash');
     expect(stored.map((r) => r.rules_hash)).toEqual([sha256(JIRA_AS_DISCUSS)]);
+    expect(await historyCount()).toBe(history.length);
 
     const again = await runCliJson<ClassifyResult>(['classify', '--db', db.url, '--reclassify', '--systems', changedRules]);
     expect(again.json.changed).toBe(0);

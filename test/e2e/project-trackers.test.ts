@@ -42,6 +42,11 @@ describeOnDialectDatabases('project of Bugzilla, debbugs, RT and GH-N mail on $d
   };
   const issueRows = (db: TestDatabase) =>
     withStoreAt(db.url, (store) => store.db.all<Record<string, unknown>>('SELECT id, external_key, title, state, is_synthetic, comment_count FROM issues WHERE is_synthetic = ? ORDER BY external_key', [true]));
+  // verify's derived-current takes tracker issues, their thread's mail and GitHub references for what project derives.
+  const derivedCurrent = async (db: TestDatabase) => {
+    const run = await runCliJson<{ invariants: Array<{ name: string; ok: boolean; violations: number; details: string[] }> }>(['verify', '--db', db.url]);
+    return run.json.invariants.find((i) => i.name === 'derived-current');
+  };
   const kinds = (db: TestDatabase) => withStoreAt(db.url, (store) => store.db.all<{ message_key: string; projected_kind: string }>('SELECT message_key, projected_kind FROM email_messages ORDER BY message_key'));
 
   beforeAll(async () => {
@@ -108,6 +113,7 @@ describeOnDialectDatabases('project of Bugzilla, debbugs, RT and GH-N mail on $d
     // A third run finds nothing to do and changes nothing.
     const third = await cli(db, ['project']);
     expect(third.json.lists).toEqual([]);
+    expect(await derivedCurrent(db)).toMatchObject({ ok: true, violations: 0, details: [] });
   });
 
   it('links a GH-N or #N subject of a GitHub-backed list to the imported issue or pull request, and invents nothing for an unknown number', async () => {
@@ -141,5 +147,6 @@ describeOnDialectDatabases('project of Bugzilla, debbugs, RT and GH-N mail on $d
     expect(linked.issues.map((r) => ({ ...(r as object), number: Number((r as { number: number }).number) }))).toEqual([{ number: 3, message_key: 'issue3-note@example.org', role: 'reference' }]);
     expect(linked.pulls.map((r) => ({ ...(r as object), number: Number((r as { number: number }).number) }))).toEqual([{ number: 6, message_key: 'gh6-question@example.org', role: 'reference' }]);
     expect(linked.synthetic).toEqual([]);
+    expect(await derivedCurrent(db)).toMatchObject({ ok: true, violations: 0, details: [] });
   });
 });

@@ -102,6 +102,11 @@ describeOnDialects('raw bytes and envelopes in the store on $dialect', (getStore
     const changed = validateSystems('changed.yaml', readFileSync(BUNDLED_SYSTEMS, 'utf8').replace("      - name: vote\n        class: vote\n", '      - name: vote\n        class: discuss\n')).value!;
     const result = await classifyStaged(store, changed, { reclassify: true }, silentProgress);
     expect(result).toMatchObject({ classified: 2, shunted: 0, changed: 1 });
+    // The re-labelled message goes back to drain with a new envelope; the other stays drained without one.
+    expect(await statusCounts(store, listId)).toEqual({ drained: 1, classified: 1 });
+    expect(await envelopeCount(store)).toBe(1);
+    expect(await readBack(store, listId, ['drained', 'classified'])).toEqual(messages);
+    await drain(store);
     expect(await store.db.get(`SELECT msg_class FROM email_messages WHERE message_key = 'vote@x'`)).toEqual({ msg_class: 'discuss' });
     expect(await statusCounts(store, listId)).toEqual({ drained: 2 });
     expect(await envelopeCount(store)).toBe(0);

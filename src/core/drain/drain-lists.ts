@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { storableText } from '../classify/decode-text.js';
 import { isPlausibleSentAt, type Envelope } from '../classify/envelope.js';
+import { parseEnvelope } from '../classify/parse-envelope.js';
 import type { MirrorHandling } from '../config/load-config.js';
 import type { ProgressListener } from '../progress.js';
 import type { DrainCandidate, NewEmailMessage } from '../store/drain-records.js';
@@ -60,12 +61,16 @@ export interface DrainResult {
   interrupted: boolean;
 }
 
-const MIRROR_CLASSES = new Set(['github_mirror', 'commit_notify']);
+/** The classes `mirror_handling` applies to; any other mail is kept with its body. */
+export const MIRROR_CLASSES: ReadonlySet<string> = new Set(['github_mirror', 'commit_notify']);
 
 /** Moves classified mail into the research tables, list by list, one writer per list. */
 export async function drainLists(store: Store, options: DrainOptions, progress: ProgressListener): Promise<DrainResult> {
   const run = new DrainRun(store, options, progress);
-  const results = await eachClaimedList(store, await store.drain.listsWithWork(options.listIds), run, { owner: run.owner, workers: options.workers, signal: options.signal }, progress);
+  // Lists with mail to drain, and lists whose stored mirror mail was drained under another mirror handling.
+  const handling = options.mirrorHandling ?? 'metadata_only';
+  const listIds = [...new Set([...(await store.drain.listsWithWork(options.listIds)), ...(await store.drain.listsWithOtherHandling(handling, options.listIds))])].sort((a, b) => a - b);
+  const results = await eachClaimedList(store, listIds, run, { owner: run.owner, workers: options.workers, signal: options.signal }, progress);
   if (results.some((r) => r.drained > 0)) await store.drain.reclaimSpace();
   return {
     lists: results,
@@ -118,6 +123,8 @@ class DrainRun implements ListStage<ListDrainResult> {
     const template = this.options.systems.systems.get(list.rulesSystem ?? list.system)?.repoUrlTemplate ?? this.options.systems.systems.get(list.system)?.repoUrlTemplate;
     // A list registered by address is named by it; a local list's name is a path.
     const own = new ListAddresses([list.listAddress, list.name.includes('/') ? null : list.name]);
+    // Stored mail drained under another mirror handling goes back to `classified` and is drained again below.
+    await this.store.transaction((tx) => tx.drain.applyMirrorHandling(list.id, this.options.mirrorHandling ?? 'metadata_only', [...MIRROR_CLASSES]));
     // Mail deferred while the list had no repo first, then the rest; each in staging order.
     for (const status of ['deferred', 'classified'] as const) {
       await this.drainStatus(list, repoId, { template, own }, status, result, task);
@@ -139,6 +146,8 @@ class DrainRun implements ListStage<ListDrainResult> {
       next = read(batch[batch.length - 1]!.id);
       const messages: NewEmailMessage[] = [];
       for (const candidate of batch) {
+        // A stored message drained again (a change of mirror handling, or set back by hand): its envelope went at its first drain.
+        if (candidate.envelope === null && candidate.storedRaw) candidate.envelope = await readRaw(candidate.storedRaw);
         const prepared = this.prepare(candidate, repoId, context);
         if (typeof prepared === 'string') {
           await this.store.drain.shunt(candidate.id, prepared);
@@ -191,9 +200,7 @@ class DrainRun implements ListStage<ListDrainResult> {
 
   /** The row to write, or why the message cannot be drained. */
   private prepare(candidate: DrainCandidate, repoId: number, { template, own }: ListContext): NewEmailMessage | string {
-    // A drained message's envelope is dropped once drained; one set back to classified by hand
-    // still has its stored row, and its labels can be brought up to date from its stored body.
-    const envelope = readEnvelope(candidate.envelope) ?? (candidate.storedBody === null ? undefined : readEnvelope({ body: candidate.storedBody }));
+    const envelope = readEnvelope(candidate.envelope);
     if (!envelope) return 'drain: the staged message has no readable envelope; classify it again';
     const handling = MIRROR_CLASSES.has(candidate.msgClass ?? '') ? (this.options.mirrorHandling ?? 'metadata_only') : 'full';
     const captures = handling === 'skip' ? null : candidate.captures && typeof candidate.captures === 'object' ? cleanCaptures(candidate.captures) : null;
@@ -262,6 +269,15 @@ interface ListContext {
   template: string | undefined;
   /** The list's own addresses, which never become contributors. */
   own: ListAddresses;
+}
+
+/** The envelope of a stored message read again from its raw bytes, as classify stores it (JSON); null when unreadable. */
+async function readRaw(raw: Buffer): Promise<unknown> {
+  try {
+    return JSON.parse(JSON.stringify(await parseEnvelope(raw))) as unknown;
+  } catch {
+    return null;
+  }
 }
 
 function readEnvelope(value: unknown): Envelope | undefined {

@@ -1,4 +1,5 @@
 import type { IssueMail, SyntheticIssueUpdate } from '../store/project-records.js';
+import type { Store } from '../store/store.js';
 import { issueTitleOf, trackerAction } from './tracker-key.js';
 
 /** The tracker actions that set an issue's state; the others (commented, updated, assigned, …) leave it. */
@@ -28,4 +29,20 @@ export function summarizeIssue(id: number, key: string, mail: readonly IssueMail
     createdAt: dates.length ? dates.reduce((a, b) => (a < b ? a : b)) : null,
     updatedAt: dates.length ? dates.reduce((a, b) => (a > b ? a : b)) : null,
   };
+}
+
+/**
+ * These issues' synthetic ones worked out again from all their mail (the
+ * native ones are their import's), and those left with no mail deleted. Call
+ * it in the transaction that changed their links, after locking them.
+ */
+export async function restateSyntheticIssues(tx: Store, issueIds: readonly number[]): Promise<void> {
+  const synthetic = await tx.project.syntheticAmong(issueIds);
+  if (synthetic.length === 0) return;
+  const mail = await tx.project.issueMail(synthetic.map((s) => s.id));
+  for (const issue of synthetic) {
+    const own = mail.filter((m) => m.issueId === issue.id);
+    if (own.length > 0) await tx.project.updateSyntheticIssue(summarizeIssue(issue.id, issue.key, own));
+  }
+  await tx.project.deleteEmptySyntheticIssues(synthetic.map((s) => s.id));
 }

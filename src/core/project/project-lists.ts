@@ -9,7 +9,7 @@ import { StoreFailure } from '../store/store-failure.js';
 import type { ProjectionPolicy, Systems } from '../systems/load-systems.js';
 import { backfillIssueKeys, type BackfillResult } from './backfill-keys.js';
 import { syntheticIssueId } from './issue-key.js';
-import { summarizeIssue } from './issue-state.js';
+import { restateSyntheticIssues } from './issue-state.js';
 import { githubReferencesOf, isGitHubRepo } from './github-references.js';
 import { mirrorTarget } from './mirror-target.js';
 import { seriesKey, seriesTitle } from './patch-title.js';
@@ -122,6 +122,13 @@ function addCounts(into: ProjectCounts, delta: ProjectCounts): void {
   for (const field of COUNTS) into[field] += delta[field];
 }
 
+/** The policy of the system whose rules classify the list (`lists add --rules`), else of its own system. */
+export function projectionPolicyOf(systems: Systems, list: Pick<ListRecord, 'system' | 'rulesSystem'>): ProjectionPolicy {
+  const own = systems.systems.get(list.system);
+  const rules = systems.systems.get(list.rulesSystem ?? own?.rulesFrom ?? list.system);
+  return rules?.projectionPolicy ?? own?.projectionPolicy ?? 'none';
+}
+
 /** What one project run shares across its lists: the lock owner, the repos, the actors met. */
 class ProjectRun implements ListStage<ListProjectResult> {
   readonly stage = 'project';
@@ -154,12 +161,8 @@ class ProjectRun implements ListStage<ListProjectResult> {
     return describeOutcomes(result);
   }
 
-  /** The policy of the system whose rules classify the list (`lists add --rules`), else of its own system. */
   private policyOf(list: ListRecord): ProjectionPolicy {
-    const systems = this.options.systems.systems;
-    const own = systems.get(list.system);
-    const rules = systems.get(list.rulesSystem ?? own?.rulesFrom ?? list.system);
-    return rules?.projectionPolicy ?? own?.projectionPolicy ?? 'none';
+    return projectionPolicyOf(this.options.systems, list);
   }
 
   private async projectList(list: ListRecord, policy: ProjectionPolicy, result: ListProjectResult, task: string): Promise<void> {
@@ -280,7 +283,7 @@ class ProjectRun implements ListStage<ListProjectResult> {
     const touched = [...new Set([...(await tx.project.linkedIssueIds(messageIds)), ...issueLinks.map((l) => l.issueId)])];
     await tx.project.lockIssues(touched);
     await tx.project.replaceLinks(messageIds, issueLinks, pullRequestLinks);
-    await this.recomputeSyntheticIssues(tx, touched);
+    await restateSyntheticIssues(tx, touched);
     if (policy === 'none') await this.assignSeries(tx, list, threads);
     await tx.project.setProjectedKinds(kinds);
 
@@ -315,17 +318,6 @@ class ProjectRun implements ListStage<ListProjectResult> {
       if (made) return made;
     }
     throw new Error(`no free synthetic issue id for ${key} after 16 candidates`);
-  }
-
-  private async recomputeSyntheticIssues(tx: Store, issueIds: readonly number[]): Promise<void> {
-    const synthetic = await tx.project.syntheticAmong(issueIds);
-    if (synthetic.length === 0) return;
-    const mail = await tx.project.issueMail(synthetic.map((s) => s.id));
-    for (const issue of synthetic) {
-      const own = mail.filter((m) => m.issueId === issue.id);
-      if (own.length > 0) await tx.project.updateSyntheticIssue(summarizeIssue(issue.id, issue.key, own));
-    }
-    await tx.project.deleteEmptySyntheticIssues(synthetic.map((s) => s.id));
   }
 
   /** The pull request or issue a mirror mail echoes, when the store has it. */

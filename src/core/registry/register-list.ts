@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../errors.js';
+import { restateSyntheticIssues } from '../project/issue-state.js';
 import type { ListRecord } from '../store/list-records.js';
 import type { RepoRecord } from '../store/repo-records.js';
 import type { Store } from '../store/store.js';
@@ -134,14 +135,24 @@ export async function addLocalList(store: Store, systems: Systems, input: AddLoc
   return addList(store, systems, { system: isMaildir ? 'maildir' : 'mbox', name: path, rules: input.rules, repoUrl: input.repoUrl });
 }
 
-/** Removes a list; one that holds mail is only removed when forced. */
+/**
+ * Removes a list; one that holds mail is only removed when forced. Its mail
+ * goes with it, and so do the synthetic issues only its mail held; one that
+ * other lists' mail still holds is worked out again from that mail. Issues
+ * imported from GitHub stay.
+ */
 export async function removeList(store: Store, name: string, options: { system?: string; force?: boolean }): Promise<{ list: ListRecord; messages: number }> {
   const list = await selectList(store, name, options.system);
   const messages = (await store.lists.counts()).get(list.id)?.staged ?? 0;
   if (messages > 0 && !options.force) {
     throw new InputError(`The list ${list.name} holds ${messages} messages.`, 'Add --force to remove it with all its mail.');
   }
-  await store.lists.remove(list.id);
+  await store.transaction(async (tx) => {
+    const issueIds = await tx.project.issuesLinkedToList(list.id);
+    await tx.project.lockIssues(issueIds);
+    await tx.lists.remove(list.id);
+    await restateSyntheticIssues(tx, issueIds);
+  });
   return { list, messages };
 }
 

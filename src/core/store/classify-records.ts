@@ -118,9 +118,13 @@ export class ClassifyRecords {
 
   /**
    * Writes a batch of outcomes. A staged (or shunted) message becomes
-   * classified; a drained or deferred one keeps its status, and its
-   * email_messages row takes the new class too. Returns the ids written (a
-   * row whose status changed meanwhile is skipped).
+   * classified; a deferred or classified one keeps its status. A drained one
+   * whose class or captures change goes back to `classified` with its new
+   * envelope, so the next drain re-derives what depends on them (its row's
+   * labels, body and signaled repo, and its outcome for project: docs/drain.md);
+   * one whose labels stay keeps `drained`, its email_messages row taking the
+   * new class_source and provenance only. Returns the ids written (a row whose status
+   * changed meanwhile is skipped).
    */
   async save(outcomes: readonly ClassifyOutcome[], provenance: LabelProvenance): Promise<Set<number>> {
     if (outcomes.length === 0) return new Set();
@@ -140,18 +144,27 @@ export class ClassifyRecords {
         );
         for (const row of rows) written.add(Number(row.id));
       }
+      const stillDrained = new Set<number>();
       for (const chunk of chunkRows(labels, 6, this.db.capabilities)) {
-        const rows = await tx.all<{ id: number }>(
-          `UPDATE staged_messages SET status = v.column2, msg_class = v.column3, class_source = v.column4, captures = v.column5,
-             rules_hash = ?, listminer_version = ?, error = NULL, updated_at = ?
+        // Drained mail whose labels change goes back to classified (the old values are the row's own in SET);
+        // drained mail whose labels stay keeps its updated_at, so verify does not take it for mail drain went past.
+        const relabelled = 'staged_messages.msg_class IS DISTINCT FROM v.column3 OR staged_messages.captures IS DISTINCT FROM v.column5';
+        const rows = await tx.all<{ id: number; status: string }>(
+          `UPDATE staged_messages SET
+             status = CASE WHEN v.column2 = 'drained' AND (${relabelled}) THEN 'classified' ELSE v.column2 END,
+             updated_at = CASE WHEN v.column2 = 'drained' AND NOT (${relabelled}) THEN staged_messages.updated_at ELSE ? END,
+             msg_class = v.column3, class_source = v.column4, captures = v.column5, rules_hash = ?, listminer_version = ?, error = NULL
            FROM (VALUES ${chunk.map(() => `(${id}, ?, ?, ?, ${json}, ?)`).join(', ')}) AS v
-           WHERE staged_messages.id = v.column1 AND staged_messages.status = v.column6 RETURNING id`,
-          [provenance.rulesHash, provenance.listminerVersion, now, ...chunk.flatMap((o) => [o.id, keepsStatus(o.status) ? o.status : 'classified', o.classification.msgClass, o.classification.source, JSON.stringify(o.classification.captures), o.status])],
+           WHERE staged_messages.id = v.column1 AND staged_messages.status = v.column6 RETURNING staged_messages.id, staged_messages.status`,
+          [now, provenance.rulesHash, provenance.listminerVersion, ...chunk.flatMap((o) => [o.id, keepsStatus(o.status) ? o.status : 'classified', o.classification.msgClass, o.classification.source, JSON.stringify(o.classification.captures), o.status])],
         );
-        for (const row of rows) written.add(Number(row.id));
+        for (const row of rows) {
+          written.add(Number(row.id));
+          if (row.status === 'drained') stillDrained.add(Number(row.id));
+        }
       }
-      // Drain copies the envelope into email_messages and message_bodies and deletes it: drained mail labelled again takes none back.
-      const envelopes = labels.filter((o) => written.has(o.id) && o.status !== 'drained');
+      // Drain copies the envelope into email_messages and message_bodies and deletes it: drained mail whose labels stay takes none back.
+      const envelopes = labels.filter((o) => written.has(o.id) && !stillDrained.has(o.id));
       for (const chunk of chunkRows(envelopes, 2, this.db.capabilities)) {
         await tx.run(
           `INSERT INTO staged_envelopes (staged_message_id, envelope) VALUES ${chunk.map(() => '(?, ?)').join(', ')}
@@ -159,14 +172,14 @@ export class ClassifyRecords {
           chunk.flatMap((o) => [o.id, o.envelopeJson]),
         );
       }
-      // Mail already drained takes the new labels in its research row too.
-      const relabel = labels.filter((o) => written.has(o.id) && (o.status === 'drained' || o.status === 'deferred'));
-      for (const chunk of chunkRows(relabel, 4, this.db.capabilities)) {
+      // Drained mail whose class and captures stay: only the rule that gave them may have another name.
+      const renamed = labels.filter((o) => stillDrained.has(o.id));
+      for (const chunk of chunkRows(renamed, 2, this.db.capabilities)) {
         await tx.run(
-          `UPDATE email_messages SET msg_class = v.column2, class_source = v.column3, captures = v.column4, rules_hash = ?, listminer_version = ?
-           FROM (VALUES ${chunk.map(() => `(${id}, ?, ?, ${json})`).join(', ')}) AS v, staged_messages
+          `UPDATE email_messages SET class_source = v.column2, rules_hash = ?, listminer_version = ?
+           FROM (VALUES ${chunk.map(() => `(${id}, ?)`).join(', ')}) AS v, staged_messages
            WHERE staged_messages.id = v.column1 AND email_messages.list_id = staged_messages.list_id AND email_messages.message_key = staged_messages.message_key`,
-          [provenance.rulesHash, provenance.listminerVersion, ...chunk.flatMap((o) => [o.id, o.classification.msgClass, o.classification.source, JSON.stringify(o.classification.captures)])],
+          [provenance.rulesHash, provenance.listminerVersion, ...chunk.flatMap((o) => [o.id, o.classification.source])],
         );
       }
       // The label a new one replaced goes to the history, so a figure made from the old rules can be traced.

@@ -1,3 +1,4 @@
+import { decodeRaw } from './raw-codec.js';
 import { idsIn, readBoundedBatch } from './read-bounded-batch.js';
 import { mapRow, parseJson } from './row-mapping.js';
 import { TableStatistics } from './table-statistics.js';
@@ -15,8 +16,22 @@ export interface DrainCandidate {
   captures: Record<string, string> | null;
   envelope: unknown;
   size: number;
-  /** For a message drained before, whose envelope drain dropped then: its stored body text ('' without one). */
-  storedBody: string | null;
+  /** For a message drained before, whose envelope drain dropped then: its raw bytes, to be read again (null when unreadable). */
+  storedRaw: Buffer | null;
+}
+
+/** The mirror handling a list's drained mail is brought to (config `mirror_handling`). */
+export type StoredMirrorHandling = 'full' | 'metadata_only' | 'skip';
+
+/** A stored message's fields that depend on its class and the mirror handling. */
+interface StoredLabels {
+  id: number;
+  msgClass: string;
+  classSource: string | null;
+  captures: unknown;
+  signaledRepoUrl: string | null;
+  signaledRepoId: number | null;
+  bodyStored: boolean;
 }
 
 /** One email_messages row to write, with its body and thread links. */
@@ -166,32 +181,79 @@ export class DrainRecords {
         // A malformed JSON value is the drain's to report, not the reader's.
         candidate.captures = readJson(row.captures) as DrainCandidate['captures'];
         candidate.envelope = readJson(row.envelope);
-        candidate.storedBody = null;
+        candidate.storedRaw = null;
         return candidate;
       });
       const bare = candidates.filter((c) => c.envelope === null);
       if (bare.length > 0) {
-        const bodies = await this.storedBodies(listId, bare.map((c) => c.messageKey));
-        for (const candidate of bare) candidate.storedBody = bodies.get(candidate.messageKey) ?? null;
+        const raws = await this.storedRaws(listId, bare.map((c) => c.id));
+        for (const candidate of bare) candidate.storedRaw = raws.get(candidate.id) ?? null;
       }
       return candidates;
     });
   }
 
-  /** The body text of messages already drained, by key ('' for one kept without a body). */
-  private async storedBodies(listId: number, keys: readonly string[]): Promise<Map<string, string>> {
-    const out = new Map<string, string>();
-    for (const chunk of chunkRows(keys, 1, this.db.capabilities)) {
-      const rows = await this.db.all<{ message_key: string; body_text: string | null }>(
-        `SELECT e.message_key, b.body_text FROM email_messages e
-           LEFT JOIN email_message_bodies eb ON eb.email_message_id = e.id
-           LEFT JOIN message_bodies b ON b.id = eb.body_id
-         WHERE e.list_id = ? AND e.message_key IN (${inPlaceholders(chunk.length)})`,
-        [listId, ...chunk],
+  /** The raw bytes of staged messages that are already drained (a message never drained has none here: classify it again). */
+  private async storedRaws(listId: number, stagedIds: readonly number[]): Promise<Map<number, Buffer>> {
+    const out = new Map<number, Buffer>();
+    for (const chunk of chunkRows(stagedIds, 1, this.db.capabilities)) {
+      const rows = await this.db.all<{ id: number; raw: Uint8Array; raw_codec: string | null }>(
+        `SELECT s.id, r.raw, r.raw_codec FROM staged_messages s JOIN staged_message_raws r ON r.staged_message_id = s.id
+         WHERE s.id IN (${inPlaceholders(chunk.length)})
+           AND EXISTS (SELECT 1 FROM email_messages e WHERE e.list_id = ? AND e.message_key = s.message_key)`,
+        [...chunk, listId],
       );
-      for (const row of rows) out.set(row.message_key, row.body_text ?? '');
+      for (const row of rows) {
+        try {
+          out.set(Number(row.id), decodeRaw(row.raw, row.raw_codec));
+        } catch {
+          // Unreadable bytes: the row is shunted with the reason drain gives a row without an envelope.
+        }
+      }
     }
     return out;
+  }
+
+  /**
+   * Lists with drained mail whose mirror handling is not recorded as
+   * `handling`: their stored mirror mail may disagree with it.
+   */
+  async listsWithOtherHandling(handling: StoredMirrorHandling, only?: readonly number[]): Promise<number[]> {
+    if (only && only.length === 0) return [];
+    const filter = only ? ` AND id IN (${inPlaceholders(only.length)})` : '';
+    const rows = await this.db.all<{ id: number }>(
+      `SELECT id FROM lists WHERE (mirror_handling IS NULL OR mirror_handling <> ?) AND repo_id IS NOT NULL${filter}
+         AND EXISTS (SELECT 1 FROM email_messages e WHERE e.list_id = lists.id) ORDER BY id`,
+      [handling, ...(only ?? [])],
+    );
+    return rows.map((row) => Number(row.id));
+  }
+
+  /**
+   * Brings the list's drained mail to this mirror handling: every stored
+   * message whose body, captures or signaled repo disagree with it (mirror
+   * mail, by `mirrorClasses`, under the handling; any other mail always has
+   * its body) is set back to `classified`, to be drained again from its raw
+   * bytes, and the handling is recorded. One statement each; a list already
+   * recorded with this handling is not touched. Counts the messages set back.
+   */
+  async applyMirrorHandling(listId: number, handling: StoredMirrorHandling, mirrorClasses: readonly string[]): Promise<number> {
+    const recorded = await this.db.get<{ mirror_handling: string | null }>('SELECT mirror_handling FROM lists WHERE id = ?', [listId]);
+    if (recorded?.mirror_handling === handling) return 0;
+    const mirror = `e.msg_class IN (${inPlaceholders(mirrorClasses.length)})`;
+    const disagrees =
+      handling === 'skip'
+        ? '(e.body_stored = ? OR e.captures IS NOT NULL OR e.signaled_repo_url IS NOT NULL)'
+        : `(e.body_stored = ? OR (e.captures IS NULL AND staged_messages.captures IS NOT NULL))`;
+    const result = await this.db.run(
+      `UPDATE staged_messages SET status = 'classified', updated_at = ?
+       WHERE list_id = ? AND status = 'drained' AND EXISTS (
+         SELECT 1 FROM email_messages e WHERE e.list_id = staged_messages.list_id AND e.message_key = staged_messages.message_key
+           AND ((${mirror} AND ${disagrees}) OR (NOT ${mirror} AND e.body_stored = ?)))`,
+      [new Date().toISOString(), listId, ...mirrorClasses, handling !== 'full', ...mirrorClasses, false],
+    );
+    await this.db.run('UPDATE lists SET mirror_handling = ? WHERE id = ?', [handling, listId]);
+    return result.changes;
   }
 
   /**
@@ -216,24 +278,69 @@ export class DrainRecords {
 
   /**
    * The first half of writing a batch. A message already drained is not
-   * written again; when it comes back classified (classify --reclassify),
-   * its class, captures and signaled repo are brought up to date and nothing
-   * else changes. The rest are given the ids they will be written under, so
-   * their thread roots can be worked out before they are written, and come
-   * back in batch order. Call it in the transaction that writes them.
+   * written again; when it comes back classified (classify --reclassify, a
+   * change of mirror handling), what depends on its class and the handling
+   * is brought up to date (relabelStored) and nothing else changes. The rest
+   * are given the ids they will be written under, so their thread roots can
+   * be worked out before they are written, and come back in batch order.
+   * Call it in the transaction that writes them.
    */
   async placeMessages(listId: number, messages: readonly NewEmailMessage[]): Promise<PlacedMessage[]> {
-    const stored = await this.storedKeys(listId, messages.map((m) => m.messageKey));
-    for (const m of messages.filter((m) => stored.has(m.messageKey))) {
-      await this.db.run(
-        'UPDATE email_messages SET msg_class = ?, class_source = ?, captures = ?, signaled_repo_url = ?, signaled_repo_id = ? WHERE list_id = ? AND message_key = ?',
-        [m.msgClass, m.classSource, m.captures === null ? null : JSON.stringify(m.captures), m.signaledRepoUrl, m.signaledRepoId, listId, m.messageKey],
-      );
-    }
+    const stored = await this.storedLabels(listId, messages.map((m) => m.messageKey));
+    await this.relabelStored(messages.filter((m) => stored.has(m.messageKey)), stored);
     const fresh = messages.filter((m) => !stored.has(m.messageKey));
     if (fresh.length === 0) return [];
     const ids = (await this.db.all<{ id: number }>(this.db.capabilities.newIdsSql('email_messages'), [fresh.length])).map((row) => Number(row.id)).sort((a, b) => a - b);
     return fresh.map((m, i) => ({ id: ids[i]!, messageKey: m.messageKey, sentAt: m.sentAt, ancestors: m.ancestors }));
+  }
+
+  /**
+   * Stored messages drained again: a changed class, captures or signaled
+   * repo is written and the message's outcome reset (projected_kind NULL),
+   * so the next project works its thread out again; a body the handling now
+   * wants is stored, one it no longer wants leaves the message (the shared
+   * message_bodies row stays: another list's drain may be linking it). A
+   * message whose labels and body are what they were is not written.
+   */
+  private async relabelStored(messages: readonly NewEmailMessage[], stored: ReadonlyMap<string, StoredLabels>): Promise<void> {
+    const wantBodies: Array<{ id: number; message: NewEmailMessage }> = [];
+    const dropBodies: number[] = [];
+    for (const m of messages) {
+      const row = stored.get(m.messageKey)!;
+      const capturesChanged = !sameJson(row.captures, m.captures);
+      if (row.msgClass !== m.msgClass || capturesChanged || row.signaledRepoUrl !== m.signaledRepoUrl || row.signaledRepoId !== m.signaledRepoId) {
+        await this.db.run(
+          'UPDATE email_messages SET msg_class = ?, class_source = ?, captures = ?, signaled_repo_url = ?, signaled_repo_id = ?, projected_kind = NULL WHERE id = ?',
+          [m.msgClass, m.classSource, m.captures === null ? null : JSON.stringify(m.captures), m.signaledRepoUrl, m.signaledRepoId, row.id],
+        );
+      } else if (row.classSource !== m.classSource) {
+        await this.db.run('UPDATE email_messages SET class_source = ? WHERE id = ?', [m.classSource, row.id]);
+      }
+      if (m.body !== null && !row.bodyStored) wantBodies.push({ id: row.id, message: m });
+      if (m.body === null && row.bodyStored) dropBodies.push(row.id);
+    }
+    if (wantBodies.length > 0) {
+      const bodyIds = await this.storeBodies(wantBodies.map((w) => w.message), new Date().toISOString());
+      const bridges = wantBodies.map((w) => [w.id, bodyIds.get(w.message.body!.hash)!]);
+      for (const chunk of chunkRows(bridges, 2, this.db.capabilities)) {
+        await this.db.run(
+          `INSERT INTO email_message_bodies (email_message_id, body_id) VALUES ${valuesPlaceholders(chunk.length, 2)}
+           ON CONFLICT (email_message_id) DO UPDATE SET body_id = excluded.body_id`,
+          chunk.flat(),
+        );
+      }
+      await this.setBodyStored(wantBodies.map((w) => w.id), true);
+    }
+    for (const chunk of chunkRows(dropBodies, 1, this.db.capabilities)) {
+      await this.db.run(`DELETE FROM email_message_bodies WHERE email_message_id IN (${inPlaceholders(chunk.length)})`, chunk);
+    }
+    await this.setBodyStored(dropBodies, false);
+  }
+
+  private async setBodyStored(ids: readonly number[], stored: boolean): Promise<void> {
+    for (const chunk of chunkRows(ids, 1, this.db.capabilities)) {
+      await this.db.run(`UPDATE email_messages SET body_stored = ? WHERE id IN (${inPlaceholders(chunk.length)})`, [stored, ...chunk]);
+    }
   }
 
   /**
@@ -263,14 +370,26 @@ export class DrainRecords {
     }
   }
 
-  private async storedKeys(listId: number, keys: readonly string[]): Promise<Set<string>> {
-    const out = new Set<string>();
+  /** The stored messages among these keys, with what relabelStored compares. */
+  private async storedLabels(listId: number, keys: readonly string[]): Promise<Map<string, StoredLabels>> {
+    const out = new Map<string, StoredLabels>();
     for (const chunk of chunkRows(keys, 1, this.db.capabilities)) {
-      const rows = await this.db.all<{ message_key: string }>(`SELECT message_key FROM email_messages WHERE list_id = ? AND message_key IN (${inPlaceholders(chunk.length)})`, [
-        listId,
-        ...chunk,
-      ]);
-      for (const row of rows) out.add(row.message_key);
+      const rows = await this.db.all<Record<string, unknown>>(
+        `SELECT id, message_key, msg_class, class_source, captures, signaled_repo_url, signaled_repo_id, body_stored
+         FROM email_messages WHERE list_id = ? AND message_key IN (${inPlaceholders(chunk.length)})`,
+        [listId, ...chunk],
+      );
+      for (const row of rows) {
+        out.set(String(row.message_key), {
+          id: Number(row.id),
+          msgClass: String(row.msg_class),
+          classSource: (row.class_source as string | null) ?? null,
+          captures: readJson(row.captures) ?? null,
+          signaledRepoUrl: (row.signaled_repo_url as string | null) ?? null,
+          signaledRepoId: row.signaled_repo_id === null || row.signaled_repo_id === undefined ? null : Number(row.signaled_repo_id),
+          bodyStored: Boolean(row.body_stored),
+        });
+      }
     }
     return out;
   }
@@ -431,6 +550,18 @@ export class DrainRecords {
       );
     }
   }
+}
+
+/** Two JSON values alike whatever the order of their keys (PostgreSQL's jsonb keeps its own order). */
+function sameJson(a: unknown, b: unknown): boolean {
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }
 
 /** Unreadable JSON comes back undefined, so the row is shunted rather than the batch failing. */

@@ -257,6 +257,15 @@ export class ProjectRecords {
     return [...ids];
   }
 
+  /** The issues the list's mail is linked to. */
+  async issuesLinkedToList(listId: number): Promise<number[]> {
+    const rows = await this.db.all<{ issue_id: number }>(
+      'SELECT DISTINCT l.issue_id FROM issue_email_messages l JOIN email_messages m ON m.id = l.email_message_id WHERE m.list_id = ? ORDER BY l.issue_id',
+      [listId],
+    );
+    return rows.map((row) => Number(row.issue_id));
+  }
+
   /**
    * Holds the issues' rows until the transaction ends, so two processes
    * recomputing one issue from its mail take turns and the second sees the

@@ -1,4 +1,4 @@
-import { mapRow } from './row-mapping.js';
+import { mapRow, parseJson } from './row-mapping.js';
 import { inPlaceholders, type SqlSession, type SqlValue } from './sql-driver.js';
 
 /** How many stored messages one pair of rules and listminer version labelled (nulls: labelled before provenance was recorded). */
@@ -70,6 +70,18 @@ export interface MailFigures {
 export interface Offenders {
   count: number;
   examples: string[];
+}
+
+/** Derived rows that disagree with what they are derived from (docs/verify.md, "derived-current"). */
+export interface StaleDerivations {
+  /** issue_event mail with a tracker key (Jira's or a numbered tracker's) on a clean_fit list, projected without its issue. */
+  trackerUnlinked: Offenders;
+  /** Messages whose links (issues and pull requests, by role) disagree with their outcome or class. */
+  links: Offenders;
+  /** Messages whose body_stored disagrees with their class and the list's mirror handling. */
+  bodies: Offenders;
+  /** Synthetic issues with no mail, or a comment_count that is not their mail's. Labels name the issue. */
+  issues: Offenders;
 }
 
 /** What the checkpoint rule needs to know about a list whose last fetch failed. */
@@ -290,6 +302,59 @@ export class ReportRecords {
   }
 
   /**
+   * Derived rows that disagree with their inputs, each kind one set-based
+   * query: a projection left from an older class (tracker mail projected
+   * without its issue, a link the outcome or class no longer warrants), a
+   * body kept or missing against the class and the list's recorded mirror
+   * handling, a synthetic issue with no mail or a miscounted one. Messages
+   * without an outcome yet are pending (projection-complete), not stale.
+   */
+  async staleDerivations(
+    scope: ReportScope,
+    cleanFitLists: readonly number[],
+    mirrorClasses: readonly string[],
+    hasTrackerKey: (captures: Record<string, string> | null) => boolean,
+  ): Promise<StaleDerivations> {
+    const where = scopeClause('e.list_id', scope);
+    const inScope = where.sql ? `AND ${where.sql}` : '';
+    const label = "e.list_id || ' ' || e.message_key";
+    const issueLink = (roles: string) => `EXISTS (SELECT 1 FROM issue_email_messages l WHERE l.email_message_id = e.id AND l.role ${roles})`;
+    const prLink = (roles: string) => `EXISTS (SELECT 1 FROM pull_request_email_messages p WHERE p.email_message_id = e.id AND p.role ${roles})`;
+    const tied = "e.projected_kind IN ('linked', 'created', 'inherited')";
+    const trackerUnlinked = await this.untiedTrackerMail(cleanFitLists, where, `NOT ${tied} OR NOT ${issueLink("<> 'mirror'")}`, hasTrackerKey);
+    // A tie (tracker key, thread, GitHub reference) is an issue or pull request link of another role than mirror.
+    const links = await this.offenders(
+      `FROM email_messages e WHERE e.projected_kind IS NOT NULL ${inScope} AND (
+         (${tied}) <> (${issueLink("<> 'mirror'")} OR ${prLink("<> 'mirror'")})
+         OR (e.projected_kind = 'mirror') <> (${issueLink("= 'mirror'")} OR ${prLink("= 'mirror'")})
+         OR (e.msg_class <> 'issue_event' AND ${issueLink("= 'event'")})
+         OR (e.msg_class <> 'github_mirror' AND (${issueLink("= 'mirror'")} OR ${prLink("= 'mirror'")})))`,
+      label,
+      where.params,
+    );
+    const mirror = `e.msg_class IN (${inPlaceholders(mirrorClasses.length)})`;
+    const bodies = await this.offenders(
+      `FROM email_messages e WHERE (
+         (NOT ${mirror} AND e.body_stored = FALSE)
+         OR (${mirror} AND EXISTS (SELECT 1 FROM lists h WHERE h.id = e.list_id
+               AND ((h.mirror_handling = 'full' AND e.body_stored = FALSE) OR (h.mirror_handling IN ('metadata_only', 'skip') AND e.body_stored = TRUE))))) ${inScope}`,
+      label,
+      [...mirrorClasses, ...mirrorClasses, ...where.params],
+    );
+    const repos = scope === undefined ? { sql: '', params: [] } : { sql: `AND i.repo_id IN (SELECT repo_id FROM lists WHERE ${scopeClause('id', scope).sql})`, params: [...scope] };
+    const issues = await this.offenders(
+      `FROM issues i WHERE i.is_synthetic = TRUE ${repos.sql}
+         AND (NOT EXISTS (SELECT 1 FROM issue_email_messages l WHERE l.issue_id = i.id)
+              OR i.comment_count <> (SELECT COUNT(*) FROM issue_email_messages l WHERE l.issue_id = i.id))`,
+      `'synthetic issue ' || COALESCE(i.external_key, '') || ' (id ' || i.id || '): ' ||
+         CASE WHEN NOT EXISTS (SELECT 1 FROM issue_email_messages l WHERE l.issue_id = i.id) THEN 'no mail'
+              ELSE 'comment_count ' || i.comment_count || ', mail ' || (SELECT COUNT(*) FROM issue_email_messages l WHERE l.issue_id = i.id) END`,
+      repos.params,
+    );
+    return { trackerUnlinked, links, bodies, issues };
+  }
+
+  /**
    * Of the lists given, those holding stored mail of which no message has a
    * projected_kind: drained, and project never ran over them.
    */
@@ -423,6 +488,30 @@ export class ReportRecords {
   }
 
   /** Counts the rows of `from` and names a few, by `label`, in a stable order. */
+  /**
+   * Projected issue_event mail of clean_fit lists that has no issue link or
+   * an outcome other than a tie, and whose captures give a tracker key (the
+   * key is worked out in code, tracker-key.ts, so the candidates are read).
+   */
+  private async untiedTrackerMail(
+    cleanFitLists: readonly number[],
+    where: { sql: string; params: SqlValue[] },
+    untied: string,
+    hasTrackerKey: (captures: Record<string, string> | null) => boolean,
+  ): Promise<Offenders> {
+    if (cleanFitLists.length === 0) return { count: 0, examples: [] };
+    const rows = await this.db.all<{ label: string; captures: unknown }>(
+      `SELECT e.list_id || ' ' || e.message_key AS label, e.captures FROM email_messages e
+       WHERE e.list_id IN (${inPlaceholders(cleanFitLists.length)}) ${where.sql ? `AND ${where.sql}` : ''}
+         AND e.msg_class = 'issue_event' AND e.captures IS NOT NULL AND e.repo_id IS NOT NULL
+         AND e.projected_kind IS NOT NULL AND (${untied})
+       ORDER BY 1`,
+      [...cleanFitLists, ...where.params],
+    );
+    const offending = rows.filter((row) => hasTrackerKey(parseJson(row.captures) as Record<string, string> | null)).map((row) => String(row.label));
+    return { count: offending.length, examples: offending.slice(0, EXAMPLES) };
+  }
+
   private async offenders(from: string, label: string, params: readonly SqlValue[]): Promise<Offenders> {
     const count = await this.db.get<{ n: number }>(`SELECT COUNT(*) AS n ${from}`, params);
     const n = Number(count?.n ?? 0);

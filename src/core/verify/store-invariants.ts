@@ -1,7 +1,7 @@
 import { addMonths } from '../archive/month.js';
 import type { FetchGap } from '../store/fetch-state-records.js';
 import type { IntegrityReport } from '../store/sql-driver.js';
-import type { FailedListCheckpoints, ListFigures, Offenders } from '../store/report-records.js';
+import type { FailedListCheckpoints, ListFigures, Offenders, StaleDerivations } from '../store/report-records.js';
 
 /** One rule the store must keep whatever mail it holds (docs/verify.md). A broken one fails `--strict`. */
 export interface InvariantResult {
@@ -26,6 +26,8 @@ export interface InvariantFigures {
   neverProjected?: readonly number[];
   /** Mail a finished classify left `staged`, and a finished drain left `classified`. */
   stuck?: { leftStaged: Offenders; leftClassified: Offenders };
+  /** Derived rows that disagree with their inputs (a class, captures or mirror handling changed and drain/project have not caught up). */
+  stale?: StaleDerivations;
   /** The engine's own integrity check. */
   integrity?: IntegrityReport;
   failedLists: readonly FailedListCheckpoints[];
@@ -80,6 +82,7 @@ export function judgeInvariants(figures: InvariantFigures): InvariantResult[] {
         ...detailsOf(stuck.leftClassified, ' left classified after drain ran over the list'),
       ],
     },
+    ...(figures.stale ? [derivedCurrent(figures.stale, detailsOf)] : []),
     ...(figures.integrity
       ? [
           {
@@ -91,6 +94,31 @@ export function judgeInvariants(figures: InvariantFigures): InvariantResult[] {
         ]
       : []),
   ];
+}
+
+/**
+ * What project and drain derived agrees with what it is derived from:
+ * tracker mail of a clean_fit list is tied to its issue, every link is one
+ * the message's outcome and class warrant, bodies are kept as the class and
+ * the list's mirror handling say, and every synthetic issue has mail and
+ * counts it. A violation is a store that missed a re-derivation (or was
+ * edited by hand): `drain` and `project` bring it back.
+ */
+function derivedCurrent(stale: StaleDerivations, detailsOf: (offenders: Offenders, note?: string) => string[]): InvariantResult {
+  const kinds = [stale.trackerUnlinked, stale.links, stale.bodies, stale.issues];
+  const violations = kinds.reduce((sum, offenders) => sum + offenders.count, 0);
+  const issueDetails = stale.issues.count > stale.issues.examples.length ? [...stale.issues.examples, `… ${stale.issues.count - stale.issues.examples.length} more`] : stale.issues.examples;
+  return {
+    name: 'derived-current',
+    ok: violations === 0,
+    violations,
+    details: [
+      ...detailsOf(stale.trackerUnlinked, ': tracker mail projected without its issue (run listminer project)'),
+      ...detailsOf(stale.links, ': links disagree with its outcome or class (run listminer project)'),
+      ...detailsOf(stale.bodies, ': body kept or missing against its class and the mirror handling (run listminer drain)'),
+      ...issueDetails,
+    ],
+  };
 }
 
 /**

@@ -2,6 +2,9 @@ import { selectLists, type ListSelection } from '../registry/select-lists.js';
 import type { ReportScope } from '../store/report-records.js';
 import type { Store } from '../store/store.js';
 import type { Systems } from '../systems/load-systems.js';
+import { MIRROR_CLASSES } from '../drain/drain-lists.js';
+import { projectionPolicyOf } from '../project/project-lists.js';
+import { trackerKeyOf } from '../project/tracker-key.js';
 import { judgeBranches, requiredGaps, type CoverageBranch } from './coverage-branches.js';
 import { expectedClasses, type ExpectOverrides } from './expected-classes.js';
 import { judgeMergedMessages } from './merged-messages.js';
@@ -56,6 +59,12 @@ export async function verifyStore(store: Store, systems: Systems, selection: Lis
     unprojected: await reports.unprojectedInProjectedLists(scope),
     neverProjected: await reports.neverProjectedLists(cleanFitLists),
     stuck: await reports.stuckMail(scope),
+    stale: await reports.staleDerivations(
+      scope,
+      lists.filter((list) => projectionPolicyOf(systems, list) === 'clean_fit').map((list) => list.id),
+      [...MIRROR_CLASSES],
+      (captures) => trackerKeyOf(captures) !== null,
+    ),
     integrity: await store.checkIntegrity(),
     failedLists: await reports.failedListCheckpoints(scope),
     gaps: await store.fetchState.gaps(scope),
