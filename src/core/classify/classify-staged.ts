@@ -5,6 +5,7 @@ import type { ClassifyOutcome, ClassifySelection, LabelProvenance, MessageToClas
 import { LISTMINER_VERSION } from '../listminer-version.js';
 import { selectLists } from '../registry/select-lists.js';
 import type { ListRecord } from '../store/list-records.js';
+import { sameJson } from '../store/row-mapping.js';
 import type { StagedStatus } from '../store/staging-records.js';
 import type { Store } from '../store/store.js';
 import { StoreFailure } from '../store/store-failure.js';
@@ -294,12 +295,7 @@ async function saveBatch(
  * nothing a figure depends on.
  */
 function sameLabel(old: ProvenLabel, label: StoredLabel): boolean {
-  return old.msgClass === label.msgClass && old.source === label.source && canonicalJson(old.captures) === canonicalJson(label.captures);
-}
-
-/** JSON with object keys sorted: PostgreSQL's jsonb gives them back in its own order. */
-function canonicalJson(value: Record<string, string>): string {
-  return JSON.stringify(Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+  return old.msgClass === label.msgClass && old.source === label.source && sameJson(old.captures, label.captures);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { decodeRaw } from './raw-codec.js';
 import { idsIn, readBoundedBatch } from './read-bounded-batch.js';
-import { mapRow, parseJson } from './row-mapping.js';
+import { mapRow, parseJson, sameJson } from './row-mapping.js';
 import { TableStatistics } from './table-statistics.js';
 import { chunkRows, inPlaceholders, valuesPlaceholders, type SqlSession } from './sql-driver.js';
 
@@ -552,17 +552,6 @@ export class DrainRecords {
   }
 }
 
-/** Two JSON values alike whatever the order of their keys (PostgreSQL's jsonb keeps its own order). */
-function sameJson(a: unknown, b: unknown): boolean {
-  return canonicalJson(a) === canonicalJson(b);
-}
-
-function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-}
 
 /** Unreadable JSON comes back undefined, so the row is shunted rather than the batch failing. */
 function readJson(value: unknown): unknown {

@@ -33,3 +33,15 @@ export function parseJson(value: unknown): unknown {
   if (typeof value !== 'string') return value ?? null;
   return JSON.parse(value);
 }
+
+/** Two JSON values alike whatever the order of their keys (PostgreSQL's jsonb keeps its own order). */
+export function sameJson(a: unknown, b: unknown): boolean {
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
