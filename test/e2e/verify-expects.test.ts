@@ -64,7 +64,11 @@ describeOnDialectDatabases('verify --strict requires what the systems of the lis
   });
 
   it('fails an Apache store without issue mail (exit 3), naming the branch and the system that requires it; the config can lift it', async () => {
+    // The store as if the Jira mail had always been discussion: no issue mail, no issues made from it, nothing tied to them.
     await run(apache, "UPDATE email_messages SET msg_class = 'discuss' WHERE msg_class = 'issue_event'");
+    await run(apache, "UPDATE email_messages SET projected_kind = 'none' WHERE id IN (SELECT email_message_id FROM issue_email_messages)");
+    await run(apache, 'DELETE FROM issue_email_messages');
+    await run(apache, 'DELETE FROM issues WHERE is_synthetic = TRUE');
     const strict = await runCliJson<VerifyResult>(['verify', '--strict', '--db', apache.url]);
     expect(strict.code).toBe(3);
     expect(strict.json.failing).toEqual(['class:issue_event']);
