@@ -152,3 +152,25 @@ export async function mailboxMonths(
   }
   return { months, fingerprints };
 }
+
+/** A mailbox's index, read once on first use (`forget` when the source closes). */
+export interface BuiltOnce<T> {
+  (context: SourceContext): Promise<T>;
+  forget(): void;
+}
+
+/** Builds on first use and keeps the result; a build that failed is forgotten, so the next call builds again instead of failing for good. */
+export function builtOnce<T>(build: (context: SourceContext) => Promise<T>): BuiltOnce<T> {
+  let built: Promise<T> | undefined;
+  const get = (context: SourceContext): Promise<T> => {
+    if (!built) {
+      const attempt = build(context);
+      built = attempt;
+      attempt.catch(() => {
+        if (built === attempt) built = undefined;
+      });
+    }
+    return built;
+  };
+  return Object.assign(get, { forget: () => (built = undefined) });
+}

@@ -1,7 +1,7 @@
 import { ImapFlow } from 'imapflow';
 import { ArchiveError } from '../../errors.js';
 import type { ArchiveSource, Month, SourceContext } from '../archive-source.js';
-import { mailboxError, mailboxMonths, messageFacts, openMailbox, type Mailbox, type MailboxMonths, type MessageFacts } from '../mailbox.js';
+import { builtOnce, mailboxError, mailboxMonths, messageFacts, openMailbox, type Mailbox, type MailboxMonths, type MessageFacts } from '../mailbox.js';
 import { monthOf } from '../month.js';
 
 /** Messages asked for in one FETCH. */
@@ -23,7 +23,6 @@ interface ImapIndex extends MailboxMonths {
 export function createSource(): ArchiveSource {
   let client: ImapFlow | undefined;
   let mailbox: Mailbox | undefined;
-  let index: Promise<ImapIndex> | undefined;
 
   async function connect(context: SourceContext): Promise<{ client: ImapFlow; mailbox: Mailbox; uidValidity: string }> {
     mailbox ??= openMailbox(context, 'imap');
@@ -54,29 +53,23 @@ export function createSource(): ArchiveSource {
     return { client, mailbox: box, uidValidity: String(opened.uidValidity) };
   }
 
-  function folderIndex(context: SourceContext): Promise<ImapIndex> {
-    index ??= (async () => {
-      const { client, mailbox, uidValidity } = await connect(context);
-      try {
-        const uids = (await client.search({ all: true }, { uid: true })) || [];
-        const months = await mailboxMonths(context, mailbox, uidValidity, uids.map(String), async (names) => {
-          const facts = new Map<string, MessageFacts>();
-          for await (const message of client.fetch(uidRanges(names.map(Number)), { uid: true, internalDate: true, headers: ['date', 'list-id'] }, { uid: true })) {
-            const arrived = message.internalDate instanceof Date ? message.internalDate : new Date();
-            facts.set(String(message.uid), messageFacts(message.headers ?? Buffer.alloc(0), monthOf(arrived)));
-          }
-          return facts;
-        });
-        return { ...months, uidValidity };
-      } catch (error) {
-        throw mailboxError(mailbox, imapReason(error), 'reading the headers');
-      }
-    })();
-    index.catch(() => {
-      index = undefined;
-    });
-    return index;
-  }
+  const folderIndex = builtOnce(async (context: SourceContext): Promise<ImapIndex> => {
+    const { client, mailbox, uidValidity } = await connect(context);
+    try {
+      const uids = (await client.search({ all: true }, { uid: true })) || [];
+      const months = await mailboxMonths(context, mailbox, uidValidity, uids.map(String), async (names) => {
+        const facts = new Map<string, MessageFacts>();
+        for await (const message of client.fetch(uidRanges(names.map(Number)), { uid: true, internalDate: true, headers: ['date', 'list-id'] }, { uid: true })) {
+          const arrived = message.internalDate instanceof Date ? message.internalDate : new Date();
+          facts.set(String(message.uid), messageFacts(message.headers ?? Buffer.alloc(0), monthOf(arrived)));
+        }
+        return facts;
+      });
+      return { ...months, uidValidity };
+    } catch (error) {
+      throw mailboxError(mailbox, imapReason(error), 'reading the headers');
+    }
+  });
 
   return {
     name: 'imap',
@@ -117,7 +110,7 @@ export function createSource(): ArchiveSource {
     async close() {
       const open = client;
       client = undefined;
-      index = undefined;
+      folderIndex.forget();
       if (open) await open.logout().catch(() => open.close());
     },
   };

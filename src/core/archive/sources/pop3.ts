@@ -1,7 +1,7 @@
 import { ArchiveError } from '../../errors.js';
 import { Pop3Client } from '../../net/pop3-client.js';
 import type { ArchiveSource, Month, SourceContext } from '../archive-source.js';
-import { mailboxError, mailboxMonths, messageFacts, openMailbox, type Mailbox, type MailboxMonths, type MessageFacts } from '../mailbox.js';
+import { builtOnce, mailboxError, mailboxMonths, messageFacts, openMailbox, type Mailbox, type MailboxMonths, type MessageFacts } from '../mailbox.js';
 import { monthOf } from '../month.js';
 
 /** Body lines asked of TOP to get a whole message: more than any message has. */
@@ -25,7 +25,6 @@ interface Pop3Session {
  */
 export function createSource(): ArchiveSource {
   let session: Promise<Pop3Session> | undefined;
-  let index: Promise<MailboxMonths> | undefined;
 
   function open(context: SourceContext): Promise<Pop3Session> {
     session ??= (async () => {
@@ -48,29 +47,23 @@ export function createSource(): ArchiveSource {
     return session;
   }
 
-  function maildropIndex(context: SourceContext): Promise<MailboxMonths> {
-    index ??= (async () => {
-      const { client, mailbox, numbers } = await open(context);
-      const firstSeen = monthOf(new Date());
-      try {
-        return await mailboxMonths(context, mailbox, 'uidl', [...numbers.keys()], async (ids) => {
-          const facts = new Map<string, MessageFacts>();
-          for (const id of ids) {
-            context.signal?.throwIfAborted();
-            // Without a usable Date, the month it was first seen in (kept in the cache).
-            facts.set(id, messageFacts(await client.top(numbers.get(id)!, 0), firstSeen));
-          }
-          return facts;
-        });
-      } catch (error) {
-        throw mailboxError(mailbox, error, 'reading the headers');
-      }
-    })();
-    index.catch(() => {
-      index = undefined;
-    });
-    return index;
-  }
+  const maildropIndex = builtOnce(async (context: SourceContext): Promise<MailboxMonths> => {
+    const { client, mailbox, numbers } = await open(context);
+    const firstSeen = monthOf(new Date());
+    try {
+      return await mailboxMonths(context, mailbox, 'uidl', [...numbers.keys()], async (ids) => {
+        const facts = new Map<string, MessageFacts>();
+        for (const id of ids) {
+          context.signal?.throwIfAborted();
+          // Without a usable Date, the month it was first seen in (kept in the cache).
+          facts.set(id, messageFacts(await client.top(numbers.get(id)!, 0), firstSeen));
+        }
+        return facts;
+      });
+    } catch (error) {
+      throw mailboxError(mailbox, error, 'reading the headers');
+    }
+  });
 
   return {
     name: 'pop3',
@@ -104,7 +97,7 @@ export function createSource(): ArchiveSource {
     async close() {
       const open = session;
       session = undefined;
-      index = undefined;
+      maildropIndex.forget();
       if (open) await (await open.catch(() => undefined))?.client.quit();
     },
   };
