@@ -145,10 +145,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (failed === 0) return {};
     for (const line of describeStageFailures(stage, lists)) this.failure(line);
     const done = stage === 'drain' ? 'drained' : 'projected';
-    return {
-      listsFailed: true,
-      error: new ListminerError(`${failed} of ${lists.length} lists failed to ${stage}; the rest ${done}.`, ExitCode.partial, 'Each list that failed is named above with its reason; run again with --debug for the stack.'),
-    };
+    const hint = 'Each list that failed is named above with its reason; run again with --debug for the stack.';
+    return { error: new ListminerError(`${failed} of ${lists.length} lists failed to ${stage}; the rest ${done}.`, ExitCode.partial, hint) };
   }
 
   /** Set once `finish` printed the result: an error after it goes to stderr, so that stdout carries the result alone. */
