@@ -43,8 +43,8 @@ async function envelopeCount(store: Store): Promise<number> {
 }
 
 async function openDriverAt(dialect: Dialect, url: string): Promise<SqlDriver> {
-  if (dialect === 'sqlite') return new (await import('../../src/core/store/sqlite-driver.js')).SqliteDriver(url);
-  return (await import('../../src/core/store/postgres-driver.js')).PostgresDriver.connect(url);
+  if (dialect === 'sqlite') return new (await import('../../src/core/store/sqlite/sqlite-driver.js')).SqliteDriver(url);
+  return (await import('../../src/core/store/postgres/postgres-driver.js')).PostgresDriver.connect(url);
 }
 
 describeOnDialects('raw bytes and envelopes in the store on $dialect', (getStore, dialect) => {

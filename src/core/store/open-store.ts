@@ -30,11 +30,11 @@ async function openDriver(value: string, options: OpenStoreOptions): Promise<Sql
       if (statSync(target.path, { throwIfNoEntry: false })?.isDirectory()) {
         throw new InputError(`${target.path} is a folder, not a database file.`, `Give a file path, for example ${target.path.replace(/\/+$/, '')}/listminer.db.`);
       }
-      const { SqliteDriver } = await import('./sqlite-driver.js');
+      const { SqliteDriver } = await import('./sqlite/sqlite-driver.js');
       return new SqliteDriver(target.path, { busyTimeoutMs: options.busyTimeoutMs });
     }
     case 'postgres': {
-      const { PostgresDriver } = await import('./postgres-driver.js');
+      const { PostgresDriver } = await import('./postgres/postgres-driver.js');
       return PostgresDriver.connect(target.url, { schema: options.schema, connectTimeoutMs: options.connectTimeoutMs });
     }
     default: {

@@ -1,10 +1,10 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { ListminerError } from '../errors.js';
-import { Mutex } from './mutex.js';
-import { StoreFailure } from './store-failure.js';
-import type { IntegrityReport, SqlDriver, SqlExecutor, SqlRunResult, SqlValue } from './sql-driver.js';
+import { ListminerError } from '../../errors.js';
+import { Mutex } from '../mutex.js';
+import { StoreFailure } from '../store-failure.js';
+import type { IntegrityReport, SqlDriver, SqlExecutor, SqlRunResult, SqlValue } from '../sql-driver.js';
 
 type Statement = Database.Statement<unknown[]>;
 

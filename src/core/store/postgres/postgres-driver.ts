@@ -1,8 +1,8 @@
 import postgres from 'postgres';
-import { redactSecrets, redactUrl } from '../db-target.js';
-import { ListminerError } from '../errors.js';
-import { StoreFailure, StoreInterrupted } from './store-failure.js';
-import type { IntegrityReport, SqlDriver, SqlExecutor, SqlRunResult, SqlValue } from './sql-driver.js';
+import { redactSecrets, redactUrl } from '../../db-target.js';
+import { ListminerError } from '../../errors.js';
+import { StoreFailure, StoreInterrupted } from '../store-failure.js';
+import type { IntegrityReport, SqlDriver, SqlExecutor, SqlRunResult, SqlValue } from '../sql-driver.js';
 
 type Sql = postgres.Sql<Record<string, never>>;
 type Queryable = Sql | postgres.TransactionSql<Record<string, never>>;
