@@ -12,10 +12,10 @@ export interface OpenStoreOptions extends StoreTimeouts {
 }
 
 /**
- * The one place that picks a driver; each is imported only when chosen. The
- * drivers turn their engine's failures (a locked, full, read-only or
- * unreachable database) into sentences; this refuses what is wrong in the
- * address itself.
+ * The one place that picks a driver; each engine's folder (sqlite/,
+ * postgres/) is imported only when chosen. Each engine turns its own failures
+ * (a locked, full, read-only or unreachable database) into sentences (its
+ * errors module); this refuses what is wrong in the address itself.
  */
 async function openDriver(value: string, options: OpenStoreOptions): Promise<SqlDriver> {
   const target = parseDbTarget(value);
