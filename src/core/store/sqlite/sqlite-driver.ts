@@ -181,7 +181,7 @@ export class SqliteDriver implements SqlDriver {
   }
 }
 
-/** "device:inode" of a file on disk; undefined for an in-memory database or a file that is not there. */
+/** "device:inode" of a file on disk; undefined for an in-memory database, "missing" when no file is there. */
 function fileIdentity(path: string): string | undefined {
   if (path === ':memory:' || path === '') return undefined;
   try {
