@@ -1,0 +1,102 @@
+/**
+ * The render benchmark (`npm run bench:render`, docs/render.md and
+ * docs/performance.md): builds a SQLite store of a synthetic archive with
+ * `sync`, its last month held back; renders the whole site; then lets the
+ * last month arrive (a longer export of the same mbox), syncs again and
+ * renders only that month (`render --since`). Prints the pages written and
+ * the seconds of each, beside the seconds of the sync that built the store.
+ *
+ *   npm run bench:render -- --messages 100000
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { ARCHIVE_END, DEFAULT_SEED, syntheticArchive } from './synthetic-archive.js';
+import { writeArchive } from './write-archive.js';
+
+const RUN_JS = fileURLToPath(new URL('../bin/run.js', import.meta.url));
+/** The month that arrives after the first render: the archive's last. */
+const NEW_MONTH_START = Date.UTC(2024, 11, 1);
+const NEW_MONTH = '2024-12';
+
+const { values: flags } = parseArgs({
+  options: {
+    messages: { type: 'string', default: '100000' },
+    seed: { type: 'string', default: String(DEFAULT_SEED) },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const messages = Number(flags.messages);
+const seed = Number(flags.seed);
+if (!Number.isInteger(messages) || messages < 1) throw new Error('--messages wants a positive whole number');
+
+const dir = mkdtempSync(join(tmpdir(), 'listminer-bench-render-'));
+const mbox = join(dir, 'dev.mbox');
+const db = join(dir, 'store.db');
+const site = join(dir, 'site');
+const log = (line) => console.log(line);
+
+try {
+  log(`listminer render benchmark: ${messages.toLocaleString('en-US')} synthetic messages (seed ${seed}), SQLite`);
+  log(`${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
+  // The same seed gives the same bytes, so the archive is made twice rather than held in memory.
+  const before = await writeArchive(heldBack(syntheticArchive({ messages, seed })), { mbox });
+  if (ARCHIVE_END <= NEW_MONTH_START || before.messages === messages) throw new Error('the archive has no last month to hold back');
+
+  await cli(['lists', 'add', '--system', 'mbox', '--rules', 'apache_ponymail', mbox, '--repo', 'https://github.com/apache/kafka']);
+  const sync = await timed(['sync', '--full', '--now', '--json']);
+  log(`sync of ${before.messages.toLocaleString('en-US')} messages: ${sync.seconds.toFixed(1)} s`);
+
+  const full = await timed(['render', '--out', site, '--json']);
+  const fullJson = JSON.parse(full.stdout);
+  log(`full render: ${fullJson.written.toLocaleString('en-US')} files written in ${full.seconds.toFixed(1)} s (${(full.seconds / sync.seconds).toFixed(2)} of the sync), site ${(folderBytes(site) / 1e6).toFixed(0)} MB`);
+
+  await writeArchive(syntheticArchive({ messages, seed }), { mbox });
+  const resync = await timed(['sync', '--now', '--json']);
+  log(`sync of ${NEW_MONTH} (${(messages - before.messages).toLocaleString('en-US')} new messages): ${resync.seconds.toFixed(1)} s`);
+  const incremental = await timed(['render', '--out', site, '--since', NEW_MONTH, '--json']);
+  const incrementalJson = JSON.parse(incremental.stdout);
+  log(
+    `render --since ${NEW_MONTH}: ${incrementalJson.written.toLocaleString('en-US')} files written, ${incrementalJson.skipped.toLocaleString('en-US')} unchanged, in ${incremental.seconds.toFixed(1)} s (${(incremental.seconds / sync.seconds).toFixed(3)} of the first sync)`,
+  );
+  const verdict = full.seconds <= sync.seconds && incremental.seconds < sync.seconds / 10;
+  log(verdict ? 'within the aims: full render ≤ sync, incremental < a tenth of it' : 'OUTSIDE the aims: full render ≤ sync, incremental < a tenth of it');
+} finally {
+  if (flags.keep) log(`kept ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
+}
+
+function* heldBack(items) {
+  for (const item of items) if (item.arrived.getTime() < NEW_MONTH_START) yield item;
+}
+
+async function timed(args) {
+  const began = process.hrtime.bigint();
+  const { stdout } = await cli(args);
+  return { stdout, seconds: Number(process.hrtime.bigint() - began) / 1e9 };
+}
+
+function cli(args) {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [RUN_JS, ...args, '--db', db], {
+      cwd: dir,
+      env: { ...process.env, LISTMINER_DB: '', LISTMINER_CONFIG: '', LISTMINER_CACHE: join(dir, 'cache') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-8000)));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolvePromise({ stdout }) : reject(new Error(`listminer ${args.join(' ')} exited ${code}:\n${stderr.trim()}`))));
+  });
+}
+
+function folderBytes(path) {
+  let bytes = 0;
+  for (const entry of readdirSync(path, { withFileTypes: true, recursive: true })) if (entry.isFile()) bytes += statSync(join(entry.parentPath, entry.name)).size;
+  return bytes;
+}
