@@ -8,16 +8,14 @@
  *
  *   npm run bench:render -- --messages 100000
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { runCli } from './run-cli.js';
 import { ARCHIVE_END, DEFAULT_SEED, syntheticArchive } from './synthetic-archive.js';
 import { writeArchive } from './write-archive.js';
 
-const RUN_JS = fileURLToPath(new URL('../bin/run.js', import.meta.url));
 /** The month that arrives after the first render: the archive's last. */
 const NEW_MONTH_START = Date.UTC(2024, 11, 1);
 const NEW_MONTH = '2024-12';
@@ -80,19 +78,7 @@ async function timed(args) {
 }
 
 function cli(args) {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [RUN_JS, ...args, '--db', db], {
-      cwd: dir,
-      env: { ...process.env, LISTMINER_DB: '', LISTMINER_CONFIG: '', LISTMINER_CACHE: join(dir, 'cache') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-8000)));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolvePromise({ stdout }) : reject(new Error(`listminer ${args.join(' ')} exited ${code}:\n${stderr.trim()}`))));
-  });
+  return runCli({ db, dir }, args);
 }
 
 function folderBytes(path) {
