@@ -8,7 +8,7 @@
  *
  *   npm run bench:render -- --messages 100000
  */
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -36,6 +36,7 @@ const mbox = join(dir, 'dev.mbox');
 const db = join(dir, 'store.db');
 const site = join(dir, 'site');
 const log = (line) => console.log(line);
+let runs = 0;
 
 try {
   log(`listminer render benchmark: ${messages.toLocaleString('en-US')} synthetic messages (seed ${seed}), SQLite`);
@@ -44,24 +45,26 @@ try {
   const before = await writeArchive(heldBack(syntheticArchive({ messages, seed })), { mbox });
   if (ARCHIVE_END <= NEW_MONTH_START || before.messages === messages) throw new Error('the archive has no last month to hold back');
 
-  await cli(['lists', 'add', '--system', 'mbox', '--rules', 'apache_ponymail', mbox, '--repo', 'https://github.com/apache/kafka']);
+  await runCli({ db, dir }, ['lists', 'add', '--system', 'mbox', '--rules', 'apache_ponymail', mbox, '--repo', 'https://github.com/apache/kafka']);
   const sync = await timed(['sync', '--full', '--now', '--json']);
-  log(`sync of ${before.messages.toLocaleString('en-US')} messages: ${sync.seconds.toFixed(1)} s`);
+  log(`sync of ${before.messages.toLocaleString('en-US')} messages: ${figures(sync)}`);
 
   const full = await timed(['render', '--out', site, '--json']);
   const fullJson = JSON.parse(full.stdout);
-  log(`full render: ${fullJson.written.toLocaleString('en-US')} files written in ${full.seconds.toFixed(1)} s (${(full.seconds / sync.seconds).toFixed(2)} of the sync), site ${(folderBytes(site) / 1e6).toFixed(0)} MB`);
+  log(
+    `full render: ${fullJson.written.toLocaleString('en-US')} files written in ${figures(full)}: ${ratio(full, sync)} of the sync; site ${(folderBytes(site) / 1e6).toFixed(0)} MB`,
+  );
 
   await writeArchive(syntheticArchive({ messages, seed }), { mbox });
   const resync = await timed(['sync', '--now', '--json']);
-  log(`sync of ${NEW_MONTH} (${(messages - before.messages).toLocaleString('en-US')} new messages): ${resync.seconds.toFixed(1)} s`);
+  log(`sync of ${NEW_MONTH} (${(messages - before.messages).toLocaleString('en-US')} new messages): ${figures(resync)}`);
   const incremental = await timed(['render', '--out', site, '--since', NEW_MONTH, '--json']);
   const incrementalJson = JSON.parse(incremental.stdout);
   log(
-    `render --since ${NEW_MONTH}: ${incrementalJson.written.toLocaleString('en-US')} files written, ${incrementalJson.skipped.toLocaleString('en-US')} unchanged, in ${incremental.seconds.toFixed(1)} s (${(incremental.seconds / sync.seconds).toFixed(3)} of the first sync)`,
+    `render --since ${NEW_MONTH}: ${incrementalJson.written.toLocaleString('en-US')} files written, ${incrementalJson.skipped.toLocaleString('en-US')} unchanged, in ${figures(incremental)}: ${ratio(incremental, sync)} of the first sync`,
   );
-  const verdict = full.seconds <= sync.seconds && incremental.seconds < sync.seconds / 10;
-  log(verdict ? 'within the aims: full render ≤ sync, incremental < a tenth of it' : 'OUTSIDE the aims: full render ≤ sync, incremental < a tenth of it');
+  const within = (run, share) => run.seconds <= sync.seconds * share && run.cpu <= sync.cpu * share;
+  log(`aims (wall and CPU): full render within the sync: ${within(full, 1) ? 'yes' : 'NO'}; incremental under a tenth of it: ${within(incremental, 0.1) ? 'yes' : 'NO'}`);
 } finally {
   if (flags.keep) log(`kept ${dir}`);
   else rmSync(dir, { recursive: true, force: true });
@@ -71,14 +74,22 @@ function* heldBack(items) {
   for (const item of items) if (item.arrived.getTime() < NEW_MONTH_START) yield item;
 }
 
+/** Wall seconds, CPU seconds and peak RSS of one command: on a shared machine the CPU seconds are the steadier figure. */
 async function timed(args) {
+  const usageFile = join(dir, `${args[0]}-${++runs}.usage.json`);
   const began = process.hrtime.bigint();
-  const { stdout } = await cli(args);
-  return { stdout, seconds: Number(process.hrtime.bigint() - began) / 1e9 };
+  const { stdout } = await runCli({ db, dir, usageFile }, args);
+  const seconds = Number(process.hrtime.bigint() - began) / 1e9;
+  const usage = JSON.parse(readFileSync(usageFile, 'utf8'));
+  return { stdout, seconds, cpu: usage.userSeconds + usage.systemSeconds, rssMb: usage.maxRssBytes / 1e6 };
 }
 
-function cli(args) {
-  return runCli({ db, dir }, args);
+function figures(run) {
+  return `${run.seconds.toFixed(1)} s (${run.cpu.toFixed(1)} s CPU, ${run.rssMb.toFixed(0)} MB peak)`;
+}
+
+function ratio(run, base) {
+  return `${(run.seconds / base.seconds).toFixed(3)} wall, ${(run.cpu / base.cpu).toFixed(3)} CPU`;
 }
 
 function folderBytes(path) {

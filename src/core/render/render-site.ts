@@ -151,6 +151,8 @@ async function renderList(
   // A thread is rendered when any of its mail is in a wanted month: a reply in March changes a thread that started in January.
   const chosen = threads.map((thread, index) => ({ thread, index })).filter(({ thread }) => thread.tree.some(({ item }) => wanted(monthOf(item.sentAt))));
   const search = new MonthIndexes();
+  // A month's index is whole when the last thread with mail in it is read.
+  const threadsLeft = new Map(monthNames.filter(wanted).map((month) => [month, byMonth.get(month)!.length]));
   let done = 0;
   let batch: typeof chosen = [];
   let batchSize = 0;
@@ -179,6 +181,13 @@ async function renderList(
         }
       }
       await writer.write(paths.mbox(thread.call), toMbox(raws));
+      for (const month of new Set(thread.tree.map(({ item }) => monthOf(item.sentAt)))) {
+        const left = threadsLeft.get(month);
+        if (left === undefined) continue;
+        threadsLeft.set(month, left - 1);
+        const script = left === 1 ? search.take(month) : undefined;
+        if (script) await writer.write(`lists/${summary.slug}/search/${month}.js`, script);
+      }
     }
     done += batch.length;
     progress({ type: 'update', task, done, total: chosen.length });
@@ -192,8 +201,6 @@ async function renderList(
     if (batchSize >= DETAIL_BATCH) await flush();
   }
   if (batch.length) await flush();
-  // A month's index is whole only when every thread was read.
-  if (!options.signal?.aborted) for (const [month, script] of search.scripts()) await writer.write(`lists/${summary.slug}/search/${month}.js`, script);
   return { summary, threads };
 }
 

@@ -41,7 +41,11 @@ export function searchableText(body: string | null): string {
   return own.length > TEXT_LIMIT ? own.slice(0, TEXT_LIMIT) : own;
 }
 
-/** The indexes of one list's months, filled as its threads render. */
+/**
+ * The indexes of one list's months, filled as its threads render. A month's
+ * index is written and let go as soon as its last thread is read, so memory
+ * holds the months still open, not the whole list.
+ */
 export class MonthIndexes {
   private readonly months = new Map<string, MiniSearch<SearchDocument>>();
 
@@ -54,9 +58,11 @@ export class MonthIndexes {
     index.add(document);
   }
 
-  /** Each month's index as the script the search page loads (`search/<month>.js`). */
-  *scripts(): Generator<[month: string, script: string]> {
-    for (const [month, index] of this.months) yield [month, `listminerSearch(${JSON.stringify(month)}, ${scriptSafe(JSON.stringify(index))});\n`];
+  /** The month's index as the script the search page loads (`search/<month>.js`), forgotten here. */
+  take(month: string): string | undefined {
+    const index = this.months.get(month);
+    this.months.delete(month);
+    return index && `listminerSearch(${JSON.stringify(month)}, ${scriptSafe(JSON.stringify(index))});\n`;
   }
 }
 
