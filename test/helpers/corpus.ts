@@ -1,13 +1,15 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { filesUnder } from './mail-files.js';
 
 /**
  * The shared real-mail corpus lives beside the project (../shared/corpus) and
  * is never copied into it. LISTMINER_CORPUS points elsewhere; `npm run corpus`
  * fetches it from its public sources into ./.corpus, writing SOURCES.md last,
- * when every file is there. Suites that need it skip, saying why, when it is
- * not there or (./.corpus) not yet whole.
+ * when every file is there. The suites under test/corpus (`npm run test:corpus`)
+ * read it and skip, saying why, when it is not there or (./.corpus) not yet
+ * whole; every other suite reads only test/fixtures.
  */
 const SHARED = fileURLToPath(new URL('../../../shared/corpus', import.meta.url));
 const FETCHED = fileURLToPath(new URL('../../.corpus', import.meta.url));
@@ -31,14 +33,5 @@ export function corpusPath(...parts: string[]): string {
 /** Every file under the corpus (or one folder of it), as paths relative to the corpus. */
 export function corpusFiles(folder = ''): string[] {
   if (corpusMissing) return [];
-  const out: string[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir).sort()) {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else out.push(relative(CORPUS_DIR, path));
-    }
-  };
-  walk(join(CORPUS_DIR, folder));
-  return out;
+  return filesUnder(CORPUS_DIR, folder);
 }

@@ -1,6 +1,8 @@
+import { expect } from 'vitest';
 import { drainLists, type DrainOptions, type DrainResult } from '../../src/core/drain/drain-lists.js';
 import type { Store } from '../../src/core/store/store.js';
 import { loadSystems } from '../../src/core/systems/load-systems.js';
+import { mail as contractMailOf, stageClassified } from './stage-classified.js';
 
 /** Registers a list, with a repo when a URL is given. */
 export async function addTestList(store: Store, name: string, repoUrl?: string, system = 'apache_ponymail'): Promise<number> {
@@ -38,4 +40,52 @@ export async function snapshotTables(store: Store): Promise<Record<string, unkno
 export async function statusCounts(store: Store, listId: number): Promise<Record<string, number>> {
   const rows = await store.db.all<{ status: string; n: number }>('SELECT status, COUNT(*) AS n FROM staged_messages WHERE list_id = ? GROUP BY status', [listId]);
   return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+}
+
+const contractMail = (id: string) => contractMailOf({ From: 'a@example.org', Subject: 'a subject', Date: 'Mon, 1 Jan 2024 10:00:00 +0000', 'Message-ID': `<${id}>` }, 'hello\n');
+
+/**
+ * The drain contract on three lists (one with a repo, kernel mail with a
+ * repo, one without): every staged message ends drained, deferred or
+ * shunted, the counts drain reports are the rows it wrote, two messages that
+ * cannot be drained are shunted with their error, and a second drain changes
+ * nothing.
+ */
+export async function expectDrainAccountsForEveryMessage(store: Store, mail: { withRepo: Buffer[]; kernel: Buffer[]; noRepo: Buffer[] }): Promise<void> {
+  const withRepo = await addTestList(store, 'dev@kafka.apache.org', 'https://github.com/apache/kafka');
+  const lkml = await addTestList(store, 'lkml@example.org', 'https://github.com/torvalds/linux');
+  const noRepo = await addTestList(store, 'users@kafka.apache.org');
+  for (const raw of mail.withRepo) await stageClassified(store, withRepo, raw);
+  for (const raw of mail.kernel) await stageClassified(store, lkml, raw);
+  for (const raw of mail.noRepo) await stageClassified(store, noRepo, raw);
+  // Two that cannot be drained: no class (the table refuses it) and no envelope.
+  await stageClassified(store, withRepo, contractMail('no-class@x'), { msgClass: null });
+  const broken = await stageClassified(store, withRepo, contractMail('no-envelope@x'));
+  await store.db.run('DELETE FROM staged_envelopes WHERE staged_message_id = ?', [broken.stagedId]);
+
+  const first = await drain(store, { workers: 2 });
+  for (const listId of [withRepo, lkml, noRepo]) {
+    const counts = await statusCounts(store, listId);
+    const staged = Object.values(counts).reduce((a, b) => a + b, 0);
+    expect(staged).toBeGreaterThan(5);
+    expect((counts.drained ?? 0) + (counts.deferred ?? 0) + (counts.shunted ?? 0)).toBe(staged);
+    const stored = await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM email_messages WHERE list_id = ?', [listId]);
+    expect(Number(stored!.n)).toBe(counts.drained ?? 0);
+    const result = first.lists.find((l) => l.listId === listId)!;
+    expect(result.drained).toBe(counts.drained ?? 0);
+    expect(result.deferred).toBe(counts.deferred ?? 0);
+    expect(result.shunted).toBe(counts.shunted ?? 0);
+  }
+  expect(first.lists.find((l) => l.listId === noRepo)).toMatchObject({ status: 'deferred', drained: 0 });
+  expect((await statusCounts(store, withRepo)).shunted).toBe(2);
+  const shunted = await store.db.all<{ message_key: string; error: string }>("SELECT message_key, error FROM staged_messages WHERE status = 'shunted' ORDER BY message_key");
+  expect(shunted.map((r) => r.message_key)).toEqual(['no-class@x', 'no-envelope@x']);
+  expect(shunted.every((r) => r.error.length > 0)).toBe(true);
+
+  const before = await snapshotTables(store);
+  const second = await drain(store, { workers: 2 });
+  expect(second.drained).toBe(0);
+  expect(second.shunted).toBe(0);
+  expect(second.threadsRepaired).toBe(0);
+  expect(await snapshotTables(store)).toEqual(before);
 }

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { classifyMessage } from '../../../../src/core/classify/classify-message.js';
-import { MSG_CLASSES } from '../../../../src/core/classify/envelope.js';
-import { loadRuleBook } from '../../../../src/core/classify/rule-set.js';
-import { loadSystems } from '../../../../src/core/systems/load-systems.js';
-import { corpusMailFiles, corpusMessages } from '../../../helpers/corpus-mail.js';
-import { corpusMissing } from '../../../helpers/corpus.js';
+import { classifyMessage } from '../../src/core/classify/classify-message.js';
+import { MSG_CLASSES } from '../../src/core/classify/envelope.js';
+import { loadRuleBook } from '../../src/core/classify/rule-set.js';
+import { loadSystems } from '../../src/core/systems/load-systems.js';
+import { corpusMailFiles, corpusMessages } from '../helpers/corpus-mail.js';
+import { corpusMissing } from '../helpers/corpus.js';
 
 describe.skipIf(corpusMissing)('every message of the corpus', () => {
   it('is classified or shunted, never crashes the run', async () => {
