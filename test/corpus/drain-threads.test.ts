@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { beforeEach, expect, it } from 'vitest';
 import { corpusFiles, corpusMissing, corpusPath } from '../helpers/corpus.js';
 import { describeOnDialects } from '../helpers/describe-on-dialects.js';
-import { addTestList, drain } from '../helpers/drain-fixtures.js';
+import { addTestList, drain, threadRoots } from '../helpers/drain-fixtures.js';
 import { mail, readMbox, stageClassified } from '../helpers/stage-classified.js';
 
 const GHOST = 'notmuch/test/corpora/threading/ghost-root';
@@ -22,16 +22,7 @@ describeOnDialects('thread roots of the mail corpus on $dialect', (getStore) => 
     listId = await addTestList(store, 'list@example.org', 'https://github.com/example/project', 'mbox');
   });
 
-  /** message key → root key, after checking every thread_root_id points at the row of its root key. */
-  const roots = async (): Promise<Record<string, string>> => {
-    const rows = await getStore().db.all<{ id: number; message_key: string; thread_root_key: string; thread_root_id: number }>(
-      'SELECT id, message_key, thread_root_key, thread_root_id FROM email_messages WHERE list_id = ? ORDER BY message_key',
-      [listId],
-    );
-    const idOf = new Map(rows.map((r) => [r.message_key, Number(r.id)]));
-    for (const row of rows) expect(Number(row.thread_root_id), row.message_key).toBe(idOf.get(row.thread_root_key));
-    return Object.fromEntries(rows.map((r) => [r.message_key, r.thread_root_key]));
-  };
+  const roots = () => threadRoots(getStore(), listId);
   const stageFiles = async (files: string[]) => {
     for (const file of files) await stageClassified(getStore(), listId, raw(file));
   };

@@ -89,3 +89,14 @@ export async function expectDrainAccountsForEveryMessage(store: Store, mail: { w
   expect(second.threadsRepaired).toBe(0);
   expect(await snapshotTables(store)).toEqual(before);
 }
+
+/** Message key → thread root key of a list's stored mail, after checking every thread_root_id points at the row of its root key. */
+export async function threadRoots(store: Store, listId: number): Promise<Record<string, string>> {
+  const rows = await store.db.all<{ id: number; message_key: string; thread_root_key: string; thread_root_id: number }>(
+    'SELECT id, message_key, thread_root_key, thread_root_id FROM email_messages WHERE list_id = ? ORDER BY message_key',
+    [listId],
+  );
+  const idOf = new Map(rows.map((r) => [r.message_key, Number(r.id)]));
+  for (const row of rows) expect(Number(row.thread_root_id), row.message_key).toBe(idOf.get(row.thread_root_key));
+  return Object.fromEntries(rows.map((r) => [r.message_key, r.thread_root_key]));
+}

@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { createHash } from 'node:crypto';
 import { hashNormalizedBytes, identifyMessage, normalizeMessageId, type MessageIdentity } from '../../src/core/archive/message-key.js';
 import { firstField, readHeaderBlock } from '../../src/core/archive/raw-headers.js';
@@ -63,4 +64,16 @@ export function bytesDigest(body: Buffer): { digest: string; length: number } {
   const hash = createHash('sha256');
   const length = hashNormalizedBytes(hash, body);
   return { digest: hash.digest('hex'), length };
+}
+
+/** Expects the bytes reading to hash every message of `files` as the string reading does; how many messages there were. */
+export function expectSameDigests(files: readonly string[], messagesOf: (file: string) => Buffer[]): number {
+  let messages = 0;
+  for (const file of files) {
+    for (const raw of messagesOf(file)) {
+      messages++;
+      expect(bytesDigest(raw), `${file} #${messages}`).toEqual(stringDigest(raw));
+    }
+  }
+  return messages;
 }

@@ -1,6 +1,6 @@
 import { beforeEach, expect, it } from 'vitest';
 import { describeOnDialects } from '../helpers/describe-on-dialects.js';
-import { addTestList, drain } from '../helpers/drain-fixtures.js';
+import { addTestList, drain, threadRoots } from '../helpers/drain-fixtures.js';
 import { fixtureMessages } from '../helpers/mail-files.js';
 import { mail, stageClassified } from '../helpers/stage-classified.js';
 
@@ -23,16 +23,7 @@ describeOnDialects('thread roots on $dialect', (getStore) => {
     listId = await addTestList(store, 'list@example.org', 'https://github.com/example/project', 'mbox');
   });
 
-  /** message key → root key, after checking every thread_root_id points at the row of its root key. */
-  const roots = async (): Promise<Record<string, string>> => {
-    const rows = await getStore().db.all<{ id: number; message_key: string; thread_root_key: string; thread_root_id: number }>(
-      'SELECT id, message_key, thread_root_key, thread_root_id FROM email_messages WHERE list_id = ? ORDER BY message_key',
-      [listId],
-    );
-    const idOf = new Map(rows.map((r) => [r.message_key, Number(r.id)]));
-    for (const row of rows) expect(Number(row.thread_root_id), row.message_key).toBe(idOf.get(row.thread_root_key));
-    return Object.fromEntries(rows.map((r) => [r.message_key, r.thread_root_key]));
-  };
+  const roots = () => threadRoots(getStore(), listId);
   const stage = async (messages: Buffer[]) => {
     for (const raw of messages) await stageClassified(getStore(), listId, raw);
   };
