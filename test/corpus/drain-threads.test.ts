@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { beforeEach, expect, it } from 'vitest';
 import { corpusFiles, corpusMissing, corpusPath } from '../helpers/corpus.js';
 import { describeOnDialects } from '../helpers/describe-on-dialects.js';
-import { addTestList, drain, threadRoots } from '../helpers/drain-fixtures.js';
-import { mail, readMbox, stageClassified } from '../helpers/stage-classified.js';
+import { addTestList, drain, expectReusedIdThreaded, expectSameRootsInAnyOrder, threadRoots } from '../helpers/drain-fixtures.js';
+import { readMbox, stageClassified } from '../helpers/stage-classified.js';
 
 const GHOST = 'notmuch/test/corpora/threading/ghost-root';
 const REAL_ROOT = '000-real-root@example.org';
@@ -76,45 +76,17 @@ describeOnDialects('thread roots of the mail corpus on $dialect', (getStore) => 
   });
 
   it.skipIf(skipCorpus)('reaches the same roots whatever order the messages are drained in, one at a time', async () => {
-    const store = getStore();
     const files = [...corpusFiles(GHOST), ...corpusFiles('notmuch/test/corpora/threading/parent-priority'), ...corpusFiles('notmuch/test/corpora/broken/loop')];
-    await stageFiles(files);
-    await drain(store);
-    const together = await roots();
-    await store.db.run('DELETE FROM email_messages');
-    await store.db.run('DELETE FROM thread_links');
-    await store.db.run("UPDATE staged_messages SET status = 'staged'");
-    for (const file of [...files].reverse()) {
-      const { stagedId } = await stageClassified(store, listId, raw(file));
-      await store.db.run("UPDATE staged_messages SET status = 'classified' WHERE id = ?", [stagedId]);
-      await drain(store);
-    }
-    expect(await roots()).toEqual(together);
+    await expectSameRootsInAnyOrder(getStore(), listId, files.map(raw), 1);
   });
 
   it.skipIf(skipCorpus)('threads real LKML mail the same when it arrives newest first in small drains as when it arrives at once', async () => {
-    const store = getStore();
-    const files = corpusFiles('notmuch/test/corpora/lkml');
-    await stageFiles(files);
-    await drain(store);
-    const together = await roots();
+    const together = await expectSameRootsInAnyOrder(getStore(), listId, corpusFiles('notmuch/test/corpora/lkml').map(raw), 25, 7);
     // The corpus holds some mails twice (same content): those are one message.
-    const staged = Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM staged_messages'))!.n);
+    const staged = Number((await getStore().db.get<{ n: number }>('SELECT COUNT(*) AS n FROM staged_messages'))!.n);
     expect(Object.keys(together)).toHaveLength(staged);
     // Real threads: most replies share a root with other messages.
     expect(new Set(Object.values(together)).size).toBeLessThan(staged / 2);
-    await store.db.run('DELETE FROM email_messages');
-    await store.db.run('DELETE FROM thread_links');
-    await store.db.run("UPDATE staged_messages SET status = 'staged'");
-    const reversed = [...files].reverse();
-    for (let i = 0; i < reversed.length; i += 25) {
-      for (const file of reversed.slice(i, i + 25)) {
-        const { stagedId } = await stageClassified(store, listId, raw(file));
-        await store.db.run("UPDATE staged_messages SET status = 'classified' WHERE id = ?", [stagedId]);
-      }
-      await drain(store, { batchSize: 7 });
-    }
-    expect(await roots()).toEqual(together);
   });
 
   it.skipIf(skipCorpus)('follows In-Reply-To when References name a root that does not exist (parent-priority)', async () => {
@@ -139,21 +111,7 @@ describeOnDialects('thread roots of the mail corpus on $dialect', (getStore) => 
   });
 
   it.skipIf(skipCorpus)('stores every duplicate Message-ID and threads replies to the first holder of the id', async () => {
-    const store = getStore();
-    await stageFiles(corpusFiles('notmuch/test/corpora/duplicate'));
-    const shared = '87r2ecrr6x.fsf@zephyr.silentflame.com';
-    await stageClassified(
-      store,
-      listId,
-      mail({ From: 'Sean <sean@example.org>', Subject: 'Re: severity', 'Message-ID': '<reply@x>', 'In-Reply-To': `<${shared}>`, Date: 'Fri, 21 Dec 2018 10:00:00 +0000' }),
-    );
-    await drain(store);
-    const r = await roots();
-    const staged = Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM staged_messages WHERE list_id = ?', [listId]))!.n);
-    expect(Object.keys(r)).toHaveLength(staged);
-    expect(r['reply@x']).toBe(shared);
-    // Each variant of a reused id has no stored ancestor: it is its own root.
-    for (const [key, root] of Object.entries(r)) if (key.startsWith(`${shared}#`)) expect(root).toBe(key);
+    await expectReusedIdThreaded(getStore(), listId, corpusFiles('notmuch/test/corpora/duplicate').map(raw), '87r2ecrr6x.fsf@zephyr.silentflame.com');
   });
 
   it.skipIf(skipCorpus)('roots a kernel patch series and its replies at the cover letter (b4 samples)', async () => {

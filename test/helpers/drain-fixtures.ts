@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import { drainLists, type DrainOptions, type DrainResult } from '../../src/core/drain/drain-lists.js';
 import type { Store } from '../../src/core/store/store.js';
 import { loadSystems } from '../../src/core/systems/load-systems.js';
-import { mail as contractMailOf, stageClassified } from './stage-classified.js';
+import { mail as mailWith, stageClassified } from './stage-classified.js';
 
 /** Registers a list, with a repo when a URL is given. */
 export async function addTestList(store: Store, name: string, repoUrl?: string, system = 'apache_ponymail'): Promise<number> {
@@ -42,7 +42,7 @@ export async function statusCounts(store: Store, listId: number): Promise<Record
   return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
 }
 
-const contractMail = (id: string) => contractMailOf({ From: 'a@example.org', Subject: 'a subject', Date: 'Mon, 1 Jan 2024 10:00:00 +0000', 'Message-ID': `<${id}>` }, 'hello\n');
+const contractMail = (id: string) => mailWith({ From: 'a@example.org', Subject: 'a subject', Date: 'Mon, 1 Jan 2024 10:00:00 +0000', 'Message-ID': `<${id}>` }, 'hello\n');
 
 /**
  * The drain contract on three lists (one with a repo, kernel mail with a
@@ -99,4 +99,48 @@ export async function threadRoots(store: Store, listId: number): Promise<Record<
   const idOf = new Map(rows.map((r) => [r.message_key, Number(r.id)]));
   for (const row of rows) expect(Number(row.thread_root_id), row.message_key).toBe(idOf.get(row.thread_root_key));
   return Object.fromEntries(rows.map((r) => [r.message_key, r.thread_root_key]));
+}
+
+/**
+ * Stages `messages` and drains them at once, then drains them again from
+ * scratch newest first, `chunk` at a time in batches of `batchSize`, and
+ * expects the same thread roots both ways; the roots.
+ */
+export async function expectSameRootsInAnyOrder(store: Store, listId: number, messages: Buffer[], chunk: number, batchSize?: number): Promise<Record<string, string>> {
+  for (const raw of messages) await stageClassified(store, listId, raw);
+  await drain(store);
+  const together = await threadRoots(store, listId);
+  await store.db.run('DELETE FROM email_messages');
+  await store.db.run('DELETE FROM thread_links');
+  await store.db.run("UPDATE staged_messages SET status = 'staged'");
+  const reversed = [...messages].reverse();
+  for (let i = 0; i < reversed.length; i += chunk) {
+    for (const raw of reversed.slice(i, i + chunk)) {
+      const { stagedId } = await stageClassified(store, listId, raw);
+      await store.db.run("UPDATE staged_messages SET status = 'classified' WHERE id = ?", [stagedId]);
+    }
+    await drain(store, batchSize ? { batchSize } : {});
+  }
+  expect(await threadRoots(store, listId)).toEqual(together);
+  return together;
+}
+
+/**
+ * Stages `messages`, which reuse the Message-ID `shared`, and a reply to
+ * that id: every one is stored, the reply threads to the first holder of the
+ * id, and each other holder is its own root.
+ */
+export async function expectReusedIdThreaded(store: Store, listId: number, messages: Buffer[], shared: string): Promise<void> {
+  for (const raw of messages) await stageClassified(store, listId, raw);
+  await stageClassified(
+    store,
+    listId,
+    mailWith({ From: 'Sean <sean@example.org>', Subject: 'Re: severity', 'Message-ID': '<reply@x>', 'In-Reply-To': `<${shared}>`, Date: 'Fri, 21 Dec 2018 10:00:00 +0000' }),
+  );
+  await drain(store);
+  const roots = await threadRoots(store, listId);
+  const staged = Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM staged_messages WHERE list_id = ?', [listId]))!.n);
+  expect(Object.keys(roots)).toHaveLength(staged);
+  expect(roots['reply@x']).toBe(shared);
+  for (const [key, root] of Object.entries(roots)) if (key.startsWith(`${shared}#`)) expect(root).toBe(key);
 }

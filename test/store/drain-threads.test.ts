@@ -1,6 +1,6 @@
 import { beforeEach, expect, it } from 'vitest';
 import { describeOnDialects } from '../helpers/describe-on-dialects.js';
-import { addTestList, drain, threadRoots } from '../helpers/drain-fixtures.js';
+import { addTestList, drain, expectReusedIdThreaded, expectSameRootsInAnyOrder, threadRoots } from '../helpers/drain-fixtures.js';
 import { fixtureMessages } from '../helpers/mail-files.js';
 import { mail, stageClassified } from '../helpers/stage-classified.js';
 
@@ -76,44 +76,15 @@ describeOnDialects('thread roots on $dialect', (getStore) => {
   });
 
   it('reaches the same roots whatever order the messages are drained in, one at a time', async () => {
-    const store = getStore();
-    const messages = [...GHOST, ...PARENT_PRIORITY, LOOP(12), LOOP(21)];
-    await stage(messages);
-    await drain(store);
-    const together = await roots();
-    await store.db.run('DELETE FROM email_messages');
-    await store.db.run('DELETE FROM thread_links');
-    await store.db.run("UPDATE staged_messages SET status = 'staged'");
-    for (const raw of [...messages].reverse()) {
-      const { stagedId } = await stageClassified(store, listId, raw);
-      await store.db.run("UPDATE staged_messages SET status = 'classified' WHERE id = ?", [stagedId]);
-      await drain(store);
-    }
-    expect(await roots()).toEqual(together);
+    await expectSameRootsInAnyOrder(getStore(), listId, [...GHOST, ...PARENT_PRIORITY, LOOP(12), LOOP(21)], 1);
   });
 
   it('threads list mail the same when it arrives newest first in small drains as when it arrives at once', async () => {
-    const store = getStore();
     const messages = ['kernel/series.mbox', 'kernel/revisions.mbox', 'ponymail/users_ponymail_apache_org_2022-01.mbox', 'hyperkitty-export/2016-04.mbox', 'pipermail/2015-November.txt'].flatMap(fixtureMessages);
-    await stage(messages);
-    await drain(store);
-    const together = await roots();
-    const staged = Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM staged_messages'))!.n);
-    expect(Object.keys(together)).toHaveLength(staged);
+    const together = await expectSameRootsInAnyOrder(getStore(), listId, messages, 5, 2);
+    expect(Object.keys(together)).toHaveLength(messages.length);
     // Real threads: most replies share a root with other messages.
-    expect(new Set(Object.values(together)).size).toBeLessThan(staged / 2);
-    await store.db.run('DELETE FROM email_messages');
-    await store.db.run('DELETE FROM thread_links');
-    await store.db.run("UPDATE staged_messages SET status = 'staged'");
-    const reversed = [...messages].reverse();
-    for (let i = 0; i < reversed.length; i += 5) {
-      for (const raw of reversed.slice(i, i + 5)) {
-        const { stagedId } = await stageClassified(store, listId, raw);
-        await store.db.run("UPDATE staged_messages SET status = 'classified' WHERE id = ?", [stagedId]);
-      }
-      await drain(store, { batchSize: 2 });
-    }
-    expect(await roots()).toEqual(together);
+    expect(new Set(Object.values(together)).size).toBeLessThan(messages.length / 2);
   });
 
   it('follows In-Reply-To when References name a root that does not exist (parent-priority)', async () => {
@@ -138,21 +109,7 @@ describeOnDialects('thread roots on $dialect', (getStore) => {
   });
 
   it('stores every duplicate Message-ID and threads replies to the first holder of the id', async () => {
-    const store = getStore();
-    await stage(fixtureMessages('threads/duplicate.mbox'));
-    const shared = '87r2ecrr6x.fsf@zephyr.example.com';
-    await stageClassified(
-      store,
-      listId,
-      mail({ From: 'Sean <sean@example.org>', Subject: 'Re: severity', 'Message-ID': '<reply@x>', 'In-Reply-To': `<${shared}>`, Date: 'Fri, 21 Dec 2018 10:00:00 +0000' }),
-    );
-    await drain(store);
-    const r = await roots();
-    const staged = Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM staged_messages WHERE list_id = ?', [listId]))!.n);
-    expect(Object.keys(r)).toHaveLength(staged);
-    expect(r['reply@x']).toBe(shared);
-    // Each variant of a reused id has no stored ancestor: it is its own root.
-    for (const [key, root] of Object.entries(r)) if (key.startsWith(`${shared}#`)) expect(root).toBe(key);
+    await expectReusedIdThreaded(getStore(), listId, fixtureMessages('threads/duplicate.mbox'), '87r2ecrr6x.fsf@zephyr.example.com');
   });
 
   it('roots a kernel patch series, its review and a partial re-roll sent in its thread at the cover letter, despite References out of order', async () => {
