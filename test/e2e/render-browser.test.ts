@@ -101,7 +101,7 @@ describeOnDialectDatabases(
       await tab.waitForFunction("location.pathname.includes('/t/')", { timeout: 10_000 });
       const at = new URL(tab.url());
       expect(at.hash).toMatch(/^#m-[a-z2-7]{10}$/);
-      expect(await tab.$eval(at.hash, (article) => article.textContent)).toContain('2024020505.paol@example.invalid');
+      expect(await tab.$eval(at.hash, (article) => (article as { textContent: string | null }).textContent)).toContain('2024020505.paol@example.invalid');
       expect(problems).toEqual([]);
       await tab.close();
     }, 60_000);

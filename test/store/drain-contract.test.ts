@@ -179,6 +179,7 @@ describeOnDialects('drain on $dialect', (getStore) => {
     await stageClassified(store, listId, from('Jane <jane@example.org>', 'root@x'));
     await stageClassified(store, listId, mail({ From: 'Joe <joe@example.org>', Subject: 'Re: a subject', Date: 'Mon, 1 Jan 2024 11:00:00 +0000', 'Message-ID': '<reply@x>', 'In-Reply-To': '<root@x>' }), { msgClass: 'github_mirror' });
     // Mirror mail keeps no body, so no body row refuses the id either. What only a second writer on the list could do, which the drain lock keeps out: store a message between placing and writing it.
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- the original, called with .apply(this) in its place
     const place = DrainRecords.prototype.placeMessages;
     const spy = vi.spyOn(DrainRecords.prototype, 'placeMessages').mockImplementationOnce(async function (this: DrainRecords, ...args) {
       const placed = await place.apply(this, args);

@@ -147,7 +147,7 @@ export class RenderRecords {
       ids,
     );
     for (const row of issues) {
-      const label = row.external_key ? String(row.external_key) : row.number !== null ? `#${String(row.number)}` : 'issue';
+      const label = row.external_key ? (row.external_key as string) : row.number !== null ? `#${row.number as number}` : 'issue';
       details.get(Number(row.email_message_id))?.links.push({ kind: 'issue', label, title: (row.title as string | null) ?? null, url: (row.url as string | null) ?? null, role: String(row.role) });
     }
     const pulls = await this.db.all<Record<string, unknown>>(

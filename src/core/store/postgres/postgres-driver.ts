@@ -94,7 +94,7 @@ export class PostgresDriver implements SqlDriver {
         json: {
           to: 3802,
           from: [114, 3802],
-          parse: (x: string) => JSON.parse(x),
+          parse: (x: string): unknown => JSON.parse(x),
           serialize: (x: unknown) => (typeof x === 'string' ? x : JSON.stringify(x)),
         },
         date: {
@@ -104,7 +104,7 @@ export class PostgresDriver implements SqlDriver {
           serialize: (x: unknown) => (x instanceof Date ? x : new Date(String(x))).toISOString(),
         },
       } as never,
-    }) as unknown as Sql;
+    });
   }
 
   all<T>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
