@@ -63,7 +63,7 @@ export function createSource(): ArchiveSource {
     const server = serverOf(context);
     if (!client) {
       await sharedPacer.wait(server.paceKey, context.signal);
-      client = await paced(server, () => NntpClient.connect({ ...server, credentials: credentials(), signal: context.signal }));
+      client = await paced(server, () => NntpClient.connect({ ...server, credentials: credentials(context, server), signal: context.signal }));
     }
     if (!selected) {
       const name = context.list.name;
@@ -189,8 +189,14 @@ function serverOf(context: SourceContext): Server {
   return { host, port, tls: scheme === 'nntps', url: `${scheme}://${url.host}`, paceKey: url.host };
 }
 
-/** AUTHINFO USER/PASS from LISTMINER_NNTP_USER and LISTMINER_NNTP_PASSWORD, when both are set. */
-function credentials(): { user: string; password: string } | undefined {
+/**
+ * AUTHINFO USER/PASS from the config file's mail_accounts entry for the
+ * server's host, else from LISTMINER_NNTP_USER and LISTMINER_NNTP_PASSWORD;
+ * none when neither gives both.
+ */
+function credentials(context: SourceContext, server: Server): { user: string; password: string } | undefined {
+  const account = context.mailAccounts?.find((entry) => entry.host === server.host.toLowerCase() && entry.user && entry.password);
+  if (account) return { user: account.user!, password: account.password! };
   const user = process.env.LISTMINER_NNTP_USER;
   const password = process.env.LISTMINER_NNTP_PASSWORD;
   return user && password ? { user, password } : undefined;
