@@ -35,10 +35,11 @@ export async function cleanFetch(options: Pick<KillPointsOptions, 'createDb' | '
  * Rules 1 and 2 under SIGKILL: per scenario, fetch killed at two seeded
  * points (shares of the clean run's time), then run to its end, must leave
  * the clean run's staged rows (keys, statuses, content hashes) and no lock.
- * Returns how many kills landed while fetch was still running.
+ * Returns, for each kill that landed while fetch was still running, how
+ * many messages were staged then.
  */
-export async function fetchKilledAndResumed(clean: CleanFetch, options: KillPointsOptions): Promise<number> {
-  let landed = 0;
+export async function fetchKilledAndResumed(clean: CleanFetch, options: KillPointsOptions): Promise<number[]> {
+  const landed: number[] = [];
   for (let scenario = 0; scenario < options.scenarios; scenario++) {
     const db = await options.createDb();
     const env = await options.prepare(db, scenario);
@@ -52,7 +53,7 @@ export async function fetchKilledAndResumed(clean: CleanFetch, options: KillPoin
       }, Math.round(share * clean.ms));
       const exit = await running.exited;
       clearTimeout(timer);
-      if (killed) landed++;
+      if (killed) landed.push(Object.keys((await digestStore(db.url)).staged).length);
       else expect(exit.code, `fetch failed before its kill point:\n${exit.stderr}`).toBe(0);
     }
     const last = await startCli(fetchArgs(db.url), { env }).exited;

@@ -103,31 +103,21 @@ export function zipOf(name: string, content: Buffer): Buffer {
   const data = deflateRawSync(content);
   const nameBytes = Buffer.from(name);
   const crc = crc32(content);
-  const local = Buffer.alloc(30);
-  local.writeUInt32LE(0x04034b50, 0);
-  local.writeUInt16LE(20, 4);
-  local.writeUInt16LE(8, 8);
-  local.writeUInt32LE(crc, 14);
-  local.writeUInt32LE(data.length, 18);
-  local.writeUInt32LE(content.length, 22);
-  local.writeUInt16LE(nameBytes.length, 26);
-  const central = Buffer.alloc(46);
-  central.writeUInt32LE(0x02014b50, 0);
-  central.writeUInt16LE(20, 4);
-  central.writeUInt16LE(20, 6);
-  central.writeUInt16LE(8, 10);
-  central.writeUInt32LE(crc, 16);
-  central.writeUInt32LE(data.length, 20);
-  central.writeUInt32LE(content.length, 24);
-  central.writeUInt16LE(nameBytes.length, 28);
+  // Offsets, widths and values of the fields each record sets (the others are zero).
+  const local = record(30, [[0, 4, 0x04034b50], [4, 2, 20], [8, 2, 8], [14, 4, crc], [18, 4, data.length], [22, 4, content.length], [26, 2, nameBytes.length]]);
+  const central = record(46, [[0, 4, 0x02014b50], [4, 2, 20], [6, 2, 20], [10, 2, 8], [16, 4, crc], [20, 4, data.length], [24, 4, content.length], [28, 2, nameBytes.length]]);
   const centralAt = local.length + nameBytes.length + data.length;
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(1, 8);
-  end.writeUInt16LE(1, 10);
-  end.writeUInt32LE(central.length + nameBytes.length, 12);
-  end.writeUInt32LE(centralAt, 16);
+  const end = record(22, [[0, 4, 0x06054b50], [8, 2, 1], [10, 2, 1], [12, 4, central.length + nameBytes.length], [16, 4, centralAt]]);
   return Buffer.concat([local, nameBytes, data, central, nameBytes, end]);
+}
+
+function record(size: number, fields: Array<[offset: number, width: 2 | 4, value: number]>): Buffer {
+  const bytes = Buffer.alloc(size);
+  for (const [offset, width, value] of fields) {
+    if (width === 2) bytes.writeUInt16LE(value, offset);
+    else bytes.writeUInt32LE(value, offset);
+  }
+  return bytes;
 }
 
 /** A message as groups.io delivers it to a group's members: its List-Id and list headers, dated `date`. */

@@ -51,7 +51,7 @@ function killPointSuite(name: string, databases: { dialect: Dialect; create(): P
 
   it(`ends with the clean run's rows and no lock, wherever fetch was killed (${SCENARIOS[databases.dialect]} scenarios of two kills)`, async () => {
     const landed = await fetchKilledAndResumed(clean, options);
-    console.log(`${name} resume on ${databases.dialect}: ${landed} of ${2 * options.scenarios} kills landed while fetch ran (clean run ${clean.ms} ms)`);
+    console.log(`${name} resume on ${databases.dialect}: ${landed.length} of ${2 * options.scenarios} kills landed while fetch ran, with ${landed.join(', ')} of ${Object.keys(clean.staged).length} messages staged (clean run ${clean.ms} ms)`);
   }, TIMEOUT_MS);
 }
 
@@ -83,7 +83,7 @@ describeOnDialectDatabases(
 let dovecot: DovecotServer;
 for (const protocol of ['imap', 'pop3'] as const) {
   describeOnDialectDatabases(
-    `a ${protocol} fetch from a real Dovecot killed with SIGKILL and run again on $dialect`,
+    `a fetch over ${protocol} from a real Dovecot killed with SIGKILL and run again on $dialect`,
     (databases) => {
       const user = `resume-${protocol}-${databases.dialect}`;
       beforeAll(async () => {

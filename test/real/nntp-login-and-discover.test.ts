@@ -6,25 +6,32 @@ import { runCli, runCliJson } from '../helpers/cli.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 import { nntpSkipReason, startNewsServer, type NewsServer } from '../helpers/nntp-server.js';
 
-/** A news server that wants a password, signed in to with the login of the config file's mail_accounts. */
+/**
+ * A news server that wants a password, signed in to with the login of the
+ * config file's mail_accounts, and its groups registered by `lists discover`.
+ */
 
 interface FetchJson {
   lists: Array<{ status: string; staged: number; error?: { kind: string } }>;
 }
 
 describeOnDialectDatabases(
-  'fetch a newsgroup with the login of the config file on $dialect',
+  "a news server that wants a login, read and discovered with the config file's login on $dialect",
   (databases) => {
     let server: NewsServer;
     let dir: string;
-    const fetchWith = async (account: string) => {
+    const env = () => ({ LISTMINER_CACHE: join(dir, 'cache'), LISTMINER_NNTP_USER: '', LISTMINER_NNTP_PASSWORD: '' });
+    const configWith = (account: string) => {
       const config = join(dir, 'listminer.yaml');
       writeFileSync(config, `mail_accounts:\n  - host: 127.0.0.1\n${account}`);
+      return config;
+    };
+    const fetchWith = async (account: string) => {
+      const config = configWith(account);
       const db = await databases.create();
-      const env = { LISTMINER_CACHE: join(dir, 'cache'), LISTMINER_NNTP_USER: '', LISTMINER_NNTP_PASSWORD: '' };
-      const add = await runCli(['lists', 'add', '--system', 'nntp', 'local.members', '--base-url', server.url, '--db', db.url], { env });
+      const add = await runCli(['lists', 'add', '--system', 'nntp', 'local.members', '--base-url', server.url, '--db', db.url], { env: env() });
       expect(add.code, add.stderr).toBe(0);
-      return runCliJson<FetchJson>(['fetch', '--full', '--now', '--config', config, '--db', db.url], { env });
+      return runCliJson<FetchJson>(['fetch', '--full', '--now', '--config', config, '--db', db.url], { env: env() });
     };
 
     beforeAll(async () => {
@@ -52,6 +59,25 @@ describeOnDialectDatabases(
       expect(run.code).not.toBe(0);
       expect(run.json.lists[0]).toMatchObject({ status: 'failed', error: { kind: 'permanent' } });
       expect(`${run.stdout}${run.stderr}`).not.toContain('wrong-battery');
+    });
+
+    it("registers the server's groups of a hierarchy with lists discover, which fetch then reads", async () => {
+      const config = configWith('    user: jane\n    password: correct-horse\n');
+      const db = await databases.create();
+      const found = await runCliJson<{ found: number; added: number; lists: Array<{ name: string }> }>(
+        ['lists', 'discover', '--system', 'nntp', '--base-url', server.url, '--domain', 'local', '--config', config, '--db', db.url],
+        { env: env() },
+      );
+      expect(found.code, found.stderr).toBe(0);
+      expect(found.json.lists.map((list) => list.name)).toEqual(['local.members']);
+      const again = await runCliJson<{ added: number; unchanged: number }>(
+        ['lists', 'discover', '--system', 'nntp', '--base-url', server.url, '--domain', 'local', '--config', config, '--db', db.url],
+        { env: env() },
+      );
+      expect(again.json).toMatchObject({ added: 0, unchanged: 1 });
+      const run = await runCliJson<FetchJson>(['fetch', '--full', '--now', '--config', config, '--db', db.url], { env: env() });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.json.lists[0]).toMatchObject({ status: 'done', staged: 2 });
     });
   },
   { skip: nntpSkipReason, only: ['sqlite'], onlyWhy: 'signing in is the server connection, the same on both engines' },
