@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import StreamZip from 'node-stream-zip';
 import { ArchiveError } from '../../errors.js';
 import { createHttpClient, type HttpBody, type HttpClient } from '../../net/http-client.js';
-import type { ArchiveSource, DiscoveredList, SourceContext, SourceSystem } from '../archive-source.js';
+import type { ArchiveSource, DiscoveredList, SourceContext } from '../archive-source.js';
 import { builtOnce } from '../mailbox.js';
 import { createSource as createMboxSource } from './mbox-files.js';
 
@@ -86,12 +86,7 @@ async function downloadArchive(context: SourceContext): Promise<string> {
   const group = context.list.name;
   const sub = await findSubscription(api, group);
   if (sub.perms?.download_archives === false) {
-    throw new ArchiveError(
-      `groups.io does not let this account download the archive of ${group} (its download_archives permission is off).`,
-      'permanent',
-      undefined,
-      "Ask the group's owner to allow members to download the archives.",
-    );
+    throw new ArchiveError(`${api.host} does not let members download the archive of ${group}; its owner can allow it (download_archives).`, 'permanent');
   }
   const folder = join(context.cacheDir, 'groupsio', api.host, group);
   // One fetch at a time holds the list's lock; what a killed one left here is cleared first.
@@ -162,13 +157,9 @@ function openApi(context: Pick<SourceContext, 'baseUrl' | 'system' | 'contactEma
   }
   const token = context.mailAccounts?.find((account) => account.host === host)?.password ?? (process.env[GROUPSIO_TOKEN_ENV] || undefined);
   if (!token) {
-    throw new ArchiveError(`No groups.io API key for ${host}.`, 'permanent', undefined, tokenHint(host, context.system));
+    throw new ArchiveError(`No groups.io API key for ${host}: set ${GROUPSIO_TOKEN_ENV}, or give the config file a mail_accounts entry for ${host} with the key as its password.`, 'permanent');
   }
   return { root: `${base}/api/v1`, host, client: createHttpClient(context), headers: { authorization: `Bearer ${token}`, accept: 'application/json' }, signal: context.signal };
-}
-
-function tokenHint(host: string, system: SourceSystem): string {
-  return `Set ${GROUPSIO_TOKEN_ENV}, or add a mail_accounts entry with host ${host} and the API key as its password, to the config file (the ${system.name} system reads groups through the API).`;
 }
 
 /** The account's subscriptions, page by page (getsubs). */
@@ -186,12 +177,7 @@ async function* subscriptions(api: Api): AsyncGenerator<Subscription> {
 
 async function findSubscription(api: Api, group: string): Promise<Subscription> {
   for await (const sub of subscriptions(api)) if (sub.group_name.toLowerCase() === group.toLowerCase()) return sub;
-  throw new ArchiveError(
-    `The groups.io account of the API key is not subscribed to ${group}.`,
-    'permanent',
-    undefined,
-    `Subscribe that account to ${group} on ${api.host} (groups.io gives archives to members only), or check the group's name.`,
-  );
+  throw new ArchiveError(`The account of the API key is not subscribed to ${group} on ${api.host}, and groups.io gives a group's archive to its members only.`, 'permanent');
 }
 
 async function refusal(answer: HttpBody, group: string): Promise<ArchiveError> {
@@ -210,12 +196,7 @@ function refusalOf(status: number, text: string, what: string, host: string): Ar
   }
   const said = type ? ` (${type})` : '';
   if (status === 401 || type === 'unauthorized' || type === 'not_logged_in' || type === 'bad_token') {
-    return new ArchiveError(
-      `${host} refused the API key${said}: it is wrong, expired or revoked.`,
-      'permanent',
-      undefined,
-      `Set a valid groups.io API key in ${GROUPSIO_TOKEN_ENV} or the config file's mail_accounts; it is sent to ${host} and nowhere else.`,
-    );
+    return new ArchiveError(`${host} refused the API key${said}: set a valid one in ${GROUPSIO_TOKEN_ENV} or the config file's mail_accounts.`, 'permanent');
   }
   return new ArchiveError(`${host} refused ${what}: HTTP ${status}${said}.`, 'permanent');
 }
