@@ -23,6 +23,7 @@ const BACKEND_MODULES: { readonly [backend in BackendName]: () => Promise<Source
   nntp: () => import('./sources/nntp.js'),
   imap: () => import('./sources/imap.js'),
   pop3: () => import('./sources/pop3.js'),
+  groupsio: () => import('./sources/groupsio.js'),
 };
 
 export async function openArchiveSource(backend: BackendName): Promise<ArchiveSource> {
