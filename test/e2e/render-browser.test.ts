@@ -1,3 +1,5 @@
+// The page callbacks run in Chromium, where the DOM's types apply.
+/// <reference lib="dom" />
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

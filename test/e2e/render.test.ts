@@ -168,12 +168,12 @@ describeOnDialectDatabases('render on $dialect', (databases) => {
   });
 
   it("indexes each month of a list for search, each message once", async () => {
-    const rows = await query<Record<string, unknown>>(`SELECT l.system, l.name, e.message_key, e.sent_at FROM email_messages e JOIN lists l ON l.id = e.list_id`);
+    const rows = await query<{ system: string; name: string; message_key: string; sent_at: string | null }>(`SELECT l.system, l.name, e.message_key, e.sent_at FROM email_messages e JOIN lists l ON l.id = e.list_id`);
     const expected = new Map<string, Set<string>>();
     for (const row of rows) {
-      const list = { system: String(row.system), name: String(row.name) };
-      const file = `lists/${listSlug(list)}/search/${row.sent_at ? String(row.sent_at).slice(0, 7) : 'undated'}.js`;
-      expected.set(file, (expected.get(file) ?? new Set()).add(paths.message(callNumber(listKey(list), String(row.message_key)))));
+      const list = { system: row.system, name: row.name };
+      const file = `lists/${listSlug(list)}/search/${row.sent_at ? row.sent_at.slice(0, 7) : 'undated'}.js`;
+      expected.set(file, (expected.get(file) ?? new Set()).add(paths.message(callNumber(listKey(list), row.message_key))));
     }
     expect(siteFiles(join(out, 'site')).filter((f) => /^lists\/[^/]+\/search\//.test(f))).toEqual([...expected.keys()].sort());
     for (const [file, hrefs] of expected) {

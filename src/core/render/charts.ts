@@ -12,7 +12,6 @@ import { Html, html } from './html.js';
  * data-count) and a <title>, so the figures can be read back and checked.
  */
 
-type ChartDocument = ReturnType<typeof parseHTML>['document'];
 /** The little of a DOM element the charts touch (the project compiles without the DOM library). */
 interface ChartNode {
   querySelectorAll(selector: string): Iterable<ChartNode>;
@@ -23,10 +22,14 @@ interface ChartNode {
   textContent: string | null;
   readonly outerHTML: string;
 }
+/** The little of a DOM document the charts touch. */
+interface ChartDocument {
+  createElementNS(namespace: string, name: string): ChartNode;
+}
 
 let plotDocument: ChartDocument | undefined;
 function documentForPlot(): ChartDocument {
-  plotDocument ??= parseHTML('<!DOCTYPE html><html><body></body></html>').document;
+  plotDocument ??= parseHTML('<!DOCTYPE html><html><body></body></html>').document as unknown as ChartDocument;
   return plotDocument;
 }
 
@@ -50,9 +53,9 @@ function classRank(msgClass: string): number {
 function svgOf(chart: ChartNode, title: string, desc: string): Html {
   for (const style of [...chart.querySelectorAll('style')]) style.remove();
   const document = documentForPlot();
-  const titleNode = document.createElementNS('http://www.w3.org/2000/svg', 'title') as unknown as ChartNode;
+  const titleNode = document.createElementNS('http://www.w3.org/2000/svg', 'title');
   titleNode.textContent = title;
-  const descNode = document.createElementNS('http://www.w3.org/2000/svg', 'desc') as unknown as ChartNode;
+  const descNode = document.createElementNS('http://www.w3.org/2000/svg', 'desc');
   descNode.textContent = desc;
   chart.insertBefore(descNode, chart.firstChild);
   chart.insertBefore(titleNode, descNode);

@@ -1,3 +1,4 @@
+import { runInNewContext } from 'node:vm';
 import MiniSearch from 'minisearch';
 import { describe, expect, it } from 'vitest';
 import { MonthIndexes, SEARCH_OPTIONS, searchableText, type SearchDocument } from '../../../../src/core/render/search-index.js';
@@ -19,8 +20,10 @@ describe('search index', () => {
     expect(indexes.take('2024-02')).toBeUndefined();
     expect(script).not.toContain('</script>');
     let loaded: MiniSearch<SearchDocument> | undefined;
-    new Function('listminerSearch', script)((_month: string, index: object) => (loaded = MiniSearch.loadJS(index as never, SEARCH_OPTIONS)));
-    expect(loaded!.search('scaner', { fuzzy: 0.2 }).map((hit) => hit.href)).toEqual(['m/aa/a.html']);
-    expect(loaded!.search('ben').map((hit) => hit.subject)).toEqual(['Compaction']);
+    runInNewContext(script, {
+      listminerSearch: (_month: string, index: object) => (loaded = MiniSearch.loadJS(index as never, SEARCH_OPTIONS)),
+    });
+    expect(loaded!.search('scaner', { fuzzy: 0.2 }).map((hit) => hit.href as string)).toEqual(['m/aa/a.html']);
+    expect(loaded!.search('ben').map((hit) => hit.subject as string)).toEqual(['Compaction']);
   });
 });
