@@ -14,7 +14,16 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function writeMbox(name: string): string {
   const path = join(dir, `${name}.mbox`);
   const mail = ['Hello', 'poison pill'].map((subject, n) =>
-    [`From jane@example.org Mon Jan  1 00:00:0${n} 2024`, `From: Jane <jane${n}@example.org>`, `Subject: ${subject}`, `Message-ID: <${name}-${n}@example.org>`, `Date: Mon, 1 Jan 2024 00:00:0${n} +0000`, '', `Body ${n}.`, ''].join('\n'),
+    [
+      `From jane@example.org Mon Jan  1 00:00:0${n} 2024`,
+      `From: Jane <jane${n}@example.org>`,
+      `Subject: ${subject}`,
+      `Message-ID: <${name}-${n}@example.org>`,
+      `Date: Mon, 1 Jan 2024 00:00:0${n} +0000`,
+      '',
+      `Body ${n}.`,
+      '',
+    ].join('\n'),
   );
   writeFileSync(path, mail.join('\n'));
   return path;
@@ -38,7 +47,9 @@ describeOnDialectDatabases('a stage whose list failed prints its result under --
     exec(
       db,
       databases.dialect === 'sqlite'
-        ? [`CREATE TRIGGER refuse_${table} BEFORE ${event} ON ${table} WHEN ${when} BEGIN SELECT RAISE(ABORT, 'refused by a test trigger'); END`]
+        ? [
+            `CREATE TRIGGER refuse_${table} BEFORE ${event} ON ${table} WHEN ${when} BEGIN SELECT RAISE(ABORT, 'refused by a test trigger'); END`,
+          ]
         : [
             `CREATE FUNCTION refuse_${table}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF ${when} THEN RAISE EXCEPTION 'refused by a test trigger'; END IF; RETURN NEW; END $$`,
             `CREATE TRIGGER refuse_${table} BEFORE ${event} ON ${table} FOR EACH ROW EXECUTE FUNCTION refuse_${table}()`,
@@ -46,7 +57,14 @@ describeOnDialectDatabases('a stage whose list failed prints its result under --
     );
   const prepare = async (stages: readonly string[], repo: boolean) => {
     const db = await databases.create();
-    const add = ['lists', 'add', '--system', 'mbox', ...(repo ? ['--repo', 'https://github.com/example/threads'] : []), writeMbox(`list-${Math.random().toString(36).slice(2)}`)];
+    const add = [
+      'lists',
+      'add',
+      '--system',
+      'mbox',
+      ...(repo ? ['--repo', 'https://github.com/example/threads'] : []),
+      writeMbox(`list-${Math.random().toString(36).slice(2)}`),
+    ];
     for (const args of [add, ['fetch', '--full'], ...stages.map((stage) => [stage])]) {
       const step = await runCli([...args, '--db', db.url]);
       expect(step.code, step.stderr).toBe(0);
@@ -60,7 +78,9 @@ describeOnDialectDatabases('a stage whose list failed prints its result under --
     await refuse(db, 'staged_messages', 'UPDATE', "NEW.status = 'deferred'");
     const drained = await runCliJson<StageJson>(['drain', '--db', db.url]);
     expect(drained.code).toBe(4);
-    expect(drained.json.lists).toEqual([expect.objectContaining({ status: 'failed', error: expect.stringMatching(/refused by a test trigger/) })]);
+    expect(drained.json.lists).toEqual([
+      expect.objectContaining({ status: 'failed', error: expect.stringMatching(/refused by a test trigger/) }),
+    ]);
     expect(drained.stderr).toContain('Error: 1 of 1 lists failed to drain; the rest drained.');
 
     const human = await runCli(['drain', '--db', db.url]);
@@ -76,7 +96,9 @@ describeOnDialectDatabases('a stage whose list failed prints its result under --
     await refuse(db, 'project_failures', 'INSERT', 'TRUE');
     const projected = await runCliJson<StageJson>(['project', '--db', db.url]);
     expect(projected.code).toBe(4);
-    expect(projected.json.lists).toEqual([expect.objectContaining({ status: 'failed', error: expect.stringMatching(/refused by a test trigger/) })]);
+    expect(projected.json.lists).toEqual([
+      expect.objectContaining({ status: 'failed', error: expect.stringMatching(/refused by a test trigger/) }),
+    ]);
     expect(projected.stderr).toContain('Error: 1 of 1 lists failed to project; the rest projected.');
   });
 });

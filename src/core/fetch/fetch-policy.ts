@@ -28,11 +28,20 @@ export interface RetrySchedule {
 
 /** The retry of a list after its `attempts`-th failing run in a row: never sooner than the archive asked (a 429's Retry-After). */
 export function scheduleRetry(attempts: number, at: Date, askedWaitMs = 0): RetrySchedule {
-  return { retryAfter: new Date(at.getTime() + Math.max(RETRY_BASE_MS * attempts * attempts, askedWaitMs)), sidelined: attempts >= SIDELINE_AFTER };
+  return {
+    retryAfter: new Date(at.getTime() + Math.max(RETRY_BASE_MS * attempts * attempts, askedWaitMs)),
+    sidelined: attempts >= SIDELINE_AFTER,
+  };
 }
 
 /** Records a failing run of a list, with the retry and the setting aside this policy gives it. */
-export function recordListFailure(store: Store, listId: number, reason: string, at: Date, askedWaitMs?: number): ReturnType<Store['fetchState']['recordFailure']> {
+export function recordListFailure(
+  store: Store,
+  listId: number,
+  reason: string,
+  at: Date,
+  askedWaitMs?: number,
+): ReturnType<Store['fetchState']['recordFailure']> {
   return store.fetchState.recordFailure(listId, reason, at, (attempts) => scheduleRetry(attempts, at, askedWaitMs));
 }
 

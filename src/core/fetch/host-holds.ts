@@ -35,7 +35,8 @@ export class HostHolds {
   /** Lists whose host is held now, with why: they are not claimed while it holds. */
   async heldLists(): Promise<Map<number, HostHold>> {
     const holds = new Map<string, HostHold>(this.rateLimited);
-    for (const breaker of await this.store.breakers.openBreakers(this.clock())) holds.set(breaker.host, { ...breaker, why: 'breaker' });
+    for (const breaker of await this.store.breakers.openBreakers(this.clock()))
+      holds.set(breaker.host, { ...breaker, why: 'breaker' });
     const held = new Map<number, HostHold>();
     if (holds.size === 0) return held;
     for (const list of await this.store.lists.all()) {
@@ -47,17 +48,30 @@ export class HostHolds {
   }
 
   /** What a list's fetch tells of its host: a success closes its breaker, the host struggling counts toward opening it, a 429 holds it for the run. */
-  async record(list: ListRecord, system: SystemDefinition, result: ListFetchResult, progress: ProgressListener): Promise<void> {
+  async record(
+    list: ListRecord,
+    system: SystemDefinition,
+    result: ListFetchResult,
+    progress: ProgressListener,
+  ): Promise<void> {
     const host = archiveHost(list, system);
     if (!host) return;
     if (result.status === 'done') await this.store.breakers.recordSuccess(host, this.clock());
     const { error } = result;
     if (result.status !== 'failed' || !error) return;
     const now = this.clock();
-    if (countsAgainstHost(error.kind) && (await this.store.breakers.recordFailure(host, now, (failures) => breakerOpenUntil(failures, now)))) {
-      progress({ type: 'log', level: 'warn', message: `${host} failed ${BREAKER_THRESHOLD} times in a row; its lists wait an hour` });
+    if (
+      countsAgainstHost(error.kind) &&
+      (await this.store.breakers.recordFailure(host, now, (failures) => breakerOpenUntil(failures, now)))
+    ) {
+      progress({
+        type: 'log',
+        level: 'warn',
+        message: `${host} failed ${BREAKER_THRESHOLD} times in a row; its lists wait an hour`,
+      });
     }
-    if (holdsHostForRun(error.kind) && error.retryAfter) this.rateLimited.set(host, { host, why: 'rate_limited', openUntil: error.retryAfter });
+    if (holdsHostForRun(error.kind) && error.retryAfter)
+      this.rateLimited.set(host, { host, why: 'rate_limited', openUntil: error.retryAfter });
   }
 
   /**
@@ -75,7 +89,12 @@ export class HostHolds {
     for (const [id, hold] of held) {
       if (claimed.has(id)) continue;
       const list = (await this.store.lists.byId(id))!;
-      if (choice.listIds ? !choice.listIds.includes(id) : list.sidelinedAt || (choice.system && list.system !== choice.system)) continue;
+      if (
+        choice.listIds
+          ? !choice.listIds.includes(id)
+          : list.sidelinedAt || (choice.system && list.system !== choice.system)
+      )
+        continue;
       const entry = breakers.get(hold.host) ?? { ...hold, lists: [] };
       entry.lists.push(list.name);
       breakers.set(hold.host, entry);

@@ -33,7 +33,8 @@ export async function overlapBatches<B, P = undefined>(steps: BatchSteps<B, P>):
   let reading: Ahead<B | undefined> | undefined;
   let last: B | undefined;
   let exhausted = false;
-  const room = () => waiting.length === 0 || (waiting.length < depth && (steps.roomFor?.(waiting.map((w) => w.batch)) ?? true));
+  const room = () =>
+    waiting.length === 0 || (waiting.length < depth && (steps.roomFor?.(waiting.map((w) => w.batch)) ?? true));
   const readNext = () => {
     if (!reading && !exhausted && room()) reading = new Ahead(steps.read(last));
   };
@@ -46,7 +47,10 @@ export async function overlapBatches<B, P = undefined>(steps: BatchSteps<B, P>):
         if (batch === undefined) exhausted = true;
         else {
           last = batch;
-          waiting.push({ batch, prepared: new Ahead(steps.prepare ? steps.prepare(batch) : Promise.resolve(undefined as P)) });
+          waiting.push({
+            batch,
+            prepared: new Ahead(steps.prepare ? steps.prepare(batch) : Promise.resolve(undefined as P)),
+          });
           readNext();
         }
       }
@@ -63,7 +67,8 @@ export async function overlapBatches<B, P = undefined>(steps: BatchSteps<B, P>):
       await steps.write(next.batch, prepared);
     }
   } finally {
-    await Promise.all([reading, ...waiting.map((w) => w.prepared)].map((ahead) => ahead?.settled()));
+    const ahead: Ahead<unknown>[] = [...(reading ? [reading] : []), ...waiting.map((w) => w.prepared)];
+    await Promise.all(ahead.map((work) => work.settled()));
   }
 }
 

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { breakerOpenUntil, countsAgainstHost, holdsHostForRun, isGapMonth, isWaiting, scheduleRetry } from '../../../../src/core/fetch/fetch-policy.js';
+import {
+  breakerOpenUntil,
+  countsAgainstHost,
+  holdsHostForRun,
+  isGapMonth,
+  isWaiting,
+  scheduleRetry,
+} from '../../../../src/core/fetch/fetch-policy.js';
 
 const NOW = new Date('2024-06-01T00:00:00.000Z');
 const after = (ms: number) => new Date(NOW.getTime() + ms);
@@ -23,8 +30,18 @@ describe('fetch policy', () => {
   });
 
   it('counts the host struggling against it, not the list being wrong; only a 429 holds the host for the run', () => {
-    expect((['transient', 'rate_limited', 'permanent', 'error'] as const).map(countsAgainstHost)).toEqual([true, true, false, false]);
-    expect((['transient', 'rate_limited', 'permanent', 'error'] as const).map(holdsHostForRun)).toEqual([false, true, false, false]);
+    expect((['transient', 'rate_limited', 'permanent', 'error'] as const).map(countsAgainstHost)).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
+    expect((['transient', 'rate_limited', 'permanent', 'error'] as const).map(holdsHostForRun)).toEqual([
+      false,
+      true,
+      false,
+      false,
+    ]);
   });
 
   it('keeps a list waiting until its retry time', () => {
