@@ -72,16 +72,21 @@ describeOnDialectDatabases('a stage whose list failed prints its result under --
     return db;
   };
 
+  /** The stage under --json: its result on stdout names the failed list, its sentence is on stderr, exit 4. */
+  const expectFailedListInJson = async (db: TestDatabase, stage: string, done: string) => {
+    const run = await runCliJson<StageJson>([stage, '--db', db.url]);
+    expect(run.code).toBe(4);
+    expect(run.json.lists).toEqual([
+      expect.objectContaining({ status: 'failed', error: expect.stringMatching(/refused by a test trigger/) }),
+    ]);
+    expect(run.stderr).toContain(`Error: 1 of 1 lists failed to ${stage}; the rest ${done}.`);
+  };
+
   it('drain: the JSON result names the failed list, the sentence goes to stderr, exit 4', async () => {
     // A list without a repo defers its mail; refusing that fails the whole list.
     const db = await prepare(['classify'], false);
     await refuse(db, 'staged_messages', 'UPDATE', "NEW.status = 'deferred'");
-    const drained = await runCliJson<StageJson>(['drain', '--db', db.url]);
-    expect(drained.code).toBe(4);
-    expect(drained.json.lists).toEqual([
-      expect.objectContaining({ status: 'failed', error: expect.stringMatching(/refused by a test trigger/) }),
-    ]);
-    expect(drained.stderr).toContain('Error: 1 of 1 lists failed to drain; the rest drained.');
+    await expectFailedListInJson(db, 'drain', 'drained');
 
     const human = await runCli(['drain', '--db', db.url]);
     expect(human.code).toBe(4);
@@ -94,11 +99,6 @@ describeOnDialectDatabases('a stage whose list failed prints its result under --
     const db = await prepare(['classify', 'drain'], true);
     await refuse(db, 'email_messages', 'UPDATE', "NEW.subject LIKE 'poison%'");
     await refuse(db, 'project_failures', 'INSERT', 'TRUE');
-    const projected = await runCliJson<StageJson>(['project', '--db', db.url]);
-    expect(projected.code).toBe(4);
-    expect(projected.json.lists).toEqual([
-      expect.objectContaining({ status: 'failed', error: expect.stringMatching(/refused by a test trigger/) }),
-    ]);
-    expect(projected.stderr).toContain('Error: 1 of 1 lists failed to project; the rest projected.');
+    await expectFailedListInJson(db, 'project', 'projected');
   });
 });
