@@ -7,7 +7,8 @@ import type { TestProject } from 'vitest/node';
  * name prefix, and are dropped together when the run ends, not one by one
  * after each test. PostgreSQL 15 forces a checkpoint for every DROP DATABASE,
  * which held each test for seconds; drops made at the same time share their
- * checkpoints.
+ * checkpoints. The prefix holds the run's process id, so a run on this
+ * machine also drops what a run that was stopped before its end left behind.
  */
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -20,22 +21,43 @@ const PG_ADMIN_URL = process.env.LISTMINER_TEST_PG ?? 'postgres://postgres@127.0
 /** Drops at once at the end: enough to share checkpoints, few enough for the server's connections. */
 const DROPS_AT_ONCE = 8;
 
-export default function setup(project: TestProject) {
-  const prefix = `listminer_test_${randomBytes(4).toString('hex')}_`;
+/** The process id of the run that made a test database, when it is one of ours. */
+const RUN_OF = /^listminer_test_(\d+)_[0-9a-f]{8}_/;
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Drops the databases a name test picks, a few at a time. */
+async function dropWhere(pick: (name: string) => boolean): Promise<void> {
+  const sql = postgres(PG_ADMIN_URL, { max: DROPS_AT_ONCE, connect_timeout: 3, onnotice: () => {} });
+  try {
+    const names = (await sql<{ datname: string }[]>`SELECT datname FROM pg_database WHERE starts_with(datname, 'listminer_test_')`).map((row) => row.datname).filter(pick);
+    const dropper = async () => {
+      for (let name = names.pop(); name; name = names.pop()) await sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    };
+    await Promise.all(Array.from({ length: DROPS_AT_ONCE }, dropper));
+  } catch {
+    // No server (the PostgreSQL variants are skipped): nothing to drop.
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const prefix = `listminer_test_${process.pid}_${randomBytes(4).toString('hex')}_`;
   project.provide('testDatabasePrefix', prefix);
-  return async () => {
-    const sql = postgres(PG_ADMIN_URL, { max: DROPS_AT_ONCE, connect_timeout: 3, onnotice: () => {} });
-    try {
-      const names = (await sql<{ datname: string }[]>`SELECT datname FROM pg_database WHERE starts_with(datname, ${prefix})`).map((row) => row.datname);
-      const next = () => names.pop();
-      const dropper = async () => {
-        for (let name = next(); name; name = next()) await sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      };
-      await Promise.all(Array.from({ length: DROPS_AT_ONCE }, dropper));
-    } catch {
-      // No server (the PostgreSQL variants were skipped): nothing to drop.
-    } finally {
-      await sql.end({ timeout: 5 });
-    }
-  };
+  // Process ids say which runs are gone only for a server on this machine.
+  if (['127.0.0.1', 'localhost', '[::1]'].includes(new URL(PG_ADMIN_URL).hostname)) {
+    await dropWhere((name) => {
+      const pid = RUN_OF.exec(name)?.[1];
+      return pid !== undefined && !running(Number(pid));
+    });
+  }
+  return () => dropWhere((name) => name.startsWith(prefix));
 }
