@@ -41,7 +41,6 @@ describeKilledPipeline('the pipeline killed with SIGKILL at random points on $di
  * has, releases its lock and exits with 130; the next run goes on from there.
  */
 describeOnDialectDatabases('every stage stopped with SIGTERM on $dialect', (databases) => {
-  const { dialect } = databases;
   let dir: string;
   let db: TestDatabase;
   const env = () => ({ LISTMINER_CACHE: join(dir, 'cache') });
