@@ -40,7 +40,10 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'repository', include: ['test/{unit,store,e2e,reliability}/**/*.test.ts'] } },
       { extends: true, test: { name: 'real', include: ['test/real/**/*.test.ts'] } },
-      { extends: true, test: { name: 'corpus', include: ['test/corpus/**/*.test.ts'], setupFiles: ['test/corpus/require-corpus.ts'] } },
+      {
+        extends: true,
+        test: { name: 'corpus', include: ['test/corpus/**/*.test.ts'], setupFiles: ['test/corpus/require-corpus.ts'] },
+      },
     ],
   },
 });

@@ -23,7 +23,13 @@ describeOnDialectDatabases(
     const { expectFuzzedFilesStored } = hostilePipeline(databases);
     it.skipIf(dialect === 'postgres' && !LONG_MODE)(
       'runs byte-mutated copies of every corpus mail file through every stage without a crash, under 500 MB, each read message ending drained, deferred or shunted',
-      () => expectFuzzedFilesStored('fuzz', corpusMailFiles().map((file) => ({ name: file, bytes: readFileSync(corpusPath(file)) })), FUZZ_COPIES, random.fork(`fuzz-${dialect}`)),
+      () =>
+        expectFuzzedFilesStored(
+          'fuzz',
+          corpusMailFiles().map((file) => ({ name: file, bytes: readFileSync(corpusPath(file)) })),
+          FUZZ_COPIES,
+          random.fork(`fuzz-${dialect}`),
+        ),
       PIPELINE_TIMEOUT_MS,
     );
   },

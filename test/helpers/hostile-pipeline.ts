@@ -61,7 +61,22 @@ export function hostilePipeline(databases: DialectDatabases) {
 
   /** Registers the path as an mbox list with a repo, runs every stage on it alone, and says how each went. */
   const runPipeline = async (path: string): Promise<StageRun[]> => {
-    const add = await runCli(['lists', 'add', '--system', 'mbox', '--rules', 'apache_ponymail', path, '--repo', 'https://github.com/apache/kafka', '--db', db.url], { env: env() });
+    const add = await runCli(
+      [
+        'lists',
+        'add',
+        '--system',
+        'mbox',
+        '--rules',
+        'apache_ponymail',
+        path,
+        '--repo',
+        'https://github.com/apache/kafka',
+        '--db',
+        db.url,
+      ],
+      { env: env() },
+    );
     expect(add.code, add.stderr).toBe(0);
     const runs: StageRun[] = [];
     for (const stage of STAGES) {
@@ -73,12 +88,24 @@ export function hostilePipeline(databases: DialectDatabases) {
         running.child.kill('SIGKILL');
       }, STAGE_DEADLINE_MS);
       const exit = await running.exited.finally(() => clearTimeout(deadline));
-      runs.push({ stage: stage[0], code: exit.code, signal: exit.signal, peakMb: Math.round(exit.peakRssBytes / 1024 / 1024), seconds: Math.round((Date.now() - started) / 1000), hung });
-      if (exit.code !== 0) console.log(`hostile-input on ${dialect}: ${stage.join(' ')} on ${path} ${hung ? `hung past ${STAGE_DEADLINE_MS / 1000} s` : `exited ${exit.code ?? exit.signal}`}:\n${exit.stderr.slice(-4000)}`);
+      runs.push({
+        stage: stage[0],
+        code: exit.code,
+        signal: exit.signal,
+        peakMb: Math.round(exit.peakRssBytes / 1024 / 1024),
+        seconds: Math.round((Date.now() - started) / 1000),
+        hung,
+      });
+      if (exit.code !== 0)
+        console.log(
+          `hostile-input on ${dialect}: ${stage.join(' ')} on ${path} ${hung ? `hung past ${STAGE_DEADLINE_MS / 1000} s` : `exited ${exit.code ?? exit.signal}`}:\n${exit.stderr.slice(-4000)}`,
+        );
       // The stages after a hung one would only wait on its locks.
       if (hung) break;
     }
-    console.log(`hostile-input on ${dialect}: ${path}: ${runs.map((r) => `${r.stage} exit ${r.code ?? r.signal}, ${r.seconds} s, peak ${r.peakMb} MB`).join('; ')}`);
+    console.log(
+      `hostile-input on ${dialect}: ${path}: ${runs.map((r) => `${r.stage} exit ${r.code ?? r.signal}, ${r.seconds} s, peak ${r.peakMb} MB`).join('; ')}`,
+    );
     return runs;
   };
 
@@ -93,8 +120,16 @@ export function hostilePipeline(databases: DialectDatabases) {
       );
       const statuses: Record<string, number> = {};
       for (const row of rows) statuses[row.status] = (statuses[row.status] ?? 0) + 1;
-      const markers = rows.map((row) => MARKER.exec(decodeRaw(row.raw, row.raw_codec).toString('latin1'))?.[0]).filter((m): m is string => Boolean(m));
-      const hashes = new Set((await store.db.all<{ content_hash: string }>('SELECT content_hash FROM staged_messages WHERE list_id = ?', [list.id])).map((r) => r.content_hash));
+      const markers = rows
+        .map((row) => MARKER.exec(decodeRaw(row.raw, row.raw_codec).toString('latin1'))?.[0])
+        .filter((m): m is string => Boolean(m));
+      const hashes = new Set(
+        (
+          await store.db.all<{ content_hash: string }>('SELECT content_hash FROM staged_messages WHERE list_id = ?', [
+            list.id,
+          ])
+        ).map((r) => r.content_hash),
+      );
       return { count: rows.length, statuses, markers, hashes };
     } finally {
       await store.close();
@@ -104,13 +139,21 @@ export function hostilePipeline(databases: DialectDatabases) {
   /** Rule 1 as counts: every different message read is drained, deferred or shunted, and nothing else. */
   const expectAccounted = (distinct: number, statuses: Record<string, number>) => {
     const { drained = 0, deferred = 0, shunted = 0, ...other } = statuses;
-    expect({ in: distinct, out: drained + deferred + shunted, other }).toEqual({ in: distinct, out: distinct, other: {} });
+    expect({ in: distinct, out: drained + deferred + shunted, other }).toEqual({
+      in: distinct,
+      out: distinct,
+      other: {},
+    });
   };
 
   const expectWithinBounds = (runs: StageRun[]) => {
-    expect(runs.filter((r) => r.hung).map((r) => r.stage), `stages still running after ${STAGE_DEADLINE_MS / 1000} s (hung)`).toEqual([]);
+    expect(
+      runs.filter((r) => r.hung).map((r) => r.stage),
+      `stages still running after ${STAGE_DEADLINE_MS / 1000} s (hung)`,
+    ).toEqual([]);
     expect(runs.map((r) => [r.stage, r.code, r.signal])).toEqual(STAGES.map((stage) => [stage[0], 0, null]));
-    for (const run of runs) expect(run.peakMb, `${run.stage} peak memory`).toBeLessThanOrEqual(MEMORY_LIMIT / 1024 / 1024);
+    for (const run of runs)
+      expect(run.peakMb, `${run.stage} peak memory`).toBeLessThanOrEqual(MEMORY_LIMIT / 1024 / 1024);
   };
 
   /**
@@ -119,7 +162,12 @@ export function hostilePipeline(databases: DialectDatabases) {
    * message the reader yields ends as a row of its own content: drained,
    * deferred or shunted.
    */
-  const expectFuzzedFilesStored = async (name: string, files: ReadonlyArray<{ name: string; bytes: Buffer }>, copies: number, rng: SeededRandom) => {
+  const expectFuzzedFilesStored = async (
+    name: string,
+    files: ReadonlyArray<{ name: string; bytes: Buffer }>,
+    copies: number,
+    rng: SeededRandom,
+  ) => {
     const folder = join(dir, name);
     mkdirSync(folder, { recursive: true });
     const read: Buffer[] = [];
@@ -128,7 +176,9 @@ export function hostilePipeline(databases: DialectDatabases) {
         // Every copy opens with a From_ line, so the mbox source takes it for mail whatever the mutations did.
         const head = Buffer.from('From fuzz@example.org Mon Jan  1 00:00:00 2024\n');
         const original = file.bytes;
-        const body = original.subarray(0, 5).equals(Buffer.from('From ')) ? original.subarray(original.indexOf(0x0a) + 1) : original;
+        const body = original.subarray(0, 5).equals(Buffer.from('From '))
+          ? original.subarray(original.indexOf(0x0a) + 1)
+          : original;
         const mutated = Buffer.concat([head, mutateBytes(body, rng, rng.int(1, 40))]);
         writeFileSync(join(folder, `${file.name.replace(/\//g, '__')}.${copy}`), mutated);
         read.push(...splitMboxBuffer(mutated));
@@ -138,15 +188,32 @@ export function hostilePipeline(databases: DialectDatabases) {
     const rows = await rowsOf(folder);
     // Some mail is there twice (one month as pipermail and as HyperKitty serve it): one message, one row.
     const distinct = countDistinctMessages(read);
-    console.log(`hostile-input on ${dialect}: fuzzed ${name}: ${read.length} read (${distinct} different), ${rows.count} rows ${JSON.stringify(rows.statuses)}`);
+    console.log(
+      `hostile-input on ${dialect}: fuzzed ${name}: ${read.length} read (${distinct} different), ${rows.count} rows ${JSON.stringify(rows.statuses)}`,
+    );
     expectWithinBounds(runs);
     // On failure: the read messages that have no row under their own content, as they begin.
-    const unstored = read.filter((raw) => !rows.hashes.has(identifyMessage(raw).contentHash)).map((raw) => JSON.stringify(raw.toString('latin1', 0, 160)));
+    const unstored = read
+      .filter((raw) => !rows.hashes.has(identifyMessage(raw).contentHash))
+      .map((raw) => JSON.stringify(raw.toString('latin1', 0, 160)));
     // …and the different messages that share a content hash, so share a row.
     const sharingARow = differentButSameHash(read);
-    expect({ rows: rows.count, unstored: unstored.slice(0, 10), sharingARow: sharingARow.slice(0, 10) }).toEqual({ rows: distinct, unstored: [], sharingARow: [] });
+    expect({ rows: rows.count, unstored: unstored.slice(0, 10), sharingARow: sharingARow.slice(0, 10) }).toEqual({
+      rows: distinct,
+      unstored: [],
+      sharingARow: [],
+    });
     expectAccounted(distinct, rows.statuses);
   };
 
-  return { dir: () => dir, db: () => db, env, runPipeline, rowsOf, expectAccounted, expectWithinBounds, expectFuzzedFilesStored };
+  return {
+    dir: () => dir,
+    db: () => db,
+    env,
+    runPipeline,
+    rowsOf,
+    expectAccounted,
+    expectWithinBounds,
+    expectFuzzedFilesStored,
+  };
 }

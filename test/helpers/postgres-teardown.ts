@@ -37,9 +37,14 @@ function running(pid: number): boolean {
 async function dropWhere(pick: (name: string) => boolean): Promise<void> {
   const sql = postgres(PG_ADMIN_URL, { max: DROPS_AT_ONCE, connect_timeout: 3, onnotice: () => {} });
   try {
-    const names = (await sql<{ datname: string }[]>`SELECT datname FROM pg_database WHERE starts_with(datname, 'listminer_test_')`).map((row) => row.datname).filter(pick);
+    const names = (
+      await sql<{ datname: string }[]>`SELECT datname FROM pg_database WHERE starts_with(datname, 'listminer_test_')`
+    )
+      .map((row) => row.datname)
+      .filter(pick);
     const dropper = async () => {
-      for (let name = names.pop(); name; name = names.pop()) await sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      for (let name = names.pop(); name; name = names.pop())
+        await sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     };
     await Promise.all(Array.from({ length: DROPS_AT_ONCE }, dropper));
   } catch {

@@ -29,9 +29,21 @@ describeKilledPipeline('the pipeline killed with SIGKILL at random points on $di
   killPoints: KILL_POINTS,
   timeoutMs: TIMEOUT_MS,
   lists: (dir) => [
-    ['--system', 'mbox', '--rules', 'apache_ponymail', writeListMbox(join(dir, 'generated-dev.mbox'), GENERATED_MESSAGES, { tag: 'crash' }), '--repo', 'https://github.com/apache/kafka'],
+    [
+      '--system',
+      'mbox',
+      '--rules',
+      'apache_ponymail',
+      writeListMbox(join(dir, 'generated-dev.mbox'), GENERATED_MESSAGES, { tag: 'crash' }),
+      '--repo',
+      'https://github.com/apache/kafka',
+    ],
     // No repo: its mail stays deferred, which must survive a crash just as well.
-    ['--system', 'mbox', writeListMbox(join(dir, 'generated-users.mbox'), GENERATED_MESSAGES / 10, { tag: 'crash-deferred' })],
+    [
+      '--system',
+      'mbox',
+      writeListMbox(join(dir, 'generated-users.mbox'), GENERATED_MESSAGES / 10, { tag: 'crash-deferred' }),
+    ],
   ],
   leastMessages: GENERATED_MESSAGES,
 });
@@ -49,7 +61,22 @@ describeOnDialectDatabases('every stage stopped with SIGTERM on $dialect', (data
     dir = mkdtempSync(join(tmpdir(), 'listminer-sigterm-'));
     const generated = writeListMbox(join(dir, 'generated-dev.mbox'), GENERATED_MESSAGES, { tag: 'sigterm' });
     db = await databases.create();
-    const add = await runCli(['lists', 'add', '--system', 'mbox', '--rules', 'apache_ponymail', generated, '--repo', 'https://github.com/apache/kafka', '--db', db.url], { env: env() });
+    const add = await runCli(
+      [
+        'lists',
+        'add',
+        '--system',
+        'mbox',
+        '--rules',
+        'apache_ponymail',
+        generated,
+        '--repo',
+        'https://github.com/apache/kafka',
+        '--db',
+        db.url,
+      ],
+      { env: env() },
+    );
     expect(add.code, add.stderr).toBe(0);
   });
   afterAll(async () => {
@@ -79,7 +106,11 @@ describeOnDialectDatabases('every stage stopped with SIGTERM on $dialect', (data
       const locks = (await digestStore(db.url)).locks;
       // The next run goes first, so a failed stop still leaves the store ready for the next stage's test.
       const again = await startCli(stageArgs(stage, db.url), { env: env() }).exited;
-      expect({ code: exit.code, signal: exit.signal, locks }, exit.stderr).toEqual({ code: exit.code === 0 ? 0 : 130, signal: null, locks: [] });
+      expect({ code: exit.code, signal: exit.signal, locks }, exit.stderr).toEqual({
+        code: exit.code === 0 ? 0 : 130,
+        signal: null,
+        locks: [],
+      });
       expect(again.code, again.stderr).toBe(0);
     },
     TIMEOUT_MS,
@@ -98,7 +129,16 @@ describeOnDialectDatabases('sync killed with SIGKILL at random points on $dialec
   let mbox: string;
   let cleanMs: number;
   let clean: Awaited<ReturnType<typeof digestStore>>;
-  const sync = (url: string) => ['sync', mbox, '--rules', 'apache_ponymail', '--repo', 'https://github.com/apache/kafka', '--db', url];
+  const sync = (url: string) => [
+    'sync',
+    mbox,
+    '--rules',
+    'apache_ponymail',
+    '--repo',
+    'https://github.com/apache/kafka',
+    '--db',
+    url,
+  ];
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'listminer-sync-crash-'));
@@ -114,24 +154,36 @@ describeOnDialectDatabases('sync killed with SIGKILL at random points on $dialec
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it(`ends as an uninterrupted sync did, whichever point it was killed at (${SYNC_KILL_POINTS[dialect]} points)`, async () => {
-    const log: string[] = [];
-    for (let n = 0; n < SYNC_KILL_POINTS[dialect]; n++) {
-      const db = await databases.create();
-      const cache = join(dir, `cache-${n}`);
-      const afterMs = Math.round(rng.next() * cleanMs);
-      const running = startCli(sync(db.url), { env: { LISTMINER_CACHE: cache } });
-      await new Promise((resolve) => setTimeout(resolve, afterMs));
-      running.child.kill('SIGKILL');
-      const killed = await running.exited;
-      log.push(`point ${n}: killed after ${afterMs} ms${killed.signal ? '' : ' (it had already finished)'}`);
-      const again = await startCli(sync(db.url), { env: { LISTMINER_CACHE: cache } }).exited;
-      const where = `point ${n} (${afterMs} of ${cleanMs} ms), seed ${random.seed}`;
-      expect(again.code, `${where}: ${again.stderr}`).toBe(0);
-      const after = await digestStore(db.url);
-      expectAsClean(after, clean, where, ['staged', 'classes', 'threadRoots', 'bodies', 'contributors', 'projected', 'issues']);
-      await db.drop();
-    }
-    console.log(`sync killed on ${dialect}: clean sync ${cleanMs} ms\n  ${log.join('\n  ')}`);
-  }, TIMEOUT_MS);
+  it(
+    `ends as an uninterrupted sync did, whichever point it was killed at (${SYNC_KILL_POINTS[dialect]} points)`,
+    async () => {
+      const log: string[] = [];
+      for (let n = 0; n < SYNC_KILL_POINTS[dialect]; n++) {
+        const db = await databases.create();
+        const cache = join(dir, `cache-${n}`);
+        const afterMs = Math.round(rng.next() * cleanMs);
+        const running = startCli(sync(db.url), { env: { LISTMINER_CACHE: cache } });
+        await new Promise((resolve) => setTimeout(resolve, afterMs));
+        running.child.kill('SIGKILL');
+        const killed = await running.exited;
+        log.push(`point ${n}: killed after ${afterMs} ms${killed.signal ? '' : ' (it had already finished)'}`);
+        const again = await startCli(sync(db.url), { env: { LISTMINER_CACHE: cache } }).exited;
+        const where = `point ${n} (${afterMs} of ${cleanMs} ms), seed ${random.seed}`;
+        expect(again.code, `${where}: ${again.stderr}`).toBe(0);
+        const after = await digestStore(db.url);
+        expectAsClean(after, clean, where, [
+          'staged',
+          'classes',
+          'threadRoots',
+          'bodies',
+          'contributors',
+          'projected',
+          'issues',
+        ]);
+        await db.drop();
+      }
+      console.log(`sync killed on ${dialect}: clean sync ${cleanMs} ms\n  ${log.join('\n  ')}`);
+    },
+    TIMEOUT_MS,
+  );
 });

@@ -58,7 +58,10 @@ function repositoryMail(): Array<{ name: string; bytes: Buffer }> {
   const separator = Buffer.from('From fuzz@example.org Mon Jan  1 00:00:00 2024\n');
   for (let n = 0; n < FUZZ_FILES; n++) {
     const messages = generated.slice(n * FUZZ_MESSAGES_PER_FILE, (n + 1) * FUZZ_MESSAGES_PER_FILE);
-    files.push({ name: `generated-${n}.mbox`, bytes: Buffer.concat(messages.flatMap((raw) => [separator, raw, Buffer.from('\n')])) });
+    files.push({
+      name: `generated-${n}.mbox`,
+      bytes: Buffer.concat(messages.flatMap((raw) => [separator, raw, Buffer.from('\n')])),
+    });
   }
   return files;
 }
@@ -70,21 +73,34 @@ function readerOutcome(messages: readonly HostileMessage[], read: readonly Buffe
     .map((raw) => [...raw.toString('latin1').matchAll(new RegExp(MARKER, 'g'))].map((m) => m[0]))
     .filter((markers) => new Set(markers).size > 1)
     .map((markers) => markers[0]!);
-  return { read: read.length, notReadAlone: messages.filter((m) => !alone.has(m.marker)).length, swallowedTheNextMessages: tally(swallowers) };
+  return {
+    read: read.length,
+    notReadAlone: messages.filter((m) => !alone.has(m.marker)).length,
+    swallowedTheNextMessages: tally(swallowers),
+  };
 }
 
 describe('the mbox reader on generated malformed mail', () => {
-  it(`reads each of ${MESSAGES} malformed messages back as one message`, () => {
-    const messages = hostileMessages(MESSAGES, random.fork('reader'), { giantReferences: GIANT_REFERENCES });
-    const read = splitMboxBuffer(toMbox(messages));
-    // On failure: which kinds of message took the messages after them in, to say what broke.
-    expect(readerOutcome(messages, read)).toEqual({ read: messages.length, notReadAlone: 0, swallowedTheNextMessages: {} });
-  }, TIMEOUT_MS);
+  it(
+    `reads each of ${MESSAGES} malformed messages back as one message`,
+    () => {
+      const messages = hostileMessages(MESSAGES, random.fork('reader'), { giantReferences: GIANT_REFERENCES });
+      const read = splitMboxBuffer(toMbox(messages));
+      // On failure: which kinds of message took the messages after them in, to say what broke.
+      expect(readerOutcome(messages, read)).toEqual({
+        read: messages.length,
+        notReadAlone: 0,
+        swallowedTheNextMessages: {},
+      });
+    },
+    TIMEOUT_MS,
+  );
 });
 
 describeOnDialectDatabases('every stage on hostile input on $dialect', (databases) => {
   const { dialect } = databases;
-  const { dir, db, env, runPipeline, rowsOf, expectAccounted, expectWithinBounds, expectFuzzedFilesStored } = hostilePipeline(databases);
+  const { dir, db, env, runPipeline, rowsOf, expectAccounted, expectWithinBounds, expectFuzzedFilesStored } =
+    hostilePipeline(databases);
 
   const count = dialect === 'postgres' ? POSTGRES_MESSAGES : MESSAGES;
   // PostgreSQL runs the generated batch in the short mode too; the fuzz and the large messages there in the long mode only.
@@ -93,7 +109,9 @@ describeOnDialectDatabases('every stage on hostile input on $dialect', (database
   it(
     `runs ${count} generated malformed messages through every stage without a crash or a hang, under 500 MB, count in = drained + deferred + shunted`,
     async () => {
-      const messages = hostileMessages(count, random.fork(`pipeline-${dialect}`), { giantReferences: GIANT_REFERENCES });
+      const messages = hostileMessages(count, random.fork(`pipeline-${dialect}`), {
+        giantReferences: GIANT_REFERENCES,
+      });
       const path = join(dir(), 'hostile.mbox');
       const mbox = toMbox(messages);
       writeFileSync(path, mbox);
@@ -103,8 +121,14 @@ describeOnDialectDatabases('every stage on hostile input on $dialect', (database
       const rows = await rowsOf(path);
       // Read messages that have no row of their own (merged into another), by kind.
       const own = new Set(rows.markers);
-      const withoutRow = tally(read.map((raw) => MARKER.exec(raw.toString('latin1'))?.[0]).filter((m): m is string => Boolean(m) && !own.has(m!)));
-      console.log(`hostile-input on ${dialect}: ${read.length} read (${distinct} different), ${rows.count} rows ${JSON.stringify(rows.statuses)}`);
+      const withoutRow = tally(
+        read
+          .map((raw) => MARKER.exec(raw.toString('latin1'))?.[0])
+          .filter((m): m is string => Boolean(m) && !own.has(m!)),
+      );
+      console.log(
+        `hostile-input on ${dialect}: ${read.length} read (${distinct} different), ${rows.count} rows ${JSON.stringify(rows.statuses)}`,
+      );
       expectWithinBounds(runs);
       expect({ rows: rows.count, withoutRow }).toEqual({ rows: distinct, withoutRow: {} });
       expectAccounted(distinct, rows.statuses);
@@ -138,15 +162,24 @@ describeOnDialectDatabases('every stage on hostile input on $dialect', (database
     TIMEOUT_MS,
   );
 
-  it.skipIf(longOnPostgres)('fails the list of a truncated .mbox.gz with exit 4 and an error that names the file', async () => {
-    const path = join(dir(), 'truncated.mbox.gz');
-    const whole = gzipSync(generateListMbox(200, { tag: 'truncated' }));
-    writeFileSync(path, whole.subarray(0, Math.floor(whole.length * 0.6)));
-    const add = await runCli(['lists', 'add', '--system', 'mbox', '--rules', 'apache_ponymail', path, '--db', db().url], { env: env() });
-    expect(add.code, add.stderr).toBe(0);
-    const fetch = await runCliMeasured(['fetch', '--full', '--list', path, '--json', '--db', db().url], { env: env() });
-    expect(fetch.code, fetch.stderr).toBe(4);
-    const error = (JSON.parse(fetch.stdout) as { lists: Array<{ error?: { message: string } }> }).lists[0]?.error?.message ?? '';
-    expect(error).toContain('truncated.mbox.gz');
-  });
+  it.skipIf(longOnPostgres)(
+    'fails the list of a truncated .mbox.gz with exit 4 and an error that names the file',
+    async () => {
+      const path = join(dir(), 'truncated.mbox.gz');
+      const whole = gzipSync(generateListMbox(200, { tag: 'truncated' }));
+      writeFileSync(path, whole.subarray(0, Math.floor(whole.length * 0.6)));
+      const add = await runCli(
+        ['lists', 'add', '--system', 'mbox', '--rules', 'apache_ponymail', path, '--db', db().url],
+        { env: env() },
+      );
+      expect(add.code, add.stderr).toBe(0);
+      const fetch = await runCliMeasured(['fetch', '--full', '--list', path, '--json', '--db', db().url], {
+        env: env(),
+      });
+      expect(fetch.code, fetch.stderr).toBe(4);
+      const error =
+        (JSON.parse(fetch.stdout) as { lists: Array<{ error?: { message: string } }> }).lists[0]?.error?.message ?? '';
+      expect(error).toContain('truncated.mbox.gz');
+    },
+  );
 });
