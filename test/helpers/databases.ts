@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
+import { inject } from 'vitest';
 import { openStore } from '../../src/core/store/open-store.js';
 import type { Store } from '../../src/core/store/store.js';
 
@@ -50,12 +51,16 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/**
+ * A Postgres database is left for the end of the run (postgres-teardown.ts drops
+ * the run's databases together), so its drop() only closes what is connected to it.
+ */
 export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase> {
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'listminer-test-'));
     return { dialect, url: join(dir, 'test.db'), drop: async () => rmSync(dir, { recursive: true, force: true }) };
   }
-  const name = `listminer_test_${randomBytes(6).toString('hex')}`;
+  const name = `${inject('testDatabasePrefix')}${randomBytes(6).toString('hex')}`;
   const admin = postgres(PG_ADMIN_URL, { max: 1, onnotice: () => {} });
   await admin.unsafe(`CREATE DATABASE ${name}`);
   await admin.end();
@@ -66,7 +71,7 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
     url: url.toString(),
     drop: async () => {
       const sql = postgres(PG_ADMIN_URL, { max: 1, onnotice: () => {} });
-      await sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ${name} AND pid <> pg_backend_pid()`;
       await sql.end();
     },
   };
