@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { splitMboxBuffer } from '../../src/core/archive/mbox-reader.js';
 import { corpusFiles, corpusPath } from './corpus.js';
+import { messagesOf } from './mail-files.js';
 
 /** Files in the corpus that are expected outputs, indexes or licences, not mail. */
 const NOT_MAIL = /\.(?:json|yaml|yml|verify|html?|zip|gz|py|md|js|ts|rs|expected|out)$|(?:^|\/)(?:COPYING|LICENSE[^/]*|README[^/]*|MANIFEST\.md)$/i;
@@ -11,7 +10,7 @@ export function isMailFile(path: string): boolean {
 
 /** Every message of one corpus file. */
 export function corpusMessages(file: string): Buffer[] {
-  return splitMboxBuffer(readFileSync(corpusPath(file))).filter((raw) => raw.length > 0);
+  return messagesOf(corpusPath(file));
 }
 
 /** Every mail file of a corpus folder (or the whole corpus). */

@@ -1,6 +1,7 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { filesUnder } from './mail-files.js';
 
 /**
  * The shared real-mail corpus lives beside the project (../shared/corpus) and
@@ -31,14 +32,5 @@ export function corpusPath(...parts: string[]): string {
 /** Every file under the corpus (or one folder of it), as paths relative to the corpus. */
 export function corpusFiles(folder = ''): string[] {
   if (corpusMissing) return [];
-  const out: string[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir).sort()) {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else out.push(relative(CORPUS_DIR, path));
-    }
-  };
-  walk(join(CORPUS_DIR, folder));
-  return out;
+  return filesUnder(CORPUS_DIR, folder);
 }
