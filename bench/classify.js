@@ -4,7 +4,6 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { cpus } from 'node:os';
-import { join } from 'node:path';
 import { generateMbox } from './generate-mbox.js';
 
 const dist = new URL('../dist/', import.meta.url);

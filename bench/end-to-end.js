@@ -7,7 +7,7 @@
  * The Python standard library parses the same mbox as a baseline. Prints a
  * table per run and writes every figure to a JSON file.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
@@ -16,12 +16,11 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import Table from 'cli-table3';
 import { corpusDirectory, corpusMissing } from './corpus-archive.js';
+import { runCli } from './run-cli.js';
 import { DEFAULT_SEED } from './synthetic-archive.js';
 import { INBOX, archiveMessages, writeArchive } from './write-archive.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const RUN_JS = join(ROOT, 'bin', 'run.js');
-const MEASURE = fileURLToPath(new URL('measure-process.js', import.meta.url));
 const BASELINE = fileURLToPath(new URL('python-baseline.py', import.meta.url));
 const PG_ADMIN_URL = process.env.LISTMINER_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REPO = 'https://github.com/apache/kafka';
@@ -234,24 +233,9 @@ async function measureStage(store, stage, args, archive) {
   };
 }
 
-/** Runs the built CLI as a fresh process, under the RSS wrapper when a usage file is named. */
+/** Runs the built CLI on one of the benchmark's stores. */
 function cli(store, args, usageFile) {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [MEASURE, RUN_JS, ...args, '--db', store.url], {
-      cwd: store.dir, // no stray ./listminer.yaml
-      env: { ...process.env, LISTMINER_DB: '', LISTMINER_CONFIG: '', LISTMINER_CACHE: join(store.dir, 'cache'), LISTMINER_BENCH_USAGE: usageFile ?? '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-8000)));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code === 0) resolvePromise({ stdout, stderr });
-      else reject(new Error(`listminer ${args.join(' ')} exited ${code}:\n${stderr.trim()}`));
-    });
-  });
+  return runCli({ db: store.url, dir: store.dir, usageFile }, args);
 }
 
 function compactResult(stage, json) {

@@ -109,7 +109,8 @@ async function runWithListr<T>(title: string, work: (progress: ProgressListener)
   let wake: (() => void) | undefined;
   let finished = false;
   let result: T | undefined;
-  let failure: unknown;
+  // Boxed, so a work that rejects with undefined still counts as failed.
+  let failure: { error: unknown } | undefined;
 
   const openRow = (event: StartEvent): Row => {
     let end!: (event: EndEvent) => void;
@@ -148,7 +149,7 @@ async function runWithListr<T>(title: string, work: (progress: ProgressListener)
     task: async (_ctx, task) => {
       const row = await nextRow();
       if (!row) {
-        if (failure !== undefined) throw failure;
+        if (failure) throw failure.error;
         // The stage's own row says how its rows went: never ✔ over a failed list or a run a signal stopped.
         if (rowsFailed) throw new Error(`${rowsFailed} failed`);
         if (signal?.aborted) stageTask?.skip(`${title}  stopped by a signal`);
@@ -190,7 +191,7 @@ async function runWithListr<T>(title: string, work: (progress: ProgressListener)
               result = value;
             },
             (error: unknown) => {
-              failure = error;
+              failure = { error };
             },
           ).finally(() => {
             // Rows the work left open must end too, or the view would wait for them forever.
@@ -218,6 +219,6 @@ async function runWithListr<T>(title: string, work: (progress: ProgressListener)
     },
   );
   await listr.run();
-  if (failure !== undefined) throw failure;
+  if (failure) throw failure.error;
   return result as T;
 }

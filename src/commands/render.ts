@@ -5,9 +5,9 @@ import { ExitCode } from '../core/errors.js';
 import { renderSite, type RenderResult } from '../core/render/render-site.js';
 
 export default class Render extends BaseCommand<typeof Render> {
-  static override summary = 'Write the stored mail as a static archive site: lists, months, threads, raw messages.';
+  static override summary = 'Write the stored mail as a static archive site: lists, months, threads, people, search, raw messages.';
   static override description =
-    'Writes a site into --out that reads from disk (file://) or from any static web server, with no script on its reading pages: a front page of the lists, per list an overview (messages per month by class, top posters, patch series waiting for review) and its months, per month its threads, per thread its reply tree and every message (quotes and signatures folded, patches as diffs, links to the issue or pull request, the raw .eml, the thread as mbox). Addresses come from each message\'s identity and never change. Only files whose content changed are written; render-manifest.json in --out keeps their hashes. With --since, month and thread pages of earlier months are left as they are.';
+    'Writes a site into --out that reads from disk (file://) or from any static web server, with no script on its reading pages: a front page of the lists, per list an overview (messages per month by class, top posters, patch series waiting for review), its months and a search page (an index of subjects, senders and text built at render time), per month its threads, per thread its reply tree and every message (quotes and signatures folded, patches as diffs, links to the issue or pull request, the raw .eml, the thread as mbox), per person the lists they write to and their messages by month. Addresses come from each message\'s identity and never change. Only files whose content changed are written; render-manifest.json in --out keeps their hashes. With --since, month and thread pages of earlier months are left as they are.';
   static override examples = [
     '<%= config.bin %> render --out site/',
     '<%= config.bin %> render --out site/ --list dev@kafka.apache.org --since 2025-01',

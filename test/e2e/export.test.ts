@@ -117,7 +117,7 @@ async function duckdb() {
 
 async function readParquet(path: string): Promise<Row[]> {
   const reader = await (await duckdb()).runAndReadAll(`SELECT * FROM read_parquet('${path.replaceAll("'", "''")}')`);
-  return reader.getRowObjectsJS() as Row[];
+  return reader.getRowObjectsJS();
 }
 
 async function parquetTypes(path: string): Promise<Array<{ name: string; type: string }>> {

@@ -1,46 +1,15 @@
-import type { ChildProcess } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { addMonths, monthOf } from '../../src/core/archive/month.js';
-import type { ArchiveServer } from '../helpers/archive-server.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
-import { corpusMissing, corpusPath } from '../helpers/corpus.js';
-import { type TestDatabase, queryAt } from '../helpers/databases.js';
+import type { TestDatabase } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
-import { serveFolder, startPythonHttpServer } from '../helpers/folder-server.js';
-import { LONG_MODE } from '../helpers/long-mode.js';
 import { countMessagePages, Mailman2Archive, monthOfVolume, samplePosts, volumeName } from '../helpers/mailman2-archive.js';
-
-interface FetchJson {
-  lists: Array<{ list: string; status: string; staged: number; error?: { message: string } }>;
-}
+import { serveArchives, stagedByMonth, total, type FetchJson, type Served } from '../helpers/pipermail-fetch.js';
 
 const THIS_MONTH = monthOf(new Date());
-
-async function stagedByMonth(url: string, list: string): Promise<Map<string, number>> {
-  const rows = await queryAt<{ archive_month: string; n: number | string }>(
-    url,
-    'SELECT s.archive_month, COUNT(*) AS n FROM staged_messages s JOIN lists l ON l.id = s.list_id WHERE l.name = ? GROUP BY s.archive_month',
-    [list],
-  );
-  return new Map(rows.map((row) => [row.archive_month, Number(row.n)]));
-}
-const total = (counts: Map<string, number>) => [...counts.values()].reduce((a, b) => a + b, 0);
-
-/** A served root holding `pipermail/<list>/` for each archive folder, and the two servers over it. */
-interface Served {
-  root: string;
-  http11: ArchiveServer;
-  http10: { url: string; process: ChildProcess };
-}
-
-async function serveArchives(root: string, folders: Record<string, string>): Promise<Served> {
-  mkdirSync(join(root, 'pipermail'), { recursive: true });
-  for (const [list, folder] of Object.entries(folders)) symlinkSync(folder, join(root, 'pipermail', list));
-  return { root, http11: await serveFolder(root), http10: await startPythonHttpServer(root) };
-}
 
 describeOnDialectDatabases('fetch of pipermail archives written as Mailman 2.1 writes them on $dialect', (databases) => {
   let dir: string;
@@ -122,68 +91,3 @@ describeOnDialectDatabases('fetch of pipermail archives written as Mailman 2.1 w
     expect(await stagedByMonth(db.url, 'dev@lists.example.org')).toEqual(new Map([...expected()].map(([m, n]) => [m, m === changed ? n + 1 : n])));
   });
 });
-
-/**
- * The three real Mailman 2.1 snapshots: true counts from MANIFEST.md (unique
- * Message-IDs = per-message pages). Mail Mailman archived twice is one
- * message: in lightning-dev's 2020-January one message was archived again and
- * the Scrubber linked its attachment as `attachment-0001.sig` the second time.
- */
-const SNAPSHOTS = [
-  { list: 'canorus-devel@lists.berlios.de', folder: 'berlios-canorus-devel-maillist', messages: 996 },
-  { list: 'fetchmail-devel@lists.berlios.de', folder: 'berlios-fetchmail-devel-maillist', messages: 1655 },
-  { list: 'lightning-dev@lists.linuxfoundation.org', folder: 'lightning-dev-wget/lists.linuxfoundation.org/pipermail/lightning-dev', messages: 3988 },
-];
-const distinctMessageIds = async (url: string, list: string) =>
-  Number(
-    (
-      await queryAt<{ n: number | string }>(url, 'SELECT COUNT(DISTINCT s.message_id) AS n FROM staged_messages s JOIN lists l ON l.id = s.list_id WHERE l.name = ?', [
-        list,
-      ])
-    )[0]!.n,
-  );
-
-describeOnDialectDatabases(
-  'fetch of real Mailman 2.1 snapshots on $dialect',
-  (databases) => {
-    let dir: string;
-    let env: NodeJS.ProcessEnv;
-    let served: Served;
-
-    beforeAll(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'listminer-pipermail-real-'));
-      env = { LISTMINER_CACHE: join(dir, 'cache') };
-      served = await serveArchives(join(dir, 'served'), Object.fromEntries(SNAPSHOTS.map((s) => [s.list.split('@')[0]!, corpusPath(s.folder)])));
-    });
-    afterAll(async () => {
-      await served?.http11.close();
-      served?.http10.process.kill();
-      rmSync(dir, { recursive: true, force: true });
-    });
-
-    for (const snapshot of SNAPSHOTS) {
-      it(`stores ${snapshot.messages} messages of ${snapshot.folder}, as many as its pages, over HTTP/1.1, HTTP/1.0 and read locally`, async () => {
-        const pages = new Map([...countMessagePages(corpusPath(snapshot.folder))].map(([volume, n]) => [monthOfVolume(volume), n]));
-        for (const [label, args, name] of [
-          ['HTTP/1.1', ['--system', 'pipermail', snapshot.list, '--base-url', served.http11.url], snapshot.list],
-          ['HTTP/1.0', ['--system', 'pipermail', snapshot.list, '--base-url', served.http10.url], snapshot.list],
-          ['local mbox', ['--system', 'mbox', corpusPath(snapshot.folder)], corpusPath(snapshot.folder)],
-        ] as const) {
-          const db = await databases.create();
-          const added = await runCli(['lists', 'add', ...args, '--db', db.url], { env });
-          expect(added.code, added.stderr).toBe(0);
-          const run = await runCliJson<FetchJson>(['fetch', '--list', name, '--full', '--db', db.url], { env, timeoutMs: 600_000 });
-          expect(run.json.lists[0], `${label}: ${run.stderr}`).toMatchObject({ status: 'done' });
-          const stored = await stagedByMonth(db.url, name);
-          expect(await distinctMessageIds(db.url, name), label).toBe(snapshot.messages);
-          expect(total(stored), label).toBe(snapshot.messages);
-          if (label !== 'local mbox') for (const [month, n] of pages) expect(stored.get(month) ?? 0, `${label} ${month}`).toBe(n);
-        }
-      }, 900_000);
-    }
-  },
-  {
-    skip: corpusMissing,
-    ...(LONG_MODE ? {} : { only: ['sqlite'] as const, onlyWhy: 'the full snapshots run on PostgreSQL too under LISTMINER_LONG=1' }),
-  },
-);

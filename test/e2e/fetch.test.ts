@@ -7,7 +7,6 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { addMonths, monthOf } from '../../src/core/archive/month.js';
 import { openStore } from '../../src/core/store/open-store.js';
 import { RUN_JS, runCli, runCliJson } from '../helpers/cli.js';
-import { corpusMissing } from '../helpers/corpus.js';
 import { type TestDatabase, queryAt } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 import { kernelMail, PublicInboxArchive, withMessageId } from '../helpers/public-inbox-archive.js';
@@ -39,7 +38,7 @@ describeOnDialectDatabases('fetch of a public-inbox archive on $dialect', (datab
   let db: TestDatabase;
   let archive: PublicInboxArchive;
   let env: NodeJS.ProcessEnv;
-  const mail = corpusMissing ? [] : kernelMail();
+  const mail = kernelMail();
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'listminer-fetch-'));
@@ -123,7 +122,7 @@ describeOnDialectDatabases('fetch of a public-inbox archive on $dialect', (datab
     ]);
     await runCli(['lists', 'rm', 'no-such-inbox', '--db', db.url], { env });
   });
-}, { skip: corpusMissing });
+});
 
 describeOnDialectDatabases('a fetch stopped mid-month on $dialect', (databases) => {
   const bigMonth = addMonths(NOW_MONTH, -1);
@@ -207,7 +206,7 @@ describeOnDialectDatabases('a fetch stopped mid-month on $dialect', (databases) 
     expect(rerun.json.lists[0]).toMatchObject({ monthsPlanned: 2 });
     expect(await stagedKeys(db.url, 'lkml')).toEqual(await stagedKeys(clean.url, 'lkml'));
   });
-}, { skip: corpusMissing });
+});
 
 describeOnDialectDatabases('two fetch processes on one $dialect database', (databases) => {
   let db: TestDatabase;

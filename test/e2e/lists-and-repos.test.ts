@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TestDatabase } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
@@ -90,9 +93,6 @@ describe('database errors', () => {
   });
 
   it('refuses a bad config file with its line and exit code 2', async () => {
-    const { mkdtempSync, writeFileSync } = await import('node:fs');
-    const { join } = await import('node:path');
-    const { tmpdir } = await import('node:os');
     const dir = mkdtempSync(join(tmpdir(), 'listminer-config-'));
     writeFileSync(join(dir, 'bad.yaml'), 'database: ./x.db\nworkers: many\n');
     const result = await runCli(['lists', 'ls', '--config', join(dir, 'bad.yaml')]);

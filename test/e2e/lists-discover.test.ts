@@ -3,7 +3,6 @@ import type { ArchiveServer } from '../helpers/archive-server.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
 import type { TestDatabase } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
-import { corpusMissing } from '../helpers/corpus.js';
 import { startPonyMailServer } from '../helpers/ponymail-server.js';
 
 interface Discovered {
@@ -69,4 +68,4 @@ describeOnDialectDatabases('lists discover on $dialect', (databases) => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('Error: The pipermail system has no list catalogue to discover from.');
   });
-}, { skip: corpusMissing });
+});

@@ -1,88 +1,21 @@
-import { beforeAll, expect, it } from 'vitest';
-import { openStore } from '../../src/core/store/open-store.js';
-import { corpusMissing, corpusPath } from '../helpers/corpus.js';
-import type { TestDatabase } from '../helpers/databases.js';
-import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
-import { runCli, runCliJson } from '../helpers/cli.js';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll } from 'vitest';
+import { fixtureMessages, fixturePath } from '../helpers/mail-files.js';
+import { describePipeline } from '../helpers/pipeline-runs.js';
 
-interface ListRow {
-  name: string;
-  system: string;
-  counts: { staged: number; drained: number; deferred: number; shunted: number };
+const dir = mkdtempSync(join(tmpdir(), 'listminer-pipeline-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Kernel mail delivered to a Maildir, as a mail client or getmail leaves it: one file per message in cur/. */
+function kernelMaildir(): string {
+  const root = join(dir, 'lkml');
+  for (const folder of ['cur', 'new', 'tmp']) mkdirSync(join(root, folder), { recursive: true });
+  ['kernel/series.mbox', 'kernel/revisions.mbox', 'classify/formats/kernel.mbox'].flatMap(fixtureMessages).forEach((raw, i) => {
+    writeFileSync(join(root, 'cur', `${1704800000 + i}.M${i}P4242.host:2,S`), raw);
+  });
+  return root;
 }
 
-const APACHE = corpusPath('incubator-ponymail-foal/test/resources');
-const LKML = corpusPath('notmuch/test/corpora/lkml');
-
-// fetch → classify → drain on real archives, as a cron entry would chain them.
-describeOnDialectDatabases('the pipeline on real mail, $dialect', (databases) => {
-  let db: TestDatabase;
-  const cli = (args: string[]) => runCliJson<Record<string, unknown>>([...args, '--db', db.url]);
-  const lists = async () => (await runCliJson<{ lists: ListRow[] }>(['lists', 'ls', '--db', db.url])).json.lists;
-  const tableCounts = async () => {
-    const store = await openStore(db.url);
-    try {
-      const count = async (table: string) => Number((await store.db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`))!.n);
-      return {
-        email_messages: await count('email_messages'),
-        message_bodies: await count('message_bodies'),
-        contributors: await count('contributors'),
-        staged_messages: await count('staged_messages'),
-      };
-    } finally {
-      await store.close();
-    }
-  };
-
-  beforeAll(async () => {
-    db = await databases.create();
-    expect((await runCli(['lists', 'add', '--system', 'mbox', '--rules', 'apache_ponymail', APACHE, '--repo', 'https://github.com/apache/incubator-ponymail-foal', '--db', db.url])).code).toBe(0);
-    expect((await runCli(['lists', 'add', '--system', 'maildir', LKML, '--db', db.url])).code).toBe(0);
-  });
-
-  it('accounts for every staged message as drained, deferred or shunted, per list', async () => {
-    const fetch = await cli(['fetch', '--full']);
-    expect(fetch.code, fetch.stderr).toBe(0);
-    const classify = await cli(['classify']);
-    expect(classify.code, classify.stderr).toBe(0);
-    const drain = await cli(['drain']);
-    expect(drain.code, drain.stderr).toBe(0);
-
-    const rows = await lists();
-    expect(rows).toHaveLength(2);
-    for (const row of rows) {
-      expect(row.counts.staged, row.name).toBeGreaterThan(0);
-      expect(row.counts.drained + row.counts.deferred + row.counts.shunted, row.name).toBe(row.counts.staged);
-    }
-    const apache = rows.find((r) => r.system === 'mbox')!;
-    const lkml = rows.find((r) => r.system === 'maildir')!;
-    expect(apache.counts.deferred).toBe(0);
-    expect(lkml.counts.drained).toBe(0); // no repo yet: its mail waits
-    expect(lkml.counts.deferred).toBe(lkml.counts.staged);
-    expect((await tableCounts()).email_messages).toBe(apache.counts.drained);
-  });
-
-  it('changes nothing when every stage runs again', async () => {
-    // lastRunAt records that fetch ran; everything else must stay as it was.
-    const snapshot = async () => ({ lists: (await lists()).map(({ lastRunAt: _, ...rest }: ListRow & { lastRunAt?: string }) => rest), tables: await tableCounts() });
-    const before = await snapshot();
-    for (const stage of [['fetch', '--full', '--now'], ['classify'], ['drain']]) {
-      const run = await cli(stage);
-      expect(run.code, `${stage[0]}: ${run.stderr}`).toBe(0);
-    }
-    expect(await snapshot()).toEqual(before);
-  });
-
-  it('drains deferred mail once the list has a repo, without fetching again', async () => {
-    const before = await tableCounts();
-    expect((await runCli(['lists', 'add', '--system', 'maildir', LKML, '--repo', 'https://github.com/torvalds/linux', '--db', db.url])).code).toBe(0);
-    const drain = await cli(['drain']);
-    expect(drain.code, drain.stderr).toBe(0);
-    const lkml = (await lists()).find((r) => r.system === 'maildir')!;
-    expect(lkml.counts.deferred).toBe(0);
-    expect(lkml.counts.drained + lkml.counts.shunted).toBe(lkml.counts.staged);
-    const after = await tableCounts();
-    expect(after.staged_messages).toBe(before.staged_messages);
-    expect(after.email_messages).toBe(before.email_messages + lkml.counts.drained);
-  });
-}, { skip: corpusMissing });
+describePipeline('the pipeline on list mail, $dialect', () => ({ apache: fixturePath('ponymail'), lkml: kernelMaildir() }));

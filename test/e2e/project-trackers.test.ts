@@ -62,7 +62,7 @@ describeOnDialectDatabases('project of Bugzilla, debbugs, RT and GH-N mail on $d
     const db = await databases.create();
     const folder = join(dir, `trackers-${db.dialect}`);
     mkdirSync(folder);
-    const [bugzilla, rt, debbugs] = ['bugzilla.mbox', 'rt.mbox', 'debbugs.mbox'].map(fixtureMessages);
+    const [bugzilla, rt, debbugs] = [fixtureMessages('bugzilla.mbox'), fixtureMessages('rt.mbox'), fixtureMessages('debbugs.mbox')];
     // First each bug's opening mail (and the debbugs follow-up of a person, which names no tracker host).
     writeMbox(join(folder, 'first.mbox'), [bugzilla[0]!, rt[0]!, debbugs[0]!, debbugs[1]!]);
     const add = await runCli(['lists', 'add', '--system', 'mbox', '--rules', 'apache_ponymail', folder, '--repo', KAFKA, '--db', db.url]);

@@ -55,7 +55,7 @@ async function insertPullRequest(store: Store, repoId: number, number: number): 
 }
 
 /** What project wrote, named by message keys and people rather than row ids (which depend on the order mail was stored in). */
-async function projection(url: string): Promise<Record<string, unknown[]>> {
+async function projection(url: string): Promise<Record<'issues' | 'issueLinks' | 'pullRequestLinks' | 'kinds', unknown[]>> {
   return withStore(url, async (store) => {
     const issues = await store.db.all<Record<string, unknown>>(
       'SELECT id, number, external_key, title, state, author_id, is_synthetic, comment_count, created_at, updated_at FROM issues ORDER BY id',

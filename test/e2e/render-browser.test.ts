@@ -1,3 +1,5 @@
+// The page callbacks run in Chromium, where the DOM's types apply.
+/// <reference lib="dom" />
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -101,7 +103,39 @@ describeOnDialectDatabases(
       await tab.waitForFunction("location.pathname.includes('/t/')", { timeout: 10_000 });
       const at = new URL(tab.url());
       expect(at.hash).toMatch(/^#m-[a-z2-7]{10}$/);
+      expect(await tab.$eval(at.hash, (article) => (article as { textContent: string | null }).textContent)).toContain('2024020505.paol@example.invalid');
+      expect(problems).toEqual([]);
+      await tab.close();
+    }, 60_000);
+
+    it("finds a known message by words of its text with a list's search, from disk, and its hit leads to the message", async () => {
+      const tab = await browser.newPage();
+      const problems: string[] = [];
+      tab.on('console', (message) => problems.push(`console ${message.type()}: ${message.text()}`));
+      tab.on('pageerror', (error) => problems.push(String(error)));
+      tab.on('requestfailed', (request) => problems.push(`could not load ${request.url()}`));
+      const searchPage = siteFiles(site).find((f) => f.endsWith('/search.html') && f.includes('kernel-net'))!;
+      const url = pathToFileURL(join(site, searchPage));
+      url.searchParams.set('q', 'resume path on purpose');
+      await tab.goto(url.href, { waitUntil: 'load' });
+      await tab.waitForSelector('#hits li', { timeout: 10_000 });
+      const first = await tab.$eval('#hits li', (li) => li.textContent ?? '');
+      expect(first).toContain('Re: [PATCH net-next 1/3] net: foo: reset the MAC on probe');
+      expect(first).toContain('Paola Abeni');
+      await Promise.all([tab.waitForNavigation({ waitUntil: 'load' }), tab.click('#hits li a')]);
+      await tab.waitForFunction("location.pathname.includes('/t/')", { timeout: 10_000 });
+      const at = new URL(tab.url());
       expect(await tab.$eval(at.hash, (article) => article.textContent)).toContain('2024020505.paol@example.invalid');
+      // A sender's name finds their mail first, and nothing found says so.
+      const byName = pathToFileURL(join(site, searchPage));
+      byName.searchParams.set('q', 'Abeni');
+      await tab.goto(byName.href, { waitUntil: 'load' });
+      await tab.waitForSelector('#hits li', { timeout: 10_000 });
+      expect(await tab.$eval('#hits li', (li) => li.textContent ?? '')).toContain('Paola Abeni');
+      const nothing = pathToFileURL(join(site, searchPage));
+      nothing.searchParams.set('q', 'zzyzxqq');
+      await tab.goto(nothing.href, { waitUntil: 'load' });
+      await tab.waitForFunction("document.getElementById('result').textContent === 'No message matches.'", { timeout: 10_000 });
       expect(problems).toEqual([]);
       await tab.close();
     }, 60_000);

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { callNumber, listKey, listSlug } from '../../src/core/render/call-number.js';
 import type { RenderResult } from '../../src/core/render/render-site.js';
+import type { StatsResult } from '../../src/core/stats/collect-stats.js';
 import { paths } from '../../src/core/render/thread-model.js';
 import { openStore } from '../../src/core/store/open-store.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
@@ -117,6 +118,73 @@ describeOnDialectDatabases('render on $dialect', (databases) => {
     }
   });
 
+  it('draws the same messages per month as stats --json counts', async () => {
+    for (const list of first.lists) {
+      const stats = await runCliJson<StatsResult>(['stats', '--db', db.url, '--list', list.name, '--json']);
+      expect(stats.code, stats.stderr).toBe(0);
+      const counted = new Map(stats.json.monthly[0]!.months.filter((m) => m.count > 0).map((m) => [m.month, m.count]));
+      const drawn = new Map<string, number>();
+      for (const bar of pageTags(page(list.path)).filter((t) => t.name === 'rect' && t.attributes['data-count'])) {
+        drawn.set(bar.attributes['data-month']!, (drawn.get(bar.attributes['data-month']!) ?? 0) + Number(bar.attributes['data-count']));
+      }
+      expect(drawn, list.name).toEqual(counted);
+      // The chart says what it shows to a screen reader.
+      expect(page(list.path)).toMatch(/<svg[^>]*role="img"[^>]*><title>Messages per month by class, \d{4}-\d{2} to \d{4}-\d{2}<\/title><desc>/);
+    }
+  });
+
+  it("gives every sender's person a page with their messages and lists, linked from each of their messages", async () => {
+    const rows = await query<Record<string, unknown>>(
+      `SELECT e.sender_id, l.system, l.name, e.message_key, r.message_key AS root_key
+       FROM email_messages e JOIN lists l ON l.id = e.list_id JOIN email_messages r ON r.id = e.thread_root_id WHERE e.sender_id IS NOT NULL`,
+    );
+    const personOf = new Map<number, string>();
+    const mailOf = new Map<string, Set<string>>();
+    for (const row of rows) {
+      const key = listKey({ system: String(row.system), name: String(row.name) });
+      const call = callNumber(key, String(row.message_key));
+      const thread = page(paths.thread(callNumber(key, String(row.root_key))));
+      const article = thread.slice(thread.indexOf(`<article id="m-${call}"`));
+      const person = /<a class="who" href="\.\.\/\.\.\/(p\/[^"]+)"/.exec(article.slice(0, article.indexOf('</header>')))?.[1];
+      expect(person, `sender of ${call}`).toBeDefined();
+      const sender = Number(row.sender_id);
+      expect(personOf.get(sender) ?? person, 'one page per person').toBe(person);
+      personOf.set(sender, person!);
+      mailOf.set(person!, (mailOf.get(person!) ?? new Set()).add(paths.message(call)));
+    }
+    expect(mailOf.size).toBeGreaterThan(10);
+    expect(new Set(personOf.values()).size).toBe(personOf.size);
+    for (const [person, mail] of mailOf) {
+      const text = page(person);
+      expect(text).toContain(`<p>${mail.size} messages · `);
+      const linked = new Set(pageTags(text).filter((t) => t.name === 'a' && t.attributes.href?.startsWith('../../m/')).map((t) => t.attributes.href!.slice(6)));
+      expect(linked, person).toEqual(mail);
+    }
+    expect(siteFiles(join(out, 'site')).filter((f) => f.startsWith('p/'))).toHaveLength(mailOf.size);
+    // The overview's top posters lead to their people.
+    const kernel = first.lists.find((l) => l.name === KERNEL)!;
+    const posters = pageTags(page(kernel.path)).filter((t) => t.name === 'a' && t.attributes.href?.startsWith('../../p/'));
+    expect(posters.length).toBeGreaterThan(3);
+  });
+
+  it("indexes each month of a list for search, each message once", async () => {
+    const rows = await query<{ system: string; name: string; message_key: string; sent_at: string | null }>(`SELECT l.system, l.name, e.message_key, e.sent_at FROM email_messages e JOIN lists l ON l.id = e.list_id`);
+    const expected = new Map<string, Set<string>>();
+    for (const row of rows) {
+      const list = { system: row.system, name: row.name };
+      const file = `lists/${listSlug(list)}/search/${row.sent_at ? row.sent_at.slice(0, 7) : 'undated'}.js`;
+      expected.set(file, (expected.get(file) ?? new Set()).add(paths.message(callNumber(listKey(list), row.message_key))));
+    }
+    expect(siteFiles(join(out, 'site')).filter((f) => /^lists\/[^/]+\/search\//.test(f))).toEqual([...expected.keys()].sort());
+    for (const [file, hrefs] of expected) {
+      const script = page(file);
+      expect(script.startsWith('listminerSearch(')).toBe(true);
+      const stored = [...script.matchAll(/"href":"([^"]+)"/g)].map((m) => m[1]!);
+      expect(new Set(stored), file).toEqual(hrefs);
+      expect(stored).toHaveLength(hrefs.size);
+    }
+  });
+
   it('gives every patch series a page, listed on its list, that links the thread of each version', async () => {
     const rows = await query<Record<string, unknown>>(
       `SELECT s.series_key, l.system, l.name, root.message_key AS root_key, p.version
@@ -140,7 +208,9 @@ describeOnDialectDatabases('render on $dialect', (databases) => {
     for (const file of siteFiles(join(out, 'site')).filter((f) => f.endsWith('.html'))) {
       const tags = pageTags(page(file));
       const scripts = tags.filter((t) => ['script', 'style', 'iframe', 'img', 'object', 'embed', 'form', 'base'].includes(t.name));
-      if (file === 'lookup.html') expect(scripts.map((t) => `${t.name} ${t.attributes.src ?? t.attributes.id}`)).toEqual(['script lookup.js', 'form lookup']);
+      const found = scripts.map((t) => `${t.name} ${t.attributes.src ?? t.attributes.id}`);
+      if (file === 'lookup.html') expect(found).toEqual(['script lookup.js', 'form lookup']);
+      else if (/^lists\/[^/]+\/search\.html$/.test(file)) expect(found).toEqual(['script ../../minisearch.js', 'script ../../search.js', 'form search']);
       else expect(scripts, file).toEqual([]);
       for (const tag of tags) {
         expect(Object.keys(tag.attributes).filter((a) => a.startsWith('on')), `${file} <${tag.name}>`).toEqual([]);

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import postgres from 'postgres';
 import { RUN_JS, runCli } from '../helpers/cli.js';
@@ -73,7 +73,7 @@ async function interrupt(db: TestDatabase, stage: string[], signal: NodeJS.Signa
     detached: true, // its own process group, so SIGINT reaches it as a terminal's Ctrl-C does
   });
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const reader = await countWhileRunning(db, progressSql);
   try {
@@ -97,7 +97,6 @@ const KEYS = 'SELECT message_key FROM staged_messages ORDER BY message_key';
 const LOCKS_HELD = 'SELECT COUNT(*) AS n FROM stage_locks WHERE locked_at IS NOT NULL OR locked_pid IS NOT NULL';
 
 describeOnDialectDatabases('every stage stopped by a signal on $dialect', (databases) => {
-  const { dialect } = databases;
   let clean: unknown;
 
   async function registered(): Promise<TestDatabase> {

@@ -40,7 +40,7 @@ describe('a --db that is not a usable SQLite database', () => {
     mkdirSync(folder);
     const file = join(folder, 'ro.db');
     expect((await runCli(['lists', 'ls', '--db', file])).code).toBe(0);
-    let unmount = () => {};
+    let unmount: () => void;
     if (process.getuid?.() === 0) {
       // root writes through file modes; a read-only mount is what stops it.
       try {

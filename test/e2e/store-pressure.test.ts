@@ -199,14 +199,14 @@ function holdWriteLock(path: string): { held: Promise<void>; release: () => Prom
   `;
   const child = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
   const held = new Promise<void>((resolve, reject) => {
-    child.stdout!.once('data', () => resolve());
+    child.stdout.once('data', () => resolve());
     child.once('exit', (code) => reject(new Error(`the lock holder exited with ${code}`)));
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     held,
     release: async () => {
-      child.stdin!.write('release\n');
+      child.stdin.write('release\n');
       await exited;
     },
   };
@@ -218,6 +218,6 @@ function spawnCli(args: string[]): { process: ChildProcess; exited: Promise<numb
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return { process: child, exited: new Promise((resolve) => child.on('close', (code) => resolve(code))), stderr: () => stderr };
 }

@@ -1,7 +1,9 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SourceContext } from '../../src/core/archive/archive-source.js';
+import { expect } from 'vitest';
+import type { ArchiveSource, SourceContext } from '../../src/core/archive/archive-source.js';
+import { monthOf, monthsBetween } from '../../src/core/archive/month.js';
 import type { ListRecord } from '../../src/core/store/list-records.js';
 import type { BackendName } from '../../src/core/systems/backend-names.js';
 
@@ -44,5 +46,14 @@ export function sourceContext(backend: BackendName, name: string, options: { bas
 export async function collectMessages(items: AsyncIterable<{ raw: Buffer; sourceRef?: string }>): Promise<Array<{ raw: Buffer; sourceRef?: string }>> {
   const out = [];
   for await (const item of items) out.push(item);
+  return out;
+}
+
+/** Everything a source gives for a list over every month from its first to the current one. */
+export async function collectAllMonths(source: ArchiveSource, context: SourceContext): Promise<Array<{ raw: Buffer; sourceRef?: string }>> {
+  const first = await source.firstMonth(context);
+  expect(first).toBeDefined();
+  const out = [];
+  for (const month of monthsBetween(first!, monthOf(new Date()))) out.push(...(await collectMessages(source.fetchMonth(context, month))));
   return out;
 }

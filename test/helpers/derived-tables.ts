@@ -92,7 +92,7 @@ function cell(value: unknown): string {
       return value;
     }
   }
-  return String(value);
+  return `${value as string | number | bigint}`;
 }
 
 function canonical(value: unknown): string {

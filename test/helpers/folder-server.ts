@@ -31,7 +31,7 @@ export async function startPythonHttpServer(folder: string): Promise<{ url: stri
   const child = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', folder], { stdio: ['ignore', 'pipe', 'pipe'] });
   const port = await new Promise<string>((resolve, reject) => {
     let seen = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       seen += chunk.toString();
       const match = /port (\d+)/.exec(seen);
       if (match) resolve(match[1]!);

@@ -76,8 +76,8 @@ function serve(command: string[], env: NodeJS.ProcessEnv): { child: ChildProcess
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-20_000);
   };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
   return { child, log: () => output };
 }
 

@@ -1,16 +1,17 @@
 import { readFileSync } from 'node:fs';
-import { corpusPath } from './corpus.js';
+import { fixturePath } from './mail-files.js';
 import { send, sendCutOff, startArchiveServer, type ArchiveServer } from './archive-server.js';
 
-export const PONY_MONTH_FILE = 'incubator-ponymail-foal/test/resources/users_ponymail_apache_org_2022-01.mbox';
+/** A month as Pony Mail's mbox.lua hands it over: six messages of users@ponymail.apache.org. */
+export const PONY_MONTH_FILE = fixturePath('ponymail/users_ponymail_apache_org_2022-01.mbox');
 
 /**
  * A Pony Mail Foal API as lists.apache.org answers it, for a few lists.
- * users@ponymail.apache.org holds January 2022 (a real month download from
- * the corpus); other months are empty; some months misbehave on purpose.
+ * users@ponymail.apache.org holds January 2022 (a month download written as
+ * mbox.lua writes one); other months are empty; some months misbehave on purpose.
  */
 export function startPonyMailServer(): Promise<ArchiveServer> {
-  const month = readFileSync(corpusPath(PONY_MONTH_FILE));
+  const month = readFileSync(PONY_MONTH_FILE);
   let busy = 0;
   return startArchiveServer((url, response) => {
     const params = url.searchParams;

@@ -1,8 +1,7 @@
-import { splitMboxBuffer } from '../../src/core/archive/mbox-reader.js';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { corpusFiles, corpusPath } from './corpus.js';
+import { fixtureMessages } from './mail-files.js';
 
 export interface InboxCommit {
   raw: Buffer;
@@ -63,14 +62,12 @@ export class PublicInboxArchive {
   }
 }
 
-/** Real kernel-shaped mail: the b4 sample series and public-inbox's own test messages. */
+/** Kernel-shaped mail: a b4 patch series with review, a partial re-roll, and git send-email revisions (test/fixtures/kernel). */
 export function kernelMail(): Buffer[] {
-  const mboxes = corpusFiles('b4/src/tests/samples').filter((file) => file.endsWith('.mbox'));
-  const emls = corpusFiles('public-inbox/t').filter((file) => file.endsWith('.eml'));
-  return [...mboxes.flatMap((file) => splitMboxBuffer(readFileSync(corpusPath(file)))), ...emls.map((file) => readFileSync(corpusPath(file)))];
+  return [...fixtureMessages('kernel/series.mbox'), ...fixtureMessages('kernel/revisions.mbox')];
 }
 
-/** A copy of a message under a new Message-ID, for months larger than the corpus. */
+/** A copy of a message under a new Message-ID, for months larger than the fixtures. */
 export function withMessageId(raw: Buffer, id: string): Buffer {
   const text = raw.toString('latin1');
   const replaced = /^message-id:.*$/im.test(text) ? text.replace(/^message-id:.*$/im, `Message-ID: <${id}>`) : `Message-ID: <${id}>\n${text}`;

@@ -18,6 +18,7 @@ export interface RecordingStore {
 export function sqliteStoreRecordingStatements(): RecordingStore {
   let store: TestStore | undefined;
   let prepared: string[] = [];
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- the original, called with .call(this) in its place
   const prepare = Database.prototype.prepare;
 
   beforeEach(async () => {

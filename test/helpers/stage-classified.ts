@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { expect } from 'vitest';
 import { identifyMessage } from '../../src/core/archive/message-key.js';
 import { splitMboxBuffer } from '../../src/core/archive/mbox-reader.js';
 import type { Envelope, MsgClass } from '../../src/core/classify/envelope.js';
@@ -50,4 +52,18 @@ export function readMbox(path: string): Buffer[] {
 export function mail(headers: Record<string, string>, body = 'text\n'): Buffer {
   const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
   return Buffer.from(`${lines.join('\n')}\n\n${body}`);
+}
+
+/**
+ * Stages `messages` on a new mbox list and checks the store keeps them in
+ * under `bound` of their size, giving every one back byte for byte.
+ */
+export async function expectStoredCompressed(store: Store, messages: Buffer[], bound: number): Promise<void> {
+  const listId = (await store.lists.register({ system: 'mbox', name: '/tmp/list.mbox' })).list.id;
+  await store.staging.stageBatch(listId, null, messages.map((raw) => ({ raw, ...identifyMessage(raw) })));
+  const total = await store.db.get<{ stored: number; size: number }>('SELECT SUM(LENGTH(r.raw)) AS stored, SUM(s.size) AS size FROM staged_messages s JOIN staged_message_raws r ON r.staged_message_id = s.id');
+  expect(Number(total!.stored)).toBeLessThan(bound * Number(total!.size));
+  const digest = (raw: Buffer) => createHash('sha256').update(raw).digest('hex');
+  const back = (await store.classify.nextBatch({ listId, statuses: ['staged'] }, 0, 100_000)).map((m) => digest(m.raw));
+  expect(new Set(back)).toEqual(new Set(messages.map(digest)));
 }

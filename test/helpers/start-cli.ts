@@ -31,8 +31,8 @@ export function startCli(args: readonly string[], options: { env?: NodeJS.Proces
   });
   const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];
-  child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));
-  child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
+  child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
   let peakRssBytes = 0;
   const sample = () => {
     try {

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { corpusMissing, corpusPath } from '../helpers/corpus.js';
 import type { Dialect, TestDatabase } from '../helpers/databases.js';
@@ -170,7 +170,6 @@ describeOnDialectDatabases('the pipeline killed with SIGKILL at random points on
  * has, releases its lock and exits with 130; the next run goes on from there.
  */
 describeOnDialectDatabases('every stage stopped with SIGTERM on $dialect', (databases) => {
-  const { dialect } = databases;
   let dir: string;
   let db: TestDatabase;
   const env = () => ({ LISTMINER_CACHE: join(dir, 'cache') });

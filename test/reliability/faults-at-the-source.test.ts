@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { addMonths, monthOf } from '../../src/core/archive/month.js';
 import { openStore } from '../../src/core/store/open-store.js';
 import { runCli } from '../helpers/cli.js';

@@ -82,7 +82,7 @@ describeOnDialects('classify stage on $dialect', (getStore) => {
     await classifyStaged(store, systems, {}, silentProgress);
     const row = await byKey('nul@x');
     expect(row.status).toBe('classified');
-    expect(JSON.parse(typeof row.envelope === 'string' ? row.envelope : JSON.stringify(row.envelope)).body).toBe('ab\n');
+    expect((JSON.parse(typeof row.envelope === 'string' ? row.envelope : JSON.stringify(row.envelope)) as { body: string }).body).toBe('ab\n');
   });
 
   it('counts only what it wrote when another run labelled the rows first', async () => {

@@ -1,19 +1,20 @@
-import { readFileSync } from 'node:fs';
 import { beforeEach, expect, it } from 'vitest';
-import { corpusFiles, corpusMissing, corpusPath } from '../helpers/corpus.js';
 import { describeOnDialects } from '../helpers/describe-on-dialects.js';
-import { addTestList, drain } from '../helpers/drain-fixtures.js';
-import { mail, readMbox, stageClassified } from '../helpers/stage-classified.js';
+import { addTestList, drain, expectReusedIdThreaded, expectSameRootsInAnyOrder, threadRoots } from '../helpers/drain-fixtures.js';
+import { fixtureMessages } from '../helpers/mail-files.js';
+import { mail, stageClassified } from '../helpers/stage-classified.js';
 
-const GHOST = 'notmuch/test/corpora/threading/ghost-root';
+/** Threads as notmuch's threading corpora shape them, and kernel series as b4 and git send-email write them (test/fixtures). */
+const GHOST = fixtureMessages('threads/ghost-root.mbox');
+const [GHOST_ROOT, ...GHOST_WITHOUT_ROOT] = GHOST;
+const PARENT_PRIORITY = fixtureMessages('threads/parent-priority.mbox');
+const LOOP = (n: 12 | 21) => fixtureMessages(`threads/loop-${n}.eml`)[0]!;
 const REAL_ROOT = '000-real-root@example.org';
 const RT_FIRST = '87bmc6lp3h.fsf@len.workgroup';
-const RT_AUTOREPLY = 'rt-4.2.8-22046-1529425595-591.33575-211-0@xxxxxxx-xxxxxxxxxxxxxxxxx-xxxxxxxxx-xxxxxxxxx.de';
-const RT_RESOLVED = 'rt-4.2.8-6644-1530017064-1465.33575-215-0@xxxxxxx-xxxxxxxxxxxxxxxxx-xxxxxxxxx-xxxxxxxxx.de';
-const COVER = '20221025-test1-v1-0-e4f28f57990c@linuxfoundation.org';
-const patch = (n: number) => `20221025-test1-v1-${n}-e4f28f57990c@linuxfoundation.org`;
-
-const raw = (file: string) => readFileSync(corpusPath(file));
+const RT_AUTOREPLY = 'rt-4.2.8-22046-1529425595-591.4711-211-0@rt.example.org';
+const RT_RESOLVED = 'rt-4.2.8-6644-1530017064-1465.4711-215-0@rt.example.org';
+const COVER = '20240105-widget-v2-0-5e6f7a8b9c0d@example.org';
+const patch = (n: number) => `20240105-widget-v2-${n}-5e6f7a8b9c0d@example.org`;
 
 describeOnDialects('thread roots on $dialect', (getStore) => {
   let listId: number;
@@ -22,24 +23,14 @@ describeOnDialects('thread roots on $dialect', (getStore) => {
     listId = await addTestList(store, 'list@example.org', 'https://github.com/example/project', 'mbox');
   });
 
-  /** message key → root key, after checking every thread_root_id points at the row of its root key. */
-  const roots = async (): Promise<Record<string, string>> => {
-    const rows = await getStore().db.all<{ id: number; message_key: string; thread_root_key: string; thread_root_id: number }>(
-      'SELECT id, message_key, thread_root_key, thread_root_id FROM email_messages WHERE list_id = ? ORDER BY message_key',
-      [listId],
-    );
-    const idOf = new Map(rows.map((r) => [r.message_key, Number(r.id)]));
-    for (const row of rows) expect(Number(row.thread_root_id), row.message_key).toBe(idOf.get(row.thread_root_key));
-    return Object.fromEntries(rows.map((r) => [r.message_key, r.thread_root_key]));
+  const roots = () => threadRoots(getStore(), listId);
+  const stage = async (messages: Buffer[]) => {
+    for (const raw of messages) await stageClassified(getStore(), listId, raw);
   };
-  const stageFiles = async (files: string[]) => {
-    for (const file of files) await stageClassified(getStore(), listId, raw(file));
-  };
-  const skipCorpus = Boolean(corpusMissing);
 
-  it.skipIf(skipCorpus)('roots the ghost-root corpus at the real root, the RT ticket reply at the mail it answers', async () => {
+  it('roots the ghost-root threads at the real root, the RT ticket reply at the mail it answers', async () => {
     const store = getStore();
-    await stageFiles(corpusFiles(GHOST));
+    await stage(GHOST);
     await drain(store);
     expect(await roots()).toEqual({
       [REAL_ROOT]: REAL_ROOT,
@@ -56,9 +47,9 @@ describeOnDialects('thread roots on $dialect', (getStore) => {
     });
   });
 
-  it.skipIf(skipCorpus)('makes the oldest stored ancestor the root when the true root is missing', async () => {
+  it('makes the oldest stored ancestor the root when the true root is missing', async () => {
     const store = getStore();
-    await stageFiles(corpusFiles(GHOST).filter((f) => !f.endsWith('/real-root')));
+    await stage(GHOST_WITHOUT_ROOT);
     await drain(store);
     const r = await roots();
     expect(r).toMatchObject({
@@ -71,11 +62,11 @@ describeOnDialects('thread roots on $dialect', (getStore) => {
     });
   });
 
-  it.skipIf(skipCorpus)('repairs the roots of children drained before their parent', async () => {
+  it('repairs the roots of children drained before their parent', async () => {
     const store = getStore();
-    await stageFiles(corpusFiles(GHOST).filter((f) => !f.endsWith('/real-root')));
+    await stage(GHOST_WITHOUT_ROOT);
     expect((await drain(store)).threadsRepaired).toBe(0);
-    await stageFiles([`${GHOST}/real-root`]);
+    await stage([GHOST_ROOT!]);
     const later = await drain(store);
     expect(later).toMatchObject({ drained: 1, threadsRepaired: 5 });
     const r = await roots();
@@ -84,51 +75,21 @@ describeOnDialects('thread roots on $dialect', (getStore) => {
     }
   });
 
-  it.skipIf(skipCorpus)('reaches the same roots whatever order the messages are drained in, one at a time', async () => {
-    const store = getStore();
-    const files = [...corpusFiles(GHOST), ...corpusFiles('notmuch/test/corpora/threading/parent-priority'), ...corpusFiles('notmuch/test/corpora/broken/loop')];
-    await stageFiles(files);
-    await drain(store);
-    const together = await roots();
-    await store.db.run('DELETE FROM email_messages');
-    await store.db.run('DELETE FROM thread_links');
-    await store.db.run("UPDATE staged_messages SET status = 'staged'");
-    for (const file of [...files].reverse()) {
-      const { stagedId } = await stageClassified(store, listId, raw(file));
-      await store.db.run("UPDATE staged_messages SET status = 'classified' WHERE id = ?", [stagedId]);
-      await drain(store);
-    }
-    expect(await roots()).toEqual(together);
+  it('reaches the same roots whatever order the messages are drained in, one at a time', async () => {
+    await expectSameRootsInAnyOrder(getStore(), listId, [...GHOST, ...PARENT_PRIORITY, LOOP(12), LOOP(21)], 1);
   });
 
-  it.skipIf(skipCorpus)('threads real LKML mail the same when it arrives newest first in small drains as when it arrives at once', async () => {
-    const store = getStore();
-    const files = corpusFiles('notmuch/test/corpora/lkml');
-    await stageFiles(files);
-    await drain(store);
-    const together = await roots();
-    // The corpus holds some mails twice (same content): those are one message.
-    const staged = Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM staged_messages'))!.n);
-    expect(Object.keys(together)).toHaveLength(staged);
+  it('threads list mail the same when it arrives newest first in small drains as when it arrives at once', async () => {
+    const messages = ['kernel/series.mbox', 'kernel/revisions.mbox', 'ponymail/users_ponymail_apache_org_2022-01.mbox', 'hyperkitty-export/2016-04.mbox', 'pipermail/2015-November.txt'].flatMap(fixtureMessages);
+    const together = await expectSameRootsInAnyOrder(getStore(), listId, messages, 5, 2);
+    expect(Object.keys(together)).toHaveLength(messages.length);
     // Real threads: most replies share a root with other messages.
-    expect(new Set(Object.values(together)).size).toBeLessThan(staged / 2);
-    await store.db.run('DELETE FROM email_messages');
-    await store.db.run('DELETE FROM thread_links');
-    await store.db.run("UPDATE staged_messages SET status = 'staged'");
-    const reversed = [...files].reverse();
-    for (let i = 0; i < reversed.length; i += 25) {
-      for (const file of reversed.slice(i, i + 25)) {
-        const { stagedId } = await stageClassified(store, listId, raw(file));
-        await store.db.run("UPDATE staged_messages SET status = 'classified' WHERE id = ?", [stagedId]);
-      }
-      await drain(store, { batchSize: 7 });
-    }
-    expect(await roots()).toEqual(together);
+    expect(new Set(Object.values(together)).size).toBeLessThan(messages.length / 2);
   });
 
-  it.skipIf(skipCorpus)('follows In-Reply-To when References name a root that does not exist (parent-priority)', async () => {
+  it('follows In-Reply-To when References name a root that does not exist (parent-priority)', async () => {
     const store = getStore();
-    await stageFiles(corpusFiles('notmuch/test/corpora/threading/parent-priority'));
+    await stage(PARENT_PRIORITY);
     await drain(store);
     expect(await roots()).toEqual({
       'B00-root@example.org': 'B00-root@example.org',
@@ -137,87 +98,52 @@ describeOnDialects('thread roots on $dialect', (getStore) => {
     });
   });
 
-  it.skipIf(skipCorpus)('breaks an In-Reply-To loop at its earliest message, in either drain order', async () => {
+  it('breaks an In-Reply-To loop at its earliest message, in either drain order', async () => {
     const store = getStore();
-    await stageFiles([`notmuch/test/corpora/broken/loop/loop-21`]);
+    await stage([LOOP(21)]);
     await drain(store);
     expect(await roots()).toEqual({ 'mid-loop-21@example.org': 'mid-loop-21@example.org' });
-    await stageFiles([`notmuch/test/corpora/broken/loop/loop-12`]);
+    await stage([LOOP(12)]);
     expect((await drain(store)).threadsRepaired).toBe(1);
     expect(await roots()).toEqual({ 'mid-loop-12@example.org': 'mid-loop-12@example.org', 'mid-loop-21@example.org': 'mid-loop-12@example.org' });
   });
 
-  it.skipIf(skipCorpus)('stores every duplicate Message-ID and threads replies to the first holder of the id', async () => {
-    const store = getStore();
-    await stageFiles(corpusFiles('notmuch/test/corpora/duplicate'));
-    const shared = '87r2ecrr6x.fsf@zephyr.silentflame.com';
-    await stageClassified(
-      store,
-      listId,
-      mail({ From: 'Sean <sean@example.org>', Subject: 'Re: severity', 'Message-ID': '<reply@x>', 'In-Reply-To': `<${shared}>`, Date: 'Fri, 21 Dec 2018 10:00:00 +0000' }),
-    );
-    await drain(store);
-    const r = await roots();
-    const staged = Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM staged_messages WHERE list_id = ?', [listId]))!.n);
-    expect(Object.keys(r)).toHaveLength(staged);
-    expect(r['reply@x']).toBe(shared);
-    // Each variant of a reused id has no stored ancestor: it is its own root.
-    for (const [key, root] of Object.entries(r)) if (key.startsWith(`${shared}#`)) expect(root).toBe(key);
+  it('stores every duplicate Message-ID and threads replies to the first holder of the id', async () => {
+    await expectReusedIdThreaded(getStore(), listId, fixtureMessages('threads/duplicate.mbox'), '87r2ecrr6x.fsf@zephyr.example.com');
   });
 
-  it.skipIf(skipCorpus)('roots a kernel patch series and its replies at the cover letter (b4 samples)', async () => {
+  it('roots a kernel patch series, its review and a partial re-roll sent in its thread at the cover letter, despite References out of order', async () => {
     const store = getStore();
-    for (const message of readMbox(corpusPath('b4/src/tests/samples/trailers-thread-with-cover-followup.mbox'))) await stageClassified(store, listId, message);
+    await stage(fixtureMessages('kernel/series.mbox'));
     await drain(store);
     expect(await roots()).toEqual({
       [COVER]: COVER,
       [patch(1)]: COVER,
       [patch(2)]: COVER,
       [patch(3)]: COVER,
-      [patch(4)]: COVER,
-      'fwup1@example.org': COVER,
-      'cover-fwup1@example.org': COVER,
+      'ZZf1a2b3c4d5e6f7@kernel.example.org': COVER,
+      '87v8a1b2c3.fsf@example.net': COVER,
+      // v3 of patch 2 answers v2's patch 2; its References name the patch before the cover.
+      '20240108-widget-v3-2-5e6f7a8b9c0d@example.org': COVER,
+      'ZZf9e8d7c6b5a4f3@kernel.example.org': COVER,
     });
   });
 
-  it.skipIf(skipCorpus)('keeps a partial re-roll in the thread of the series it re-rolls, despite References out of order', async () => {
+  it('roots git send-email series at their first mail, a v2 threaded to v1 with it, and survives two In-Reply-To headers', async () => {
     const store = getStore();
-    for (const message of readMbox(corpusPath('b4/src/tests/samples/trailers-followup-partial-reroll.mbox'))) await stageClassified(store, listId, message);
+    await stage(fixtureMessages('kernel/revisions.mbox'));
     await drain(store);
-    const cover = 'cover-message@example.com';
-    expect(await roots()).toEqual({
-      [cover]: cover,
-      'patch-1-message@example.com': cover,
-      'patch-2-message@example.com': cover,
-      'fwup-message-1@example.com': cover,
-      'fwup-message-2@example.com': cover,
-      'patch-v3-2-message@example.com': cover,
-    });
-  });
-
-  it.skipIf(skipCorpus)('roots patchwork series at the cover letter, a v2 threaded to v1 at the v1 cover, and survives two In-Reply-To headers', async () => {
-    const store = getStore();
-    const series = 'patchwork/patchwork/tests/data/series';
-    for (const file of ['revision-threaded-to-cover.mbox', 'bugs-multiple-references.mbox']) {
-      for (const message of readMbox(corpusPath(series, file))) await stageClassified(store, listId, message);
-    }
-    await drain(store);
-    const v1 = '1473632524-8585-1-git-send-email-stephenfinucane@gmail.com';
-    const opp = 'cover.1495511998.git.viresh.kumar@linaro.org';
-    const oppPatch = (hash: string) => `${hash}.1495511998.git.viresh.kumar@linaro.org`;
+    const v1 = '1704800000-4242-1-git-send-email-sam@example.com';
+    const opp = 'cover.1705000000.git.lee@example.com';
     expect(await roots()).toEqual({
       [v1]: v1,
-      '1473632524-8585-2-git-send-email-stephenfinucane@gmail.com': v1,
-      '1473632524-8585-3-git-send-email-stephenfinucane@gmail.com': v1,
-      // v2 answers the v1 cover letter: one conversation.
-      '1473633055-10316-1-git-send-email-stephenfinucane@gmail.com': v1,
-      '1473633055-10316-2-git-send-email-stephenfinucane@gmail.com': v1,
-      '1473633055-10316-3-git-send-email-stephenfinucane@gmail.com': v1,
+      '1704800000-4242-2-git-send-email-sam@example.com': v1,
+      // v2 answers the first mail of v1: one conversation.
+      '1704900000-5151-1-git-send-email-sam@example.com': v1,
+      '1704900000-5151-2-git-send-email-sam@example.com': v1,
       [opp]: opp,
-      [oppPatch('b9f67b2be37d5e9740a5e1ed85b0e8b4e5c0eb91')]: opp,
-      [oppPatch('ed9beaec36649c862369a34ea209822c00d86f52')]: opp,
-      [oppPatch('dcb9872771568fec4c7d8d11ba4939cd8da279c0')]: opp,
-      [oppPatch('0381fc50b84535fcb7964eaa345d2501c5c903b3')]: opp,
+      'b9f67b2be37d5e97.1705000000.git.lee@example.com': opp,
+      'ed9beaec36649c86.1705000000.git.lee@example.com': opp,
     });
   });
 

@@ -345,7 +345,7 @@ export async function* openMboxBytes(input: MboxInput): AsyncGenerator<Buffer> {
     yield* gzip ? gunzip(file) : (file as AsyncIterable<Buffer>);
     return;
   }
-  const iterator = input[Symbol.asyncIterator]();
+  const iterator = (input as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
   const head: Buffer[] = [];
   let headLength = 0;
   let done = false;

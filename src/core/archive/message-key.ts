@@ -30,7 +30,6 @@ const IDENTITY_FIELDS = ['message-id', 'from', 'to', 'cc', 'date', 'subject', 'i
 export function normalizeMessageId(value: string | undefined): string | null {
   if (!value) return null;
   const bracketed = /<([^<>]+)>/.exec(value);
-  // eslint-disable-next-line no-control-regex
   const id = (bracketed ? bracketed[1]! : value).replace(/[\s\u0000-\u001f\u007f]+/g, '');
   return id.length > 0 && id.length <= 995 ? id : null;
 }

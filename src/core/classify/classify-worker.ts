@@ -26,7 +26,9 @@ export interface WorkerSetup {
 const setup = workerData as WorkerSetup;
 const book = loadRuleBook(loadSystems(setup.systemsFile));
 
-parentPort!.on('message', async (request: WorkerRequest) => {
+parentPort!.on('message', (request: WorkerRequest) => void answer(request));
+
+async function answer(request: WorkerRequest): Promise<void> {
   try {
     const rules = book.rulesOf(request.rulesSystem);
     const raws = request.raws.map((raw) => Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength));
@@ -35,4 +37,4 @@ parentPort!.on('message', async (request: WorkerRequest) => {
   } catch (error) {
     parentPort!.postMessage({ seq: request.seq, error: (error as Error).message } satisfies WorkerReply);
   }
-});
+}

@@ -86,7 +86,6 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * common text that has neither.
  */
 export function storableText(text: string): string {
-  // eslint-disable-next-line no-control-regex
   let out = text.includes('\u0000') ? text.replace(/\u0000/g, '') : text;
   if (/[\uD800-\uDFFF]/.test(out)) out = out.replace(LONE_SURROGATE, '\uFFFD');
   return out;

@@ -34,7 +34,6 @@ export function normalizeAddress(address: string): string {
   const at = lower.lastIndexOf('@');
   if (at < 0) return lower;
   const domain = lower.slice(at + 1);
-  // eslint-disable-next-line no-control-regex
   if (!/[^\x00-\x7f]/.test(domain)) return lower;
   return `${lower.slice(0, at + 1)}${domainToASCII(domain) || domain}`;
 }
@@ -51,7 +50,6 @@ export function decodeIdField(value: string | undefined): string | undefined {
 
 /** Raw header bytes (held as latin1 text): 8-bit ones UTF-8 when valid, else windows-1252; raw ISO-2022-JP runs decoded. */
 export function decodeHeaderBytes(value: string): string {
-  // eslint-disable-next-line no-control-regex
   return decodeIso2022Jp(/[^\x00-\x7f]/.test(value) ? decodeUnlabelled(Buffer.from(value, 'latin1')) : value);
 }
 

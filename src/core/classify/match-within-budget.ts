@@ -30,7 +30,7 @@ export async function matchWithinBudget(
   budgetMs = MATCH_BUDGET_MS,
   signal?: AbortSignal,
 ): Promise<(MatchVerdict | undefined)[]> {
-  const verdicts: (MatchVerdict | undefined)[] = new Array(inputs.length);
+  const verdicts = new Array<MatchVerdict | undefined>(inputs.length);
   let next = 0;
   let running = '';
   const track = (rule: CompiledRule) => (running = rule.name);

@@ -1,4 +1,4 @@
-import type { AddressObject, ParsedMail } from 'mailparser';
+import type { ParsedMail, StructuredHeader } from 'mailparser';
 import { normalizeMessageId } from '../archive/message-key.js';
 import { firstField, readHeaderBlock, type HeaderBlock } from '../archive/raw-headers.js';
 import { decodeText, storableText } from './decode-text.js';
@@ -184,14 +184,15 @@ function readBody(mail: ParsedMail): string {
 function bareTextPart(mail: ParsedMail): string | undefined {
   const part = mail.attachments.find((a) => /^text(?:\/plain)?$/i.test(String(a.contentType ?? '')) && a.contentDisposition !== 'attachment' && !a.filename);
   if (!part) return undefined;
-  const charset = /charset="?([^";\s]+)/i.exec(String(part.headers.get('content-type') ?? ''))?.[1];
-  return decodeText(part.content, charset);
+  // mailparser keeps a part's Content-Type as { value, params }, its charset among the params.
+  const contentType = part.headers.get('content-type') as StructuredHeader | undefined;
+  return decodeText(part.content, contentType?.params.charset);
 }
 
 function readFrom(mail: ParsedMail, block: HeaderBlock): { name: string | null; address: string | null } {
   const rawFrom = firstField(block, 'from') ?? '';
   if (isObfuscatedSender(rawFrom)) return readSender(rawFrom);
-  const value = (mail.from as AddressObject | undefined)?.value?.[0];
+  const value = mail.from?.value?.[0];
   const address = value?.address?.trim() ? normalizeAddress(value.address.trim()) : null;
   if (!address && rawFrom) return readSender(rawFrom);
   return { name: tidyName(value?.name, address), address };

@@ -1,9 +1,9 @@
 import type { PatchSeries } from './envelope.js';
 
 const REPLY_PREFIX = /^(?:re|aw|sv|antw|fwd?|wg|tr)\s*(?:\[\d+\])?\s*:\s*/i;
-const LEADING_TAG = /^\[([^\[\]]{0,120})\]\s*/;
+const LEADING_TAG = /^\[([^[\]]{0,120})\]\s*/;
 const PATCH_WORD = /\bpatch|\brfc\b|\bpull\b/i;
-const VERSION = /(?:^|[\s,\-])v(\d{1,3})\b|\bpatchv(\d{1,3})\b/i;
+const VERSION = /(?:^|[\s,-])v(\d{1,3})\b|\bpatchv(\d{1,3})\b/i;
 const POSITION = /\b(\d{1,4})\s*(?:\/|\s+of\s+)\s*(\d{1,4})\b/i;
 
 /**

@@ -27,7 +27,7 @@ export interface Config {
   verifyExpects?: Record<string, string[]>;
   /** Senders with fewer messages are not looked up on GitHub by `people resolve` (docs/people.md). */
   githubMinMessages: number;
-  /** Logins for the mailboxes of imap and pop3 lists (docs/archive-backends.md). */
+  /** Logins by host: imap and pop3 mailboxes, news servers, groups.io API keys (docs/archive-backends.md). */
   mailAccounts?: MailAccount[];
   /** Where the file was read from, when one was. */
   path?: string;

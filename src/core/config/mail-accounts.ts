@@ -1,7 +1,8 @@
 import { isPlainObject } from './yaml-document.js';
 
 /**
- * A mail account listminer reads a mailbox of (IMAP, POP3): the config
+ * A login listminer uses for a host (an IMAP or POP3 mailbox, a news server,
+ * groups.io with its API key as the password): the config
  * file's `mail_accounts` entries. The password is never printed; without one
  * here, LISTMINER_MAIL_PASSWORD is used.
  */

@@ -8,7 +8,7 @@ import { ListminerError, InputError, OperationError } from '../errors.js';
  */
 export function explainExportFailure(error: unknown, outDir: string): unknown {
   if (error instanceof ListminerError) return error;
-  const code = String((error as { code?: unknown }).code ?? /\b(E[A-Z]{3,})\b/.exec((error as Error)?.message ?? '')?.[1] ?? '');
+  const code = (error as { code?: string }).code ?? /\b(E[A-Z]{3,})\b/.exec((error as Error)?.message ?? '')?.[1] ?? '';
   const detail = (error as Error)?.message ?? String(error);
   switch (code) {
     case 'ENOTDIR':

@@ -20,12 +20,12 @@ function toCell(value: unknown, column: Column): Cell {
     case 'BOOLEAN':
       return typeof value === 'boolean' ? value : Number(value) !== 0;
     case 'TIMESTAMPTZ': {
-      const date = value instanceof Date ? value : new Date(String(value));
+      const date = value instanceof Date ? value : new Date(value as string | number);
       return Number.isNaN(date.getTime()) ? null : date.toISOString();
     }
     case 'VARCHAR':
       if (JSON_COLUMNS.has(column.name)) return canonicalJson(value);
-      return typeof value === 'string' ? value : String(value);
+      return typeof value === 'string' ? value : `${value as number | bigint}`;
   }
 }
 
@@ -65,7 +65,7 @@ export function withCaptureColumns(row: ExportRow): ExportRow {
   const get = (key: string): string | null => {
     if (captures === null || typeof captures !== 'object' || Array.isArray(captures)) return null;
     const value = (captures as Record<string, unknown>)[key];
-    return value === null || value === undefined ? null : String(value);
+    return value === null || value === undefined ? null : `${value as string | number}`;
   };
   const number = get('number');
   return {

@@ -90,7 +90,7 @@ function toDuckDB(cell: Cell, type: ColumnType): unknown {
   if (cell === null) return null;
   switch (type) {
     case 'BIGINT':
-      return BigInt(cell as number);
+      return BigInt(cell);
     case 'TIMESTAMPTZ':
       return timestampTZValue(BigInt(Date.parse(cell as string)) * 1000n);
     case 'BOOLEAN':

@@ -26,8 +26,13 @@ export class TextFile {
     this.stream.on('error', (error) => (this.failure ??= error));
   }
 
-  async write(text: string): Promise<void> {
+  /** A write error of the stream, thrown at the next call. */
+  private throwIfFailed(): void {
     if (this.failure) throw this.failure;
+  }
+
+  async write(text: string): Promise<void> {
+    this.throwIfFailed();
     // `once` rejects when the stream fails while it waits.
     if (!this.stream.write(text)) await once(this.stream, 'drain');
   }
@@ -46,10 +51,10 @@ export class TextFile {
   }
 
   async finish(): Promise<number> {
-    if (this.failure) throw this.failure;
+    this.throwIfFailed();
     this.stream.end();
     await once(this.stream, 'close');
-    if (this.failure) throw this.failure;
+    this.throwIfFailed();
     await rename(this.partial, this.path);
     return (await stat(this.path)).size;
   }

@@ -54,7 +54,7 @@ export class GitHubUsers {
     }
     try {
       const body = JSON.parse(document.text) as { items?: unknown };
-      return Array.isArray(body.items) ? body.items : [];
+      return Array.isArray(body.items) ? (body.items as unknown[]) : [];
     } catch {
       throw new OperationError(`GitHub answered ${url} with something that is not JSON.`);
     }

@@ -128,6 +128,15 @@ export class HttpClient {
     });
   }
 
+  /**
+   * The body of an API's answer as a stream (an archive download too large
+   * for a document), with the API's request headers; a 4xx other than a rate
+   * limit is returned for the caller to read, as `document` does.
+   */
+  async streamDocument(url: string, request: DocumentRequest = {}): Promise<HttpBody> {
+    return this.withRetries(url, request.signal, async (attempt) => (await this.open(url, attempt, { ...request, clientErrorsAreAnswers: true }))!);
+  }
+
   /** A JSON document, or undefined on 404/410. */
   async json<T>(url: string, signal?: AbortSignal): Promise<T | undefined> {
     const text = await this.text(url, signal);

@@ -117,6 +117,14 @@ export class NntpClient {
     return { count: count ?? 0, low: low ?? 0, high: high ?? 0 };
   }
 
+  /** LIST ACTIVE: the names of the groups the server carries, or of those `wildmat` matches (`gmane.comp.*`). */
+  async groupNames(wildmat?: string): Promise<string[]> {
+    const answer = await this.command(wildmat ? `LIST ACTIVE ${wildmat}` : 'LIST ACTIVE');
+    if (answer.code === 480) throw new ArchiveError(`The news server ${this.where} wants a user name and password for its list of groups.`, 'permanent');
+    this.expect(answer, 215, 'LIST ACTIVE');
+    return answer.lines.map((line) => line.toString('latin1').split(/\s+/)[0] ?? '').filter(Boolean);
+  }
+
   /** STAT: the Message-ID of an article of the selected group, or undefined when it has none by that number. */
   async messageIdAt(number: number): Promise<string | undefined> {
     const answer = await this.command(`STAT ${number}`);

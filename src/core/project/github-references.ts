@@ -7,13 +7,13 @@ const GH_KEY = /\bGH-(\d{1,9})\b/gi;
 const HASH_NUMBER = /(?:^|[\s([])#(\d{1,9})(?=$|[\s)\],:;.!?])/g;
 
 /** Request Tracker's tag, `[rt.example.org #123]`: its number is RT's, also in a person's reply. */
-const RT_TAG = /\[[^\[\]#]{1,80}?\s+#\d+\]/g;
+const RT_TAG = /\[[^[\]#]{1,80}?\s+#\d+\]/g;
 
 /** The GitHub issue or pull request numbers a subject names, in the order named, each once. */
 export function githubNumbersOf(subject: string | null): number[] {
   if (!subject) return [];
   const text = subject.replace(RT_TAG, ' ');
-  const numbers = [...text.matchAll(GH_KEY), ...text.matchAll(HASH_NUMBER)].sort((a, b) => a.index! - b.index!).map((m) => Number(m[1]));
+  const numbers = [...text.matchAll(GH_KEY), ...text.matchAll(HASH_NUMBER)].sort((a, b) => a.index - b.index).map((m) => Number(m[1]));
   return [...new Set(numbers.filter((n) => n > 0))];
 }
 

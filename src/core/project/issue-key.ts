@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 
 const KEY = /^[A-Z][A-Z0-9_]*-\d+$/;
 /** A reply or forward prefix before the subject's own tags: `Re: [jira] …`, `[list] AW: …`. */
-const REPLY_SUBJECT = /^(?:\s*\[[^\[\]]{0,80}\])*\s*(?:re|aw|sv|antw|fwd?|wg|tr)\s*(?:\[\d+\])?\s*:/i;
+const REPLY_SUBJECT = /^(?:\s*\[[^[\]]{0,80}\])*\s*(?:re|aw|sv|antw|fwd?|wg|tr)\s*(?:\[\d+\])?\s*:/i;
 
 /** A tracker key as the rules captured it, upper-cased (`kafka-7` → `KAFKA-7`); null when it is not one. */
 export function normalizeIssueKey(value: unknown): string | null {

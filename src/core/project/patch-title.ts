@@ -1,5 +1,5 @@
 const REPLY_PREFIX = /^(?:re|aw|sv|antw|fwd?|wg|tr)\s*(?:\[\d+\])?\s*:\s*/i;
-const LEADING_TAG = /^\[[^\[\]]{0,120}\]\s*/;
+const LEADING_TAG = /^\[[^[\]]{0,120}\]\s*/;
 
 /**
  * The title of a patch series: the subject without reply prefixes, list

@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ArchiveSource, type DiscoveredList } from '../archive/archive-source.js';
+import { type ArchiveSource, type DiscoveredList, type SourceContext } from '../archive/archive-source.js';
 import { openArchiveSource } from '../archive/open-source.js';
 import { InputError, OperationError, ArchiveError } from '../errors.js';
 import { silentProgress, type ProgressListener } from '../progress.js';
@@ -17,6 +17,8 @@ export interface DiscoverListsInput {
   baseUrl?: string;
   contactEmail?: string;
   cacheDir?: string;
+  /** Logins for catalogues that need one (groups.io: the account's API key). */
+  mailAccounts?: SourceContext['mailAccounts'];
   signal?: AbortSignal;
 }
 
@@ -62,6 +64,7 @@ export async function discoverLists(
       system,
       baseUrl: baseUrl ?? system.baseUrl,
       contactEmail: input.contactEmail,
+      mailAccounts: input.mailAccounts,
       cacheDir: input.cacheDir ?? join(tmpdir(), 'listminer-cache'),
       signal: input.signal,
       domain: input.domain?.toLowerCase(),

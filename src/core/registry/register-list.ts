@@ -33,6 +33,8 @@ const ADDRESS = /^[A-Za-z0-9][A-Za-z0-9._%+-]*@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$/
 const INBOX = /^[A-Za-z0-9][A-Za-z0-9._+-]*$/;
 /** RFC 3977's newsgroup name: printable characters without spaces, dots between the parts (gmane.comp.version-control.git). */
 const NEWSGROUP = /^[A-Za-z0-9+_-]+(\.[A-Za-z0-9+_-]+)*$/;
+/** A group's name on groups.io, a subgroup's with its parent's: `beagleboard`, `cloudfoundry+cf-dev`. */
+const GROUP = /^[A-Za-z0-9][A-Za-z0-9._+-]*$/;
 
 export function isListAddress(text: string): boolean {
   return ADDRESS.test(text);
@@ -67,6 +69,11 @@ export async function addList(store: Store, systems: Systems, input: AddListInpu
         throw new InputError(`"${input.name}" is not a newsgroup name.`, 'Give the group as the news server names it, e.g. gmane.comp.version-control.git, with --base-url nntp://HOST.');
       }
       break;
+    case 'group':
+      if (!GROUP.test(name)) {
+        throw new InputError(`"${input.name}" is not a groups.io group name.`, 'Give the name as it appears in the group\'s URL (https://groups.io/g/NAME), e.g. beagleboard or cloudfoundry+cf-dev.');
+      }
+      break;
     case 'path':
       name = resolve(name);
       if (!existsSync(name)) throw new InputError(`${name} does not exist.`, `The ${system.name} system reads a local file or folder; give its path.`);
@@ -77,7 +84,7 @@ export async function addList(store: Store, systems: Systems, input: AddListInpu
   }
   if (input.rules !== undefined) requireSystem(systems, input.rules);
   if (input.baseUrl !== undefined && !/^(https?|file|imaps?|pop3s?):\/\/\S+$/i.test(input.baseUrl) && !(locator === 'newsgroup' && /^nntps?:\/\/[^\s@/]+\/?$/i.test(input.baseUrl))) {
-    const hint = locator === 'newsgroup' ? 'Give the news server as nntp://HOST[:PORT] or nntps://HOST[:PORT] (no user name: LISTMINER_NNTP_USER and LISTMINER_NNTP_PASSWORD give those).' : 'Give an http://, https:// or file:// URL, or an imaps:// or pop3s:// mailbox.';
+    const hint = locator === 'newsgroup' ? 'Give the news server as nntp://HOST[:PORT] or nntps://HOST[:PORT] (no user name: the config file\'s mail_accounts, or LISTMINER_NNTP_USER and LISTMINER_NNTP_PASSWORD, give those).' : 'Give an http://, https:// or file:// URL, or an imaps:// or pop3s:// mailbox.';
     throw new InputError(`"${input.baseUrl}" is not a base URL.`, hint);
   }
   if (input.baseUrl !== undefined && /^(imap|pop3)s?:\/\/[^/@]*:[^/@]*@/i.test(input.baseUrl)) {

@@ -30,12 +30,12 @@ function piece(value: unknown): string {
 }
 
 /**
- * Reading pages run no script at all; the Message-ID lookup page alone runs
- * the site's own script files. Mail can bring neither script nor styles:
+ * Reading pages run no script at all; the Message-ID lookup and search pages
+ * alone run the site's own script files. Mail can bring neither script nor styles:
  * everything from mail is escaped text, and the policy stands behind that.
  */
 const POLICY_READING = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'";
-const POLICY_LOOKUP = "default-src 'none'; style-src 'self'; img-src 'self'; script-src 'self'; base-uri 'none'; form-action 'self'";
+const POLICY_SCRIPTED = "default-src 'none'; style-src 'self'; img-src 'self'; script-src 'self'; base-uri 'none'; form-action 'self'";
 
 export interface PageFrame {
   title: string;
@@ -44,8 +44,8 @@ export interface PageFrame {
   /** The trail of links above this page, root first. */
   trail?: Array<{ href: string; text: string }>;
   body: Html;
-  /** The one page that runs a script (the site's own file). */
-  script?: string;
+  /** The site's own script files a page runs (lookup and search pages only), from the site's root. */
+  scripts?: string[];
 }
 
 /** A whole page: doctype, policy, stylesheet, trail, body. */
@@ -55,13 +55,13 @@ export function page(frame: PageFrame): string {
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${new Html(frame.script ? POLICY_LOOKUP : POLICY_READING)}">
+<meta http-equiv="Content-Security-Policy" content="${new Html(frame.scripts ? POLICY_SCRIPTED : POLICY_READING)}">
 <meta name="referrer" content="no-referrer">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${frame.title}</title>
 <link rel="stylesheet" href="${frame.root}style.css">
 <link rel="icon" href="${frame.root}favicon.svg" type="image/svg+xml">
-${frame.script ? html`<script src="${frame.root}${frame.script}" defer></script>\n` : ''}</head>
+${(frame.scripts ?? []).map((script) => html`<script src="${frame.root}${script}" defer></script>\n`)}</head>
 <body>
 <nav class="trail">${trail.map((t, i) => html`${i ? ' › ' : ''}<a href="${t.href}">${t.text}</a>`)} · <a href="${frame.root}lookup.html">Find a Message-ID</a></nav>
 <main>

@@ -1,11 +1,21 @@
 import type { RenderDetail, RenderSeries } from '../store/render-records.js';
-import { monthRange, sparkline, stackedChart, type MonthClassCount } from './charts.js';
+import { monthsBetween } from '../archive/month.js';
+import { sparkline, stackedChart, type MonthClassCount } from './charts.js';
 import { html, outLink, page, showDate, type Html } from './html.js';
 import { renderBody } from './message-body.js';
 import type { ListSummary } from './site-writer.js';
 import { paths, UNDATED, type Item, type Thread } from './thread-model.js';
 
 const sender = (item: Item) => item.fromName || item.fromAddress || '(unknown sender)';
+
+/** The page of the person behind a sender, from the site's root; undefined for bots and list addresses. */
+export type PersonPage = (senderId: number | null) => string | undefined;
+
+/** A sender's name, linked to its person's page when it has one. */
+function senderLink(item: Item, up: string, personPage: PersonPage): Html {
+  const href = personPage(item.senderId);
+  return href ? html`<a class="who" href="${up}${href}">${sender(item)}</a>` : html`<span class="who">${sender(item)}</span>`;
+}
 const subjectOf = (item: Item) => item.subject || '(no subject)';
 
 /** The front page: every list of the site. */
@@ -25,14 +35,14 @@ export function frontPage(lists: readonly ListSummary[]): string {
 function fillMonths(monthly: ReadonlyArray<{ month: string; count: number }>): Array<{ month: string; count: number }> {
   if (monthly.length === 0) return [];
   const byMonth = new Map(monthly.map((m) => [m.month, m.count]));
-  return monthRange(monthly[0]!.month, monthly.at(-1)!.month).map((month) => ({ month, count: byMonth.get(month) ?? 0 }));
+  return monthsBetween(monthly[0]!.month, monthly.at(-1)!.month).map((month) => ({ month, count: byMonth.get(month) ?? 0 }));
 }
 
 export interface ListOverview {
   summary: ListSummary;
   counts: MonthClassCount[];
   classes: string[];
-  posters: Array<{ name: string; address: string; count: number }>;
+  posters: Array<{ name: string; address: string; count: number; person?: string }>;
   waiting: Array<{ series: RenderSeries; page: string }>;
   seriesCount: number;
   months: Array<{ month: string; messages: number; threads: number }>;
@@ -41,8 +51,8 @@ export interface ListOverview {
 /** A list's overview: chart, top posters, series waiting for review, its months. */
 export function listPage(o: ListOverview): string {
   const s = o.summary;
-  const dated = s.monthly.length ? monthRange(s.monthly[0]!.month, s.monthly.at(-1)!.month) : [];
-  const posters = o.posters.map((p) => html`<tr><td>${p.name}</td><td>${p.address}</td><td class="n">${p.count}</td></tr>`);
+  const dated = s.monthly.length ? monthsBetween(s.monthly[0]!.month, s.monthly.at(-1)!.month) : [];
+  const posters = o.posters.map((p) => html`<tr><td>${p.person ? html`<a href="../../${p.person}">${p.name || p.address}</a>` : p.name}</td><td>${p.address}</td><td class="n">${p.count}</td></tr>`);
   const waiting = o.waiting.map(
     ({ series, page: href }) =>
       html`<tr><td><a href="../../${href}">${series.title}</a></td><td>${series.authorAddress ?? ''}</td><td class="n">v${series.version}</td><td class="n">${series.patchCount}</td><td>${showDate(series.lastActivityAt)}</td></tr>`,
@@ -54,6 +64,7 @@ export function listPage(o: ListOverview): string {
     trail: [{ href: 'index.html', text: s.name }],
     body: html`<h1>${s.name}</h1>
 <p>${s.system} · ${outLink(s.repoUrl, s.repoUrl ?? 'no repository')} · ${s.messages} messages${s.firstMonth ? html`, ${s.firstMonth} to ${s.lastMonth}` : ''}</p>
+<p><a href="search.html">Search this list</a></p>
 ${stackedChart(dated, o.counts, o.classes)}
 <h2>Top posters</h2>
 <table><thead><tr><th>name</th><th>address</th><th>messages</th></tr></thead><tbody>${posters}</tbody></table>
@@ -156,6 +167,7 @@ export function threadPage(
   details: ReadonlyMap<number, RenderDetail>,
   neighbours: { previous?: Thread; next?: Thread },
   seriesOf: ReadonlyMap<number, SeriesView>,
+  personPage: PersonPage,
 ): string {
   const up = '../../';
   const series = [...new Set(thread.tree.map(({ item }) => item.patchSeriesId).filter((id): id is number => id !== null))]
@@ -176,7 +188,7 @@ export function threadPage(
     const parent = thread.parents.get(item.call);
     return html`<article id="m-${item.call}" class="message d${Math.min(depth, 12)}">
 <header><h3>${subjectOf(item)}</h3>
-<p><span class="who">${sender(item)}</span>${item.fromAddress && item.fromName ? html` &lt;${item.fromAddress}&gt;` : ''} · ${showDate(item.sentAt) || 'no date'} · <span class="class">${item.msgClass}</span>${item.isBot ? ' · bot' : ''}</p>
+<p>${senderLink(item, up, personPage)}${item.fromAddress && item.fromName ? html` &lt;${item.fromAddress}&gt;` : ''} · ${showDate(item.sentAt) || 'no date'} · <span class="class">${item.msgClass}</span>${item.isBot ? ' · bot' : ''}</p>
 <p class="tools"><a href="${up}${paths.message(item.call)}">${item.call}</a>${item.messageId ? html` · Message-ID <code>${item.messageId}</code>` : ''}${parent ? html` · <a href="#m-${parent}">in reply to</a>` : ''}${detail?.raw ? html` · <a href="${up}${paths.raw(item.call)}" type="message/rfc822">raw</a>` : ''}</p>
 ${links}${trailers}</header>
 ${renderBody(detail?.bodyText ?? null)}</article>`;
@@ -215,12 +227,31 @@ export function messagePage(item: Item, thread: Thread): string {
 `;
 }
 
-/** The page that finds a message by Message-ID; the one page with a script. */
+/** A list's search page: its script loads the list's month indexes (search/<month>.js) and searches them. */
+export function searchPage(summary: ListSummary, months: readonly string[]): string {
+  return page({
+    title: `${summary.name}: search`,
+    root: '../../',
+    trail: [
+      { href: 'index.html', text: summary.name },
+      { href: 'search.html', text: 'search' },
+    ],
+    scripts: ['minisearch.js', 'search.js'],
+    body: html`<h1>Search ${summary.name}</h1>
+<form id="search" data-months="${months.join(' ')}"><label>Words <input id="query" name="q" size="50" autofocus></label> <button type="submit">Search</button></form>
+<p>Subjects, senders and the text of each message (without quoted text), words matched by their start and with a typo allowed.</p>
+<p id="result" role="status"></p>
+<ol id="hits"></ol>
+<noscript><p>Search needs JavaScript. The months of the list are on <a href="index.html">its overview</a>.</p></noscript>`,
+  });
+}
+
+/** The page that finds a message by Message-ID. */
 export function lookupPage(): string {
   return page({
     title: 'Find a Message-ID',
     root: '',
-    script: 'lookup.js',
+    scripts: ['lookup.js'],
     body: html`<h1>Find a Message-ID</h1>
 <form id="lookup"><label>Message-ID <input id="message-id" name="id" size="60" autofocus></label> <button type="submit">Find</button></form>
 <p id="result" role="status"></p>
@@ -300,4 +331,10 @@ ${Array.from({ length: 13 }, (_, d) => `ul.tree li.d${d} { padding-left: ${d * 1
 ul.legend { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: .8rem; font-size: 85%; }
 nav.pager { display: flex; justify-content: space-between; margin: .5rem 0; }
 .none { color: #666; font-style: italic; }
+figure.chart { margin: 1rem 0; }
+svg.bars { display: block; height: auto; max-width: 100%; overflow: visible; font: 10px system-ui, sans-serif; }
+svg.bars text { white-space: pre; }
+svg.spark { display: block; overflow: visible; }
+ul.mail { list-style: none; padding: 0; }
+ol#hits li { margin: .2rem 0; }
 `;

@@ -8,7 +8,9 @@ import { type RenderRecords, type RenderHead, type RenderSeries } from '../store
 import type { Store } from '../store/store.js';
 import { callNumber, listKey, listSlug } from './call-number.js';
 import type { MonthClassCount } from './charts.js';
-import { FAVICON, frontPage, idShard, idShardName, listPage, type ListOverview, LOOKUP_SCRIPT, lookupPage, messagePage, monthPage, seriesListPage, seriesPage, type SeriesView, STYLE, threadPage } from './pages.js';
+import { FAVICON, frontPage, idShard, idShardName, listPage, type ListOverview, LOOKUP_SCRIPT, lookupPage, messagePage, monthPage, searchPage, seriesListPage, seriesPage, type SeriesView, STYLE, threadPage } from './pages.js';
+import { SitePeople } from './person-pages.js';
+import { miniSearchScript, MonthIndexes, SEARCH_SCRIPT, searchableText } from './search-index.js';
 import { compareText, type ListSummary, SiteWriter } from './site-writer.js';
 import { buildThreads, paths, toMbox, UNDATED, type Thread } from './thread-model.js';
 
@@ -49,6 +51,7 @@ export async function renderSite(store: Store, options: RenderOptions, progress:
   const lists = await selectLists(store, options.selection);
   const writer = await SiteWriter.open(options.outDir);
   const ids = new Map<string, Map<string, string[]>>();
+  const people = new SitePeople();
   const result: RenderResult = { outDir: options.outDir, lists: [], written: 0, skipped: 0, manifest: '', interrupted: false };
 
   for (const list of lists) {
@@ -58,7 +61,8 @@ export async function renderSite(store: Store, options: RenderOptions, progress:
     }
     const task = `${list.system} ${list.name}`;
     progress({ type: 'start', task, title: task });
-    const { summary, threads } = await renderList(records, writer, list, options, progress, task);
+    const { summary, threads } = await renderList(records, writer, list, options, progress, task, people);
+    people.addList(summary, threads);
     result.lists.push({ system: list.system, name: list.name, path: `lists/${summary.slug}/index.html`, messages: summary.messages, threads: threads.length });
     addIds(ids, threads);
     progress({ type: 'end', task, status: 'done', detail: `${summary.messages} messages, ${threads.length} threads` });
@@ -71,9 +75,14 @@ export async function renderSite(store: Store, options: RenderOptions, progress:
     for (const list of await store.lists.all({})) {
       if (chosen.has(list.id) || !writer.lists[listSlug(list)]) continue;
       const heads = await records.heads(list.id);
-      writer.setList(summarize(list, heads));
-      addIds(ids, buildThreads(listKey(list), heads));
+      const summary = summarize(list, heads);
+      const threads = buildThreads(listKey(list), heads);
+      writer.setList(summary);
+      addIds(ids, threads);
+      await people.learn(records, heads);
+      people.addList(summary, threads);
     }
+    for (const [path, content] of people.pages()) await writer.write(path, content);
     for (const [name, shard] of [...ids].sort(([a], [b]) => compareText(a, b))) {
       const sorted = new Map([...shard].sort(([a], [b]) => compareText(a, b)).map(([id, hrefs]) => [id, hrefs.sort(compareText)]));
       await writer.write(`ids/${name}.js`, idShard(sorted));
@@ -81,6 +90,8 @@ export async function renderSite(store: Store, options: RenderOptions, progress:
     await writer.write('style.css', STYLE);
     await writer.write('favicon.svg', FAVICON);
     await writer.write('lookup.js', LOOKUP_SCRIPT);
+    await writer.write('search.js', SEARCH_SCRIPT);
+    await writer.write('minisearch.js', miniSearchScript());
     await writer.write('lookup.html', lookupPage());
     const summaries = Object.values(writer.lists).sort((a, b) => compareText(a.name, b.name) || compareText(a.system, b.system));
     await writer.write('index.html', frontPage(summaries));
@@ -110,8 +121,10 @@ async function renderList(
   options: RenderOptions,
   progress: ProgressListener,
   task: string,
+  people: SitePeople,
 ): Promise<{ summary: ListSummary; threads: Thread[] }> {
   const heads = await records.heads(list.id);
+  await people.learn(records, heads);
   const threads = buildThreads(listKey(list), heads);
   const summary = summarize(list, heads);
   writer.setList(summary);
@@ -126,7 +139,8 @@ async function renderList(
 
   const series = seriesViews(listKey(list), await records.series(list.id), threads);
   const seriesOf = new Map(series.map((view) => [view.series.seriesId, view]));
-  await writer.write(`lists/${summary.slug}/index.html`, listPage(overview(summary, heads, series, monthNames, byMonth)));
+  await writer.write(`lists/${summary.slug}/index.html`, listPage(overview(summary, heads, series, monthNames, byMonth, people)));
+  await writer.write(`lists/${summary.slug}/search.html`, searchPage(summary, monthNames));
   if (series.length) await writer.write(`lists/${summary.slug}/series.html`, seriesListPage(summary, series));
   for (const view of series) await writer.write(paths.series(view.call), seriesPage(summary, view));
   for (const [index, month] of monthNames.entries()) {
@@ -136,15 +150,29 @@ async function renderList(
 
   // A thread is rendered when any of its mail is in a wanted month: a reply in March changes a thread that started in January.
   const chosen = threads.map((thread, index) => ({ thread, index })).filter(({ thread }) => thread.tree.some(({ item }) => wanted(monthOf(item.sentAt))));
+  const search = new MonthIndexes();
+  // A month's index is whole when the last thread with mail in it is read.
+  const threadsLeft = new Map(monthNames.filter(wanted).map((month) => [month, byMonth.get(month)!.length]));
   let done = 0;
   let batch: typeof chosen = [];
   let batchSize = 0;
   const flush = async () => {
     const details = await records.details(batch.flatMap(({ thread }) => thread.tree.map(({ item }) => item.id)));
     for (const { thread, index } of batch) {
-      await writer.write(paths.thread(thread.call), threadPage(summary, thread, details, { previous: threads[index - 1], next: threads[index + 1] }, seriesOf));
+      await writer.write(paths.thread(thread.call), threadPage(summary, thread, details, { previous: threads[index - 1], next: threads[index + 1] }, seriesOf, people.pageOf));
       const raws: Array<{ raw: Buffer; from: string | null; sentAt: string | null }> = [];
       for (const { item } of thread.tree) {
+        const month = monthOf(item.sentAt);
+        if (wanted(month)) {
+          search.add(month, {
+            id: item.call,
+            subject: item.subject ?? '',
+            sender: [item.fromName, item.fromAddress].filter(Boolean).join(' '),
+            text: searchableText(details.get(item.id)?.bodyText ?? null),
+            href: paths.message(item.call),
+            date: item.sentAt?.slice(0, 10) ?? '',
+          });
+        }
         await writer.write(paths.message(item.call), messagePage(item, thread));
         const raw = details.get(item.id)?.raw;
         if (raw) {
@@ -153,6 +181,13 @@ async function renderList(
         }
       }
       await writer.write(paths.mbox(thread.call), toMbox(raws));
+      for (const month of new Set(thread.tree.map(({ item }) => monthOf(item.sentAt)))) {
+        const left = threadsLeft.get(month);
+        if (left === undefined) continue;
+        threadsLeft.set(month, left - 1);
+        const script = left === 1 ? search.take(month) : undefined;
+        if (script) await writer.write(`lists/${summary.slug}/search/${month}.js`, script);
+      }
     }
     done += batch.length;
     progress({ type: 'update', task, done, total: chosen.length });
@@ -216,9 +251,16 @@ function seriesViews(key: string, rows: readonly RenderSeries[], threads: readon
     .sort((a, b) => compareText(b.series.lastActivityAt ?? '', a.series.lastActivityAt ?? '') || compareText(a.call, b.call));
 }
 
-function overview(summary: ListSummary, heads: readonly RenderHead[], series: readonly SeriesView[], monthNames: readonly string[], byMonth: ReadonlyMap<string, Thread[]>): ListOverview {
+function overview(
+  summary: ListSummary,
+  heads: readonly RenderHead[],
+  series: readonly SeriesView[],
+  monthNames: readonly string[],
+  byMonth: ReadonlyMap<string, Thread[]>,
+  people: SitePeople,
+): ListOverview {
   const counts = new Map<string, MonthClassCount>();
-  const posters = new Map<string, { name: string; address: string; count: number }>();
+  const posters = new Map<string, { name: string; address: string; count: number; person?: string }>();
   const messagesInMonth = new Map<string, number>();
   for (const head of heads) {
     const month = monthOf(head.sentAt);
@@ -233,6 +275,7 @@ function overview(summary: ListSummary, heads: readonly RenderHead[], series: re
     const poster = posters.get(address) ?? { name: head.fromName ?? '', address, count: 0 };
     poster.count++;
     if (!poster.name && head.fromName) poster.name = head.fromName;
+    poster.person ??= people.pageOf(head.senderId);
     posters.set(address, poster);
   }
   return {

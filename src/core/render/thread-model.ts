@@ -32,6 +32,7 @@ export const paths = {
   thread: (call: string) => `t/${shard(call)}/${call}.html`,
   mbox: (call: string) => `t/${shard(call)}/${call}.mbox`,
   series: (call: string) => `s/${shard(call)}/${call}.html`,
+  person: (call: string) => `p/${shard(call)}/${call}.html`,
 };
 
 /** Earlier mail first; undated mail last; the call number breaks ties the same way everywhere. */

@@ -60,7 +60,7 @@ export async function collectStats(store: Store, selection: ListSelection = {}):
   if (selection.names?.length) {
     for (const list of figures) monthly.push(monthlyChart(list, await reports.monthlyCounts(list.id)));
   }
-  const sum = (key: keyof StatsResult['totals'] & keyof ListStats) => lists.reduce((total, list) => total + (list[key] as number), 0);
+  const sum = (key: keyof StatsResult['totals'] & keyof ListStats) => lists.reduce((total, list) => total + list[key], 0);
   return {
     lists,
     totals: {

@@ -252,7 +252,7 @@ function readRaw(row: { id: number; raw: Uint8Array; raw_codec: string | null })
   try {
     return decodeRaw(row.raw, row.raw_codec);
   } catch (error) {
-    throw new Error(`staged message ${row.id}: its raw bytes cannot be read: ${(error as Error).message}`);
+    throw new Error(`staged message ${row.id}: its raw bytes cannot be read: ${(error as Error).message}`, { cause: error });
   }
 }
 

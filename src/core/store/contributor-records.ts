@@ -31,7 +31,7 @@ export class ContributorRecords {
     for (const chunk of chunkRows(rows, 4, this.db.capabilities)) {
       await this.db.run(
         `INSERT INTO contributors (name, email, source, created_at) VALUES ${valuesPlaceholders(chunk.length, 4)} ON CONFLICT DO NOTHING`,
-        chunk.flat() as never[],
+        chunk.flat(),
       );
     }
     const rowIds = await this.rowIdsByEmail([...missing.keys()]);

@@ -445,7 +445,7 @@ export class DrainRecords {
         await this.db.run(
           `INSERT INTO email_messages (${MESSAGE_COLUMNS.join(', ')}) VALUES ${valuesPlaceholders(chunk.length, MESSAGE_COLUMNS.length)}
            ON CONFLICT (list_id, message_key) DO NOTHING`,
-          chunk.flat() as never[],
+          chunk.flat(),
         )
       ).changes;
     }
@@ -464,7 +464,7 @@ export class DrainRecords {
       await this.db.run(
         `INSERT INTO thread_links (list_id, message_key, position, ancestor_id) VALUES ${valuesPlaceholders(chunk.length, 4)}
          ON CONFLICT (list_id, message_key, position) DO NOTHING`,
-        chunk.flat() as never[],
+        chunk.flat(),
       );
     }
   }

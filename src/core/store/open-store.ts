@@ -12,10 +12,10 @@ export interface OpenStoreOptions extends StoreTimeouts {
 }
 
 /**
- * The one place that picks a driver; each is imported only when chosen. The
- * drivers turn their engine's failures (a locked, full, read-only or
- * unreachable database) into sentences; this refuses what is wrong in the
- * address itself.
+ * The one place that picks a driver; each engine's folder (sqlite/,
+ * postgres/) is imported only when chosen. Each engine turns its own failures
+ * (a locked, full, read-only or unreachable database) into sentences (its
+ * errors module); this refuses what is wrong in the address itself.
  */
 async function openDriver(value: string, options: OpenStoreOptions): Promise<SqlDriver> {
   const target = parseDbTarget(value);
@@ -30,11 +30,11 @@ async function openDriver(value: string, options: OpenStoreOptions): Promise<Sql
       if (statSync(target.path, { throwIfNoEntry: false })?.isDirectory()) {
         throw new InputError(`${target.path} is a folder, not a database file.`, `Give a file path, for example ${target.path.replace(/\/+$/, '')}/listminer.db.`);
       }
-      const { SqliteDriver } = await import('./sqlite-driver.js');
+      const { SqliteDriver } = await import('./sqlite/sqlite-driver.js');
       return new SqliteDriver(target.path, { busyTimeoutMs: options.busyTimeoutMs });
     }
     case 'postgres': {
-      const { PostgresDriver } = await import('./postgres-driver.js');
+      const { PostgresDriver } = await import('./postgres/postgres-driver.js');
       return PostgresDriver.connect(target.url, { schema: options.schema, connectTimeoutMs: options.connectTimeoutMs });
     }
     default: {

@@ -475,7 +475,7 @@ function toMerge(row: Record<string, unknown>): PersonMerge {
     reason: row.reason as string,
     evidence: row.evidence as string,
     mergedAt: String(row.merged_at),
-    undoneAt: row.undone_at === null ? null : String(row.undone_at),
+    undoneAt: row.undone_at === null ? null : (row.undone_at as string),
   };
 }
 

@@ -11,6 +11,8 @@ export interface RenderHead {
   inReplyTo: string | null;
   fromName: string | null;
   fromAddress: string | null;
+  /** The person the sender's address belongs to (contributors.id); null for bots and the list's own addresses. */
+  senderId: number | null;
   isBot: boolean;
   subject: string | null;
   sentAt: string | null;
@@ -43,6 +45,15 @@ export interface RenderDetail {
   links: RenderLink[];
   /** The bytes the archive handed over; null when the staged row is gone. */
   raw: Buffer | null;
+}
+
+/** A person as its page shows it. */
+export interface RenderPerson {
+  name: string | null;
+  /** The address the person's row was made for (contributors.email): it stays when merges bring other addresses. */
+  email: string | null;
+  /** Its addresses in normal form, in code-point order. */
+  addresses: string[];
 }
 
 /** A patch series of a list, as pr_equivalents shows it. */
@@ -80,7 +91,7 @@ export class RenderRecords {
   async heads(listId: number): Promise<RenderHead[]> {
     const heads: RenderHead[] = [];
     const rows = this.db.stream<Record<string, unknown>>(
-      `SELECT id, message_key, message_id, thread_root_id, in_reply_to, from_name, from_address, is_bot, subject, sent_at, msg_class, has_patch, patch_series_id, patch_version
+      `SELECT id, message_key, message_id, thread_root_id, in_reply_to, from_name, from_address, sender_id, is_bot, subject, sent_at, msg_class, has_patch, patch_series_id, patch_version
        FROM email_messages WHERE list_id = ? ORDER BY id`,
       [listId],
       2000,
@@ -90,6 +101,7 @@ export class RenderRecords {
         const head = mapRow<RenderHead>(row, HEAD_SHAPE);
         head.id = Number(head.id);
         head.threadRootId = head.threadRootId === null ? null : Number(head.threadRootId);
+        head.senderId = head.senderId === null ? null : Number(head.senderId);
         head.patchSeriesId = head.patchSeriesId === null ? null : Number(head.patchSeriesId);
         head.patchVersion = head.patchVersion === null ? null : Number(head.patchVersion);
         heads.push(head);
@@ -135,7 +147,7 @@ export class RenderRecords {
       ids,
     );
     for (const row of issues) {
-      const label = row.external_key ? String(row.external_key) : row.number !== null ? `#${String(row.number)}` : 'issue';
+      const label = row.external_key ? (row.external_key as string) : row.number !== null ? `#${row.number as number}` : 'issue';
       details.get(Number(row.email_message_id))?.links.push({ kind: 'issue', label, title: (row.title as string | null) ?? null, url: (row.url as string | null) ?? null, role: String(row.role) });
     }
     const pulls = await this.db.all<Record<string, unknown>>(
@@ -146,6 +158,29 @@ export class RenderRecords {
     for (const row of pulls) {
       details.get(Number(row.email_message_id))?.links.push({ kind: 'pull request', label: `#${String(row.number)}`, title: (row.title as string | null) ?? null, url: (row.url as string | null) ?? null, role: String(row.role) });
     }
+  }
+
+  /**
+   * The people behind these senders: the name and every address of each
+   * (docs/people.md).
+   */
+  async people(ids: readonly number[]): Promise<Map<number, RenderPerson>> {
+    const people = new Map<number, RenderPerson>();
+    const chunk = Math.min(1000, this.db.capabilities.maxParameters);
+    for (let at = 0; at < ids.length; at += chunk) {
+      const part = ids.slice(at, at + chunk);
+      const marks = inPlaceholders(part.length);
+      for (const row of await this.db.all<{ id: unknown; name: string | null; email: string | null }>(`SELECT id, name, email FROM contributors WHERE id IN (${marks})`, part)) {
+        people.set(Number(row.id), { name: row.name, email: row.email, addresses: [] });
+      }
+      const identities = await this.db.all<{ person_id: unknown; value: string }>(
+        `SELECT person_id, value FROM identities WHERE kind = 'email' AND person_id IN (${marks})`,
+        part,
+      );
+      for (const row of identities) people.get(Number(row.person_id))?.addresses.push(row.value);
+    }
+    for (const person of people.values()) person.addresses.sort(order);
+    return people;
   }
 
   /** The list's patch series (pr_equivalents). */

@@ -138,7 +138,7 @@ export class ReportRecords {
         monthsScanned: Number(list.monthsScanned),
         stored: Number(list.stored),
         statuses: counts,
-        total: Object.values(counts).reduce((a, b) => a + b, 0),
+        total: (Object.values(counts) as number[]).reduce((a, b) => a + b, 0),
       };
     });
   }

@@ -2,7 +2,8 @@
  * The one seam between the store and a database engine. SQL is written once,
  * with `?` placeholders, in the dialect both engines share (ON CONFLICT,
  * RETURNING, multi-row VALUES); each driver adapts placeholders, parameter
- * types and row values. What the engines cannot share is a capability here.
+ * types and row values. What the engines cannot share is a capability here,
+ * which each engine's folder (sqlite/, postgres/) fills in.
  */
 export type SqlValue = string | number | bigint | boolean | null | Buffer | Date | object;
 

@@ -4,8 +4,9 @@ import { ExitCode, OperationError } from '../errors.js';
  * The database itself failed: locked, full, read-only, unreachable, the
  * connection dropped. Not the fault of the message being written, so no
  * stage shunts a message for it; the run stops and the next one resumes.
- * The drivers turn their engine's errors into this, with a sentence and a
- * hint; any other error passes through unchanged.
+ * Each engine's errors module (sqlite/sqlite-errors.ts,
+ * postgres/postgres-errors.ts) turns its failures into this, with a sentence
+ * and a hint; any other error passes through unchanged.
  */
 export class StoreFailure extends OperationError {
   constructor(

@@ -1,7 +1,7 @@
 /**
  * The archive backends listminer speaks, and how a list is named in each:
  * by its e-mail address, by its public-inbox name, by a local path, or by
- * its newsgroup name.
+ * its newsgroup name, or its group name on groups.io.
  */
 export const BACKENDS = {
   apache_ponymail: { locator: 'address' },
@@ -13,7 +13,8 @@ export const BACKENDS = {
   nntp: { locator: 'newsgroup' },
   imap: { locator: 'address' },
   pop3: { locator: 'address' },
-} as const satisfies Record<string, { locator: 'address' | 'inbox' | 'path' | 'newsgroup' }>;
+  groupsio: { locator: 'group' },
+} as const satisfies Record<string, { locator: 'address' | 'inbox' | 'path' | 'newsgroup' | 'group' }>;
 
 export type BackendName = keyof typeof BACKENDS;
 export type ListLocator = (typeof BACKENDS)[BackendName]['locator'];

@@ -62,7 +62,7 @@ export function validateSystems(file: string, text: string): Validation<Systems>
     for (const key of Object.keys(raw)) {
       if (!SYSTEM_FIELDS.has(key)) errors.push(yaml.problem([...at, key], `unknown field "${key}" (known: ${[...SYSTEM_FIELDS].join(', ')})`));
     }
-    const backend = String(raw.backend ?? '');
+    const backend = typeof raw.backend === 'string' ? raw.backend : '';
     if (!isBackendName(backend)) {
       errors.push(yaml.problem([...at, 'backend'], `backend must be one of ${Object.keys(BACKENDS).join(', ')}`));
       continue;

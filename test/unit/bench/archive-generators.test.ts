@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { splitMboxBuffer } from '../../../src/core/archive/mbox-reader.js';
 import { parseEnvelope } from '../../../src/core/classify/parse-envelope.js';
-import { corpusMailFiles } from '../../helpers/corpus-mail.js';
-import { corpusMissing, corpusPath } from '../../helpers/corpus.js';
+import { expectCycledArchive, mailHeader as header } from '../../helpers/cycled-archive.js';
+import { fixtureMailFiles, fixtureMessages } from '../../helpers/mail-files.js';
 
 interface ArchiveItem {
   raw: Buffer;
@@ -24,9 +24,6 @@ interface Written {
 const { syntheticArchive } = (await import(new URL('../../../bench/synthetic-archive.js', import.meta.url).href)) as {
   syntheticArchive: (options: { messages: number; seed?: number }) => Iterable<ArchiveItem>;
 };
-const { cycleCorpus } = (await import(new URL('../../../bench/corpus-archive.js', import.meta.url).href)) as {
-  cycleCorpus: (files: Array<Array<{ raw: Buffer; sender: string }>>, messages: number) => Iterable<ArchiveItem>;
-};
 const { writeArchive, INBOX } = (await import(new URL('../../../bench/write-archive.js', import.meta.url).href)) as {
   writeArchive: (items: Iterable<ArchiveItem>, paths: { mbox: string; publicInbox?: string }) => Promise<Written>;
   INBOX: string;
@@ -41,10 +38,6 @@ function digest(items: Iterable<ArchiveItem>): string {
   return hash.digest('hex');
 }
 
-function header(raw: Buffer, name: string): string | undefined {
-  const head = raw.toString('latin1').split('\n\n')[0]!;
-  return new RegExp(`^${name}: (.*(?:\\n[ \\t].*)*)`, 'im').exec(head)?.[1];
-}
 
 describe('the synthetic benchmark archive', () => {
   const messages = [...syntheticArchive({ messages: 1500, seed: 7 })];
@@ -114,31 +107,8 @@ describe('the synthetic benchmark archive', () => {
   });
 });
 
-describe.skipIf(corpusMissing)('the corpus benchmark archive', () => {
-  const files = corpusMailFiles()
-    .map((file) => splitMboxBuffer(readFileSync(corpusPath(file))).filter((raw) => raw.length > 0))
-    .filter((messages) => messages.length >= 2)
-    .map((messages) => messages.map((raw) => ({ raw, sender: 'corpus@example.org' })));
-  const total = files.reduce((sum, file) => sum + file.length, 0);
-
-  it('cycles the corpus to the count asked for, every Message-ID new, replies pointing into their own cycle', () => {
-    const count = Math.floor(total * 2.5);
-    const messages = [...cycleCorpus(files, count)];
-    expect(messages).toHaveLength(count);
-    const ids = messages.map((m) => /<([^>]*)>/.exec(header(m.raw, 'Message-ID') ?? '')?.[1]);
-    expect(new Set(ids).size).toBe(count);
-    const known = new Set(ids);
-    let resolved = 0;
-    for (const message of messages) {
-      const parent = /<([^>]*)>/.exec(header(message.raw, 'In-Reply-To') ?? '')?.[1];
-      if (!parent) continue;
-      const cycle = /^(c\d+)f/.exec(parent)?.[1];
-      expect(cycle).toBe(/^(c\d+)f/.exec(/<([^>]*)>/.exec(header(message.raw, 'Message-ID')!)![1]!)![1]);
-      if (known.has(parent)) resolved++;
-    }
-    expect(resolved).toBeGreaterThan(0);
-    const times = messages.map((m) => m.arrived.getTime());
-    expect(new Date(times[0]!).getUTCFullYear()).toBe(2023);
-    expect(new Date(times[times.length - 1]!).getUTCFullYear()).toBe(2024);
+describe('the corpus benchmark archive', () => {
+  it('cycles list mail to the count asked for, every Message-ID new, replies pointing into their own cycle', () => {
+    expectCycledArchive(fixtureMailFiles().map(fixtureMessages));
   });
 });

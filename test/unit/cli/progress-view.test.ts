@@ -5,7 +5,7 @@ import { chooseProgressMode, runWithProgress } from '../../../src/cli/progress-v
 import type { ProgressListener } from '../../../src/core/progress.js';
 
 interface ListrEvent {
-  event: 'STATE' | 'TITLE' | 'OUTPUT' | 'MESSAGE' | string;
+  event: string;
   data: unknown;
   task: { title?: string; path: Array<string | null> };
 }

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { corpusMissingAt } from '../../helpers/corpus.js';
+import { corpusMissingAt } from '../../helpers/corpus-location.js';
 
 const SCRIPT = fileURLToPath(new URL('../../../scripts/fetch-corpus.mjs', import.meta.url));
 

@@ -60,10 +60,10 @@ export function createSource(): ArchiveSource {
   let index: Promise<GroupIndex> | undefined;
 
   const open = async (context: SourceContext) => {
-    const server = serverOf(context);
+    const server = serverOf(context, `The list ${context.list.name}`);
     if (!client) {
       await sharedPacer.wait(server.paceKey, context.signal);
-      client = await paced(server, () => NntpClient.connect({ ...server, credentials: credentials(), signal: context.signal }));
+      client = await paced(server, () => NntpClient.connect({ ...server, credentials: credentials(context, server), signal: context.signal }));
     }
     if (!selected) {
       const name = context.list.name;
@@ -98,6 +98,17 @@ export function createSource(): ArchiveSource {
         for (const [at, raw] of articles.entries()) {
           if (raw) yield { raw, sourceRef: `${server.url}/${context.list.name}/${batch[at]}` };
         }
+      }
+    },
+
+    /** The server's groups (LIST ACTIVE); with --domain, those under that hierarchy (`gmane.comp` → `gmane.comp.*`). */
+    async enumerateLists(context) {
+      const server = serverOf(context, 'lists discover');
+      const nntp = await paced(server, () => NntpClient.connect({ ...server, credentials: credentials(context, server), signal: context.signal }));
+      try {
+        return (await paced(server, () => nntp.groupNames(context.domain ? `${context.domain}.*` : undefined))).map((name) => ({ name }));
+      } finally {
+        nntp.close();
       }
     },
 
@@ -174,8 +185,9 @@ async function paced<T>(server: Server, exchange: () => Promise<T>): Promise<T> 
   }
 }
 
-function serverOf(context: SourceContext): Server {
-  if (!context.baseUrl) throw new ArchiveError(`The list ${context.list.name} has no news server: add it with --base-url nntp://HOST[:PORT].`, 'permanent');
+/** The news server of the base URL; `subject` (the list, or the command) names what has none in the error. */
+function serverOf(context: Pick<SourceContext, 'baseUrl'>, subject: string): Server {
+  if (!context.baseUrl) throw new ArchiveError(`${subject} has no news server: give it with --base-url nntp://HOST[:PORT].`, 'permanent');
   let url: URL;
   try {
     url = new URL(context.baseUrl);
@@ -189,8 +201,14 @@ function serverOf(context: SourceContext): Server {
   return { host, port, tls: scheme === 'nntps', url: `${scheme}://${url.host}`, paceKey: url.host };
 }
 
-/** AUTHINFO USER/PASS from LISTMINER_NNTP_USER and LISTMINER_NNTP_PASSWORD, when both are set. */
-function credentials(): { user: string; password: string } | undefined {
+/**
+ * AUTHINFO USER/PASS from the config file's mail_accounts entry for the
+ * server's host, else from LISTMINER_NNTP_USER and LISTMINER_NNTP_PASSWORD;
+ * none when neither gives both.
+ */
+function credentials(context: Pick<SourceContext, 'mailAccounts'>, server: Server): { user: string; password: string } | undefined {
+  const account = context.mailAccounts?.find((entry) => entry.host === server.host.toLowerCase() && entry.user && entry.password);
+  if (account) return { user: account.user!, password: account.password! };
   const user = process.env.LISTMINER_NNTP_USER;
   const password = process.env.LISTMINER_NNTP_PASSWORD;
   return user && password ? { user, password } : undefined;

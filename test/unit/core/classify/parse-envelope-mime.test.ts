@@ -52,3 +52,16 @@ describe('a raw ISO-2022-JP subject (escape sequences, no encoded words)', () =>
     expect(decodeHeaderBytes('\x1b$B%F%9%H')).toBe('テスト');
   });
 });
+
+describe('a part labelled `Content-Type: text` without a subtype', () => {
+  it('is the body, decoded in the charset its Content-Type names', async () => {
+    const raw = Buffer.concat([
+      Buffer.from('From: a@example.org\r\nSubject: s\r\nContent-Type: multipart/mixed; boundary=XX\r\n\r\n--XX\r\n'),
+      Buffer.from('Content-Type: text; charset="koi8-r"\r\nContent-Transfer-Encoding: 8bit\r\n\r\n'),
+      Buffer.from([0xf0, 0xd2, 0xc9, 0xd7, 0xc5, 0xd4]), // "Привет" in KOI8-R
+      Buffer.from('\r\n--XX--\r\n'),
+    ]);
+    expect((await parseEnvelope(raw)).body.trim()).toBe('Привет');
+    expect((await parseEnvelopeWithMailparser(raw)).body.trim()).toBe('Привет');
+  });
+});

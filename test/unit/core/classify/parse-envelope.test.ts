@@ -2,51 +2,32 @@ import { describe, expect, it } from 'vitest';
 import { readHeaderBlock } from '../../../../src/core/archive/raw-headers.js';
 import { parseEnvelope, parseEnvelopeWithMailparser } from '../../../../src/core/classify/parse-envelope.js';
 import { readCommonMessage } from '../../../../src/core/classify/read-common-message.js';
-import { corpusMessages } from '../../../helpers/corpus-mail.js';
-import { corpusMissing } from '../../../helpers/corpus.js';
+import { fixtureMessages } from '../../../helpers/mail-files.js';
 
-const first = (file: string) => parseEnvelope(corpusMessages(file)[0]!);
-const nth = async (file: string, n: number) => parseEnvelope(corpusMessages(file)[n]!);
+/** Mail written as each mailer writes it, one feature a file (test/fixtures/envelope). */
+const first = (file: string) => parseEnvelope(fixtureMessages(`envelope/${file}`)[0]!);
+const nth = async (file: string, n: number) => parseEnvelope(fixtureMessages(`envelope/${file}`)[n]!);
 
-describe.skipIf(corpusMissing)('envelope of real mail: charsets and MIME', () => {
-  it('decodes an ISO-2022-JP body', async () => {
-    const e = await first('public-inbox/t/iso-2202-jp.eml');
-    expect(e.subject).toBe('[ruby-dev:4]');
-    expect(e.body).toBe('|けいじゅ＠今はフリー(^^;;;です.\n');
-    expect(e.date).toBe('1997-07-28T15:08:29.000Z');
-    expect(e.dateOffsetMinutes).toBe(540);
-  });
+const CASES: Array<[behaviour: string, file: string, envelope: Record<string, unknown>]> = [
+  ['decodes an ISO-2022-JP body', 'iso-2022-jp.eml', { subject: '[ruby-dev:4]', body: '|けいじゅ＠今はフリー(^^;;;です.\n', date: '1997-07-28T15:08:29.000Z', dateOffsetMinutes: 540 }],
+  ['decodes a windows-1256 (Arabic) article and its RFC 2047 subject', 'windows-1256.eml', { subject: 'Re: بعد المغرب السودان', body: expect.stringContaining('> السلام عليكم جميعا،'), listId: 'community-arab-world.lists.mozilla.org', inReplyTo: 'CABmD4sb6gd1k-arab-1@mail.example.com' }],
+  ['decodes windows-1252 quoted-printable text and subject', 'windows-1252-qp.eml', { subject: 'Die Hasen und die Frösche (Microsoft Outlook 00)', body: expect.stringMatching(/^Die Hasen und die Frösche\n\nDie Hasen klagten einst über ihre mißliche Lage; "wir leben", sprach ein Redner/), fromName: 'Doug Sauder', dateOffsetMinutes: -240 }],
+  ['decodes UTF-7 text and subject (through mailparser)', 'utf-7.eml', { subject: 'Die Hasen und die Frösche (Microsoft Outlook 00)', body: expect.stringContaining('Die Hasen klagten einst über ihre mißliche Lage; "wir leben"') }],
+  ['reads ISO-8859-1 bytes in a message that declares nothing as Latin-1, not as U+FFFD', 'payload-iso8859.eml', { body: 'This message contains non-ascii characters:\né è ç à î ï ë ¤\n' }],
+  ['reads UTF-8 bytes in a message that declares nothing as UTF-8', 'payload-utf8.eml', { body: 'This message contains non-ascii characters:\né è ç à î ï ë €\n' }],
+  ['still reads a body whose charset is unknown', 'payload-unknown.eml', { body: 'This message specifies an unknown content-type\n' }],
+  ['reads a name encoded as UTF-8 that is really Latin-1 as Latin-1', 'latin1-as-utf8-name.eml', { fromName: 'Lucía Charlie', subject: '[ovs-dev] Remittance Advice' }],
+  ['decodes GB2312 subjects and bodies', 'gb2312.eml', { subject: '你们看看这个是什么，开会时间定了', body: expect.stringContaining('13:33:39 13:33:39') }],
+  ['decodes base64 and quoted-printable parts of nested MIME', 'nested-base64-qp.eml', { subject: 'Nodemailer is unicode friendly ✔ (1476358788189)', body: 'Hello to myself!', fromName: 'Andris Kreata' }],
+  ['reads a text part whose Content-Type has no subtype', 'type-without-subtype.eml', { body: expect.stringContaining("I'm sorry but I'm using a drainbread ISP"), fromName: 'John X. Doe', fromAddress: 'bbb@example.com' }],
+  ['reads pipermail-obfuscated senders', 'payload-utf8.eml', { fromAddress: 'test@example.com', fromName: 'Dummy Person' }],
+  ['reads comments inside an address (RFC 2822 A.5)', 'rfc2822-a5.eml', { fromAddress: 'pete@silly.test' }],
+  ['reads the List-Id and list address of Apache mail', 'apache-list.eml', { listId: 'users.kafka.apache.org', listAddress: 'users@kafka.apache.org' }],
+];
 
-  it('decodes a windows-1256 (Arabic) article and its RFC 2047 subject', async () => {
-    const e = await first('grimoirelab-perceval/tests/data/nntp/nntp_parsing_error.txt');
-    expect(e.subject).toBe('Re: بعد المغرب السودان');
-    expect(e.body).toContain('> السلام عليكم جميعا،');
-    expect(e.listId).toBe('community-arab-world.lists.mozilla.org');
-    expect(e.inReplyTo).toBe('CABmD4sb6gd1k-QXnXq=8U-M7UPYrhq-nMwmVYahxXyrn8P=wUg@mail.gmail.com');
-  });
-
-  it('decodes windows-1252 quoted-printable text and subject', async () => {
-    const e = await first('stalwart-mail-parser/resources/eml/legacy/012.eml');
-    expect(e.subject).toBe('Die Hasen und die Frösche (Microsoft Outlook 00)');
-    expect(e.body).toMatch(/^Die Hasen und die Frösche\n\nDie Hasen klagten einst über ihre mißliche Lage; "wir leben", sprach ein Redner/);
-    expect(e.fromName).toBe('Doug Sauder');
-    expect(e.dateOffsetMinutes).toBe(-240);
-  });
-
-  it('decodes UTF-7 text and subject (through mailparser)', async () => {
-    const e = await first('stalwart-mail-parser/resources/eml/legacy/001.eml');
-    expect(e.subject).toBe('Die Hasen und die Frösche (Microsoft Outlook 00)');
-    expect(e.body).toContain('Die Hasen klagten einst über ihre mißliche Lage; "wir leben"');
-  });
-
-  it('reads ISO-8859-1 bytes in a message that declares nothing as Latin-1, not as U+FFFD', async () => {
-    const e = await first('hyperkitty/hyperkitty/tests/testdata/payload-iso8859.txt');
-    expect(e.body).toBe('This message contains non-ascii characters:\né è ç à î ï ë ¤\n');
-  });
-
-  it('reads UTF-8 bytes in a message that declares nothing as UTF-8', async () => {
-    const e = await first('hyperkitty/hyperkitty/tests/testdata/payload-utf8.txt');
-    expect(e.body).toBe('This message contains non-ascii characters:\né è ç à î ï ë €\n');
+describe('envelope of list mail: charsets and MIME', () => {
+  it.each(CASES)('%s', async (_, file, expected) => {
+    expect(await first(file)).toMatchObject(expected);
   });
 
   it('reads UTF-8 bytes under a us-ascii label as UTF-8', async () => {
@@ -56,100 +37,45 @@ describe.skipIf(corpusMissing)('envelope of real mail: charsets and MIME', () =>
     expect(e.body).toBe('naïve\n');
   });
 
-  it('still reads a body whose charset is unknown', async () => {
-    const e = await first('hyperkitty/hyperkitty/tests/testdata/payload-unknown.txt');
-    expect(e.body).toBe('This message specifies an unknown content-type\n');
-  });
-
-  it('decodes RFC 2047 names in every charset HyperKitty tests with', async () => {
-    const file = 'hyperkitty/hyperkitty/tests/testdata/non-ascii-headers.txt';
+  it('decodes RFC 2047 names in UTF-8, ISO-8859-1 and ISO-8859-2, B and Q', async () => {
+    const file = 'non-ascii-headers.mbox';
     expect((await nth(file, 0)).fromName).toBe('Vít Ondruch');
-    expect((await nth(file, 2)).subject).toBe('[Fedora-fr-list] Compte-rendu de la réunion du 1 novembre 2009');
-    expect((await nth(file, 2)).fromName).toBe('Björn Persson');
-    expect((await nth(file, 3)).fromName).toBe('Marcela Mašláňová');
-    expect((await nth(file, 4)).fromName).toBe('Dan Horák');
-    expect((await nth(file, 4)).references).toHaveLength(3);
-  });
-
-  it('reads a name encoded as UTF-8 that is really Latin-1 as Latin-1', async () => {
-    const e = await first('grimoirelab-perceval/tests/data/mbox/mbox_iso8859_encoding.mbox');
-    expect(e.fromName).toBe('Lucía Charlie');
-    expect(e.subject).toBe('[ovs-dev] Remittance Advice');
-  });
-
-  it('decodes GB2312 subjects and bodies', async () => {
-    const e = await first('spamscope-mail-parser/tests/mails/mail_test_9');
-    expect(e.subject).toBe('我把镜头拉近些，你们看看这个是什么屄，这种场合自然少不了内射');
-    expect(e.body).toContain('13:33:39 13:33:39');
+    expect((await nth(file, 1)).subject).toBe('[Fedora-fr-list] Compte-rendu de la réunion du 1 novembre 2009');
+    expect((await nth(file, 1)).fromName).toBe('Björn Persson');
+    expect((await nth(file, 2)).fromName).toBe('Marcela Mašláňová');
+    expect((await nth(file, 3)).fromName).toBe('Dan Horák');
+    expect((await nth(file, 3)).references).toHaveLength(3);
   });
 
   it('turns an HTML-only body into readable text', async () => {
-    const e = await first('hyperkitty/hyperkitty/tests/testdata/html-email-2.txt');
+    const e = await first('html-only.eml');
     expect(e.body).toMatch(/^Bonjour,\n\nVous connaissez \?/);
     expect(e.body).not.toMatch(/<[a-z]+/i);
   });
 
   it('prefers the text/plain part of multipart/alternative and leaves attachments out', async () => {
-    const e = await first('hyperkitty/hyperkitty/tests/testdata/attachment-4.txt');
+    const e = await first('alternative-attachment.eml');
     expect(e.subject).toBe('[List1] another try');
     expect(e.body).toMatch(/^This is a test, HTML message with accented letters : é è ç à\.\nAnd an attachment with an ac/);
-  });
-
-  it('decodes base64 and quoted-printable parts of nested MIME (nodemailer fixture)', async () => {
-    const e = await first('nodemailer-mailparser/test/fixtures/nodemailer.eml');
-    expect(e.subject).toBe('Nodemailer is unicode friendly ✔ (1476358788189)');
-    expect(e.body).toBe('Hello to myself!');
-    expect(e.fromName).toBe('Andris Kreata');
-  });
-
-  it('reads the MIME torture test without losing its plain text', async () => {
-    const e = await first('postal-mime/test/fixtures/mimetorture.eml');
-    expect(e.subject).toBe("Ryan Finnie's MIME Torture Test v1.0");
-    expect(e.body).toMatch(/^Welcome to Ryan Finnie's MIME torture test\./);
+    expect(e.body).not.toContain('pièce jointe');
   });
 
   it('reads several charsets of one message (UTF-16, EUC-JP)', async () => {
-    const e = await first('stalwart-mail-parser/resources/eml/thirdparty/005.eml');
+    const e = await first('utf16-eucjp.eml');
     expect(e.body).toContain('Test message');
     expect(e.body).toContain('『世界人権宣言』');
   });
 
-  it('reads a text part whose Content-Type has no subtype', async () => {
-    const e = await first('cpython/Lib/test/test_email/data/msg_14.txt');
-    expect(e.body).toContain("I'm sorry but I'm using a drainbread ISP");
-    expect(e.fromName).toBe('John X. Doe');
-    expect(e.fromAddress).toBe('bbb@ddd.com');
-  });
-
-  it('reads pipermail-obfuscated senders', async () => {
-    const e = await first('hyperkitty/hyperkitty/tests/testdata/payload-utf8.txt');
-    expect(e.fromAddress).toBe('test@example.com');
-    expect(e.fromName).toBe('Dummy Person');
-  });
-
   it('takes the id out of an RFC 822 style In-Reply-To', async () => {
-    const e = await first('hyperkitty/hyperkitty/tests/testdata/strange-in-reply-to-header.txt');
+    const e = await first('strange-in-reply-to.eml');
     expect(e.inReplyTo).toBe('200704070053.46646.other.person@example.com');
-    const wrong = await first('hyperkitty/hyperkitty/tests/testdata/wrong-in-reply-to-header.txt');
+    const wrong = await first('wrong-in-reply-to.eml');
     expect(wrong.inReplyTo).toBeNull();
   });
 
-  it('reads comments inside an address (RFC 2822 A.5)', async () => {
-    const e = await first('incubator-ponymail-foal/test/resources/rfc2822-A5.eml');
-    expect(e.fromAddress).toBe('pete@silly.test');
-  });
-
   it('leaves the date empty when the message has none rather than inventing one', async () => {
-    const messages = corpusMessages('grimoirelab-perceval/tests/data/mbox/mbox_no_fields.mbox');
-    const dates = await Promise.all(messages.map(async (raw) => (await parseEnvelope(raw)).date));
-    expect(dates.some((d) => d === null)).toBe(true);
-    for (const date of dates) if (date) expect(date < '2020').toBe(true);
-  });
-
-  it('reads the List-Id and list address of Apache mail', async () => {
-    const e = await first('incubator-ponymail-foal/test/resources/users.kafka.apache.org-43276.eml');
-    expect(e.listId).toBe('users.kafka.apache.org');
-    expect(e.listAddress).toBe('users@kafka.apache.org');
+    const dates = await Promise.all(fixtureMessages('envelope/no-date.mbox').map(async (raw) => (await parseEnvelope(raw)).date));
+    expect(dates).toEqual([null, '2009-01-05T11:00:00.000Z']);
   });
 });
 

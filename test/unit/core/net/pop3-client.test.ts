@@ -16,17 +16,21 @@ async function scriptedServer(answer: (command: string) => string, trickle = fal
   const server = createServer((socket) => {
     let buffered = '';
     void write(socket, '+OK ready\r\n');
-    socket.on('data', async (chunk) => {
+    // One reply at a time: a trickled reply must not interleave with the next one.
+    let replying = Promise.resolve();
+    socket.on('data', (chunk) => {
       buffered += chunk.toString('latin1');
-      let end: number;
-      while ((end = buffered.indexOf('\r\n')) >= 0) {
-        const command = buffered.slice(0, end);
-        buffered = buffered.slice(end + 2);
-        commands.push(command);
-        const reply = answer(command);
-        await write(socket, reply.replace(/^CLOSE:/, ''));
-        if (command === 'QUIT' || reply.startsWith('CLOSE:')) socket.end();
-      }
+      replying = replying.then(async () => {
+        let end: number;
+        while ((end = buffered.indexOf('\r\n')) >= 0) {
+          const command = buffered.slice(0, end);
+          buffered = buffered.slice(end + 2);
+          commands.push(command);
+          const reply = answer(command);
+          await write(socket, reply.replace(/^CLOSE:/, ''));
+          if (command === 'QUIT' || reply.startsWith('CLOSE:')) socket.end();
+        }
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -8,7 +8,7 @@ const head = (id: number, root: number, inReplyTo: string | null, sentAt: string
   messageId: `m${id}@x`,
   threadRootId: root,
   inReplyTo,
-  fromName: null,
+  fromName: null, senderId: null,
   fromAddress: `p${id}@x`,
   isBot: false,
   subject: `s${id}`,

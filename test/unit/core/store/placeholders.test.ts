@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chunkRows, valuesPlaceholders } from '../../../../src/core/store/sql-driver.js';
-import { numberPlaceholders } from '../../../../src/core/store/postgres-driver.js';
+import { numberPlaceholders } from '../../../../src/core/store/postgres/postgres-driver.js';
 import { Mutex } from '../../../../src/core/store/mutex.js';
 
 describe('SQL helpers', () => {

@@ -7,10 +7,9 @@ import { HttpClient } from '../../../../../src/core/net/http-client.js';
 import { Pacer } from '../../../../../src/core/net/pacer.js';
 import { fakeClock, type ArchiveServer } from '../../../../helpers/archive-server.js';
 import { collectMessages, sourceContext } from '../../../../helpers/archive-context.js';
-import { corpusMissing, corpusPath } from '../../../../helpers/corpus.js';
 import { PONY_MONTH_FILE, startPonyMailServer } from '../../../../helpers/ponymail-server.js';
 
-describe.skipIf(corpusMissing)('apache_ponymail source', () => {
+describe('apache_ponymail source', () => {
   let server: ArchiveServer;
   let clock: ReturnType<typeof fakeClock>;
   const source = () => {
@@ -48,7 +47,7 @@ describe.skipIf(corpusMissing)('apache_ponymail source', () => {
 
   it('streams a month from mbox.lua with every message of the download', async () => {
     let expected = 0;
-    for await (const _ of readMbox(corpusPath(PONY_MONTH_FILE))) expected++;
+    for await (const _ of readMbox(PONY_MONTH_FILE)) expected++;
     const before = server.requests.length;
     const messages = await collectMessages(source().fetchMonth(context(), '2022-01'));
     expect(server.requests.slice(before)).toEqual(['/api/mbox.lua?list=users&domain=ponymail.apache.org&date=2022-01']);

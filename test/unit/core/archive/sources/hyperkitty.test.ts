@@ -6,9 +6,10 @@ import { HttpClient } from '../../../../../src/core/net/http-client.js';
 import { Pacer } from '../../../../../src/core/net/pacer.js';
 import { fakeClock, send, startArchiveServer, type ArchiveServer } from '../../../../helpers/archive-server.js';
 import { collectMessages, sourceContext } from '../../../../helpers/archive-context.js';
-import { corpusMissing, corpusPath } from '../../../../helpers/corpus.js';
+import { fixturePath } from '../../../../helpers/mail-files.js';
 
-const data = (name: string) => readFileSync(corpusPath('grimoirelab-perceval/tests/data/hyperkitty', name));
+/** A month as HyperKitty's export view writes it (Email.as_message under a `From <sender> <ctime>` line). */
+const data = (name: string) => readFileSync(fixturePath('hyperkitty-export', name));
 const LIST = 'test@mail.example.org';
 
 /** The archive sidebar of a HyperKitty list overview page, as it links months. */
@@ -19,7 +20,7 @@ const OVERVIEW = `<html><body><div id="months-list">
   </ul></div>
   <a href="/hyperkitty/list/${LIST}/export/${LIST}.mbox.gz">Download</a></body></html>`;
 
-describe.skipIf(corpusMissing)('hyperkitty source', () => {
+describe('hyperkitty source', () => {
   let server: ArchiveServer;
   let clock: ReturnType<typeof fakeClock>;
   let flaky = 0;
@@ -38,8 +39,8 @@ describe.skipIf(corpusMissing)('hyperkitty source', () => {
         return send(response, 200, JSON.stringify({ name: 'new@mail.example.org', created_at: '2023-02-14T10:00:00Z' }));
       }
       if (url.pathname === `/hyperkitty/list/${LIST}/export/${LIST}.mbox.gz`) {
-        if (range === '2016-04-01..2016-05-01') return send(response, 200, gzipSync(data('hyperkitty_2016_april.mbox')), { 'content-type': 'application/gzip' });
-        if (range === '2016-03-01..2016-04-01') return send(response, 200, gzipSync(data('hyperkitty_2016_march.mbox')));
+        if (range === '2016-04-01..2016-05-01') return send(response, 200, gzipSync(data('2016-04.mbox')), { 'content-type': 'application/gzip' });
+        if (range === '2016-03-01..2016-04-01') return send(response, 200, gzipSync(data('2016-03.mbox')));
         if (range === '2016-12-01..2017-01-01') {
           flaky++;
           return flaky === 1 ? send(response, 429, 'slow', { 'retry-after': '3' }) : flaky === 2 ? send(response, 502, 'bad') : send(response, 200, gzipSync(''));

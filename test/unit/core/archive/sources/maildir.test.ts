@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, readdirSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { monthsBetween } from '../../../../../src/core/archive/month.js';
 import { createSource } from '../../../../../src/core/archive/sources/maildir.js';
-import { collectMessages, sourceContext } from '../../../../helpers/archive-context.js';
-import { corpusMissing, corpusPath } from '../../../../helpers/corpus.js';
+import { collectAllMonths, collectMessages, sourceContext } from '../../../../helpers/archive-context.js';
+import { fixtureMessages } from '../../../../helpers/mail-files.js';
 
 const mail = (id: string, date?: string) => `From: ${id}@example.org\n${date ? `Date: ${date}\n` : ''}Message-ID: <${id}@example.org>\nSubject: ${id}\n\nbody\n`;
 
@@ -55,21 +55,14 @@ describe('maildir source', () => {
   });
 });
 
-describe.skipIf(corpusMissing)('maildir source on the notmuch lkml corpus', () => {
+describe('maildir source on delivered list mail', () => {
   it('gives each of its messages once over all months', async () => {
-    const root = corpusPath('notmuch/test/corpora/lkml');
-    const source = createSource();
-    const context = sourceContext('maildir', root);
-    const first = await source.firstMonth(context);
-    let count = 0;
-    const seen = new Set<string>();
-    for (const month of monthsBetween(first!, new Date().toISOString().slice(0, 7))) {
-      for (const item of await collectMessages(source.fetchMonth(context, month))) {
-        count++;
-        seen.add(item.sourceRef!);
-      }
-    }
-    expect(count).toBe(readdirSync(join(root, 'cur')).length);
-    expect(seen.size).toBe(count);
+    const root = mkdtempSync(join(tmpdir(), 'listminer-maildir-list-'));
+    for (const folder of ['cur', 'new', 'tmp']) mkdirSync(join(root, folder));
+    const messages = ['kernel/series.mbox', 'kernel/revisions.mbox', 'threads/ghost-root.mbox'].flatMap(fixtureMessages);
+    messages.forEach((raw, i) => writeFileSync(join(root, i % 3 ? 'cur' : 'new', `${1704800000 + i}.M${i}P77.host${i % 3 ? ':2,S' : ''}`), raw));
+    const got = await collectAllMonths(createSource(), sourceContext('maildir', root));
+    expect(got).toHaveLength(messages.length);
+    expect(new Set(got.map((item) => item.sourceRef)).size).toBe(messages.length);
   });
 });

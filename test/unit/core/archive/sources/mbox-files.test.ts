@@ -3,12 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { readMbox } from '../../../../../src/core/archive/mbox-reader.js';
 import { monthsBetween } from '../../../../../src/core/archive/month.js';
 import { openArchiveSource } from '../../../../../src/core/archive/open-source.js';
 import { createSource } from '../../../../../src/core/archive/sources/mbox-files.js';
-import { collectMessages, sourceContext } from '../../../../helpers/archive-context.js';
-import { corpusMissing, corpusPath } from '../../../../helpers/corpus.js';
+import { collectAllMonths, collectMessages, sourceContext } from '../../../../helpers/archive-context.js';
+import { fixtureMessages, fixturePath } from '../../../../helpers/mail-files.js';
 
 const message = (id: string, date?: string, from = `From ${id}@example.org Mon Jan  1 00:00:00 2001`) =>
   `${from}\nFrom: ${id}@example.org\n${date ? `Date: ${date}\n` : ''}Message-ID: <${id}@example.org>\nSubject: ${id}\n\nbody of ${id}\nFrom what I hear, 10:30 in 2024 is fine.\n\n`;
@@ -81,30 +80,12 @@ describe('mbox source', () => {
   });
 });
 
-describe.skipIf(corpusMissing)('mbox source on corpus files', () => {
+describe('mbox source on a folder of list archives', () => {
   it('gives every message of every file exactly once over all months', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'listminer-corpus-mbox-'));
-    const files = [
-      'grimoirelab-perceval/tests/data/mbox/mbox_no_fields.mbox',
-      'grimoirelab-perceval/tests/data/mbox/mbox_complex.mbox',
-      'grimoirelab-perceval/tests/data/pipermail/pipermail_2015_november.mbox',
-      'incubator-ponymail-foal/test/resources/users_ponymail_apache_org_2022-01.mbox',
-      'patchwork/patchwork/tests/data/series/bugs-spamming.mbox',
-    ];
-    let expected: string[] = [];
-    for (const [i, file] of files.entries()) {
-      copyFileSync(corpusPath(file), join(dir, `${i}.mbox`));
-      for await (const raw of readMbox(corpusPath(file))) expected.push(raw.toString('base64'));
-    }
-    const source = createSource();
-    const context = sourceContext('mbox', dir);
-    const first = await source.firstMonth(context);
-    expect(first).toBeDefined();
-    const got: string[] = [];
-    for (const month of monthsBetween(first!, new Date().toISOString().slice(0, 7))) {
-      for (const item of await collectMessages(source.fetchMonth(context, month))) got.push(item.raw.toString('base64'));
-    }
-    expected = expected.sort();
-    expect(got.sort()).toEqual(expected);
+    const dir = mkdtempSync(join(tmpdir(), 'listminer-fixture-mbox-'));
+    const files = ['ponymail/users_ponymail_apache_org_2022-01.mbox', 'pipermail/2015-November.txt', 'kernel/series.mbox', 'threads/ghost-root.mbox', 'project/kafka-dev.mbox'];
+    files.forEach((file, i) => copyFileSync(fixturePath(file), join(dir, `${i}.mbox`)));
+    const got = await collectAllMonths(createSource(), sourceContext('mbox', dir));
+    expect(got.map((item) => item.raw.toString('base64')).sort()).toEqual(files.flatMap(fixtureMessages).map((raw) => raw.toString('base64')).sort());
   });
 });

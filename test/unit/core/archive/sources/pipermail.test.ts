@@ -6,11 +6,12 @@ import { HttpClient } from '../../../../../src/core/net/http-client.js';
 import { Pacer } from '../../../../../src/core/net/pacer.js';
 import { fakeClock, send, sendCutOff, startArchiveServer, type ArchiveServer } from '../../../../helpers/archive-server.js';
 import { collectMessages, sourceContext } from '../../../../helpers/archive-context.js';
-import { corpusMissing, corpusPath } from '../../../../helpers/corpus.js';
+import { fixturePath } from '../../../../helpers/mail-files.js';
 
-const data = (name: string) => readFileSync(corpusPath('grimoirelab-perceval/tests/data/pipermail', name));
+/** A pipermail archive folder as Mailman 2.1 serves it: its index page and three monthly text files. */
+const data = (name: string) => readFileSync(fixturePath('pipermail', name));
 
-describe.skipIf(corpusMissing)('pipermail source', () => {
+describe('pipermail source', () => {
   let server: ArchiveServer;
   const source = () => createPipermailSource({ client: new HttpClient({ pacer: new Pacer({ clock: fakeClock() }), retries: 1 }) });
   const context = (name = 'example@lists.example.org') => sourceContext('pipermail', name, { baseUrl: server.url });
@@ -19,21 +20,21 @@ describe.skipIf(corpusMissing)('pipermail source', () => {
     server = await startArchiveServer((url, response) => {
       switch (url.pathname) {
         case '/pipermail/example/':
-          return send(response, 200, data('pipermail_index.html'), { 'content-type': 'text/html; charset=utf-8' });
+          return send(response, 200, data('index.html'), { 'content-type': 'text/html; charset=utf-8' });
         case '/pipermail/example/2016-April.txt':
-          return send(response, 200, data('pipermail_2016_april.mbox'));
+          return send(response, 200, data('2016-April.txt'));
         case '/pipermail/example/2016-March.txt':
-          return send(response, 200, data('pipermail_2016_march.mbox'));
+          return send(response, 200, data('2016-March.txt'));
         case '/pipermail/example/2015-November.txt.gz':
-          return send(response, 200, gzipSync(data('pipermail_2015_november.mbox')), { 'content-type': 'application/x-gzip' });
+          return send(response, 200, gzipSync(data('2015-November.txt')), { 'content-type': 'application/x-gzip' });
         case '/pipermail/broken/':
           return send(response, 200, '<a href="2020-May.txt.gz">[ Gzip\'d Text ]</a> <a href="2020-June.txt">[ Text ]</a>');
         case '/pipermail/broken/2020-May.txt.gz': {
-          const gz = gzipSync(data('pipermail_2015_november.mbox'));
+          const gz = gzipSync(data('2015-November.txt'));
           return send(response, 200, gz.subarray(0, gz.length - 40));
         }
         case '/pipermail/broken/2020-June.txt':
-          return sendCutOff(response, data('pipermail_2016_april.mbox'), 3000);
+          return sendCutOff(response, data('2016-April.txt'), 500);
         default:
           return send(response, 404, 'Not Found');
       }
@@ -46,14 +47,14 @@ describe.skipIf(corpusMissing)('pipermail source', () => {
     expect(indexUrl(sourceContext('pipermail', 'x@y.org', { baseUrl: 'https://mail.example.org/pipermail/x-devel' }))).toBe('https://mail.example.org/pipermail/x-devel/');
   });
 
-  it('reads the months a real index page links, .txt and .txt.gz', () => {
-    const months = parseIndex(data('pipermail_index.html').toString(), 'https://lists.example.org/pipermail/example/');
+  it('reads the months an index page links, .txt and .txt.gz', () => {
+    const months = parseIndex(data('index.html').toString(), 'https://lists.example.org/pipermail/example/');
     expect([...months.entries()].sort()).toEqual([
       ['2015-11', 'https://lists.example.org/pipermail/example/2015-November.txt.gz'],
       ['2016-03', 'https://lists.example.org/pipermail/example/2016-March.txt'],
       ['2016-04', 'https://lists.example.org/pipermail/example/2016-April.txt'],
     ]);
-    expect(parseIndex(data('pipermail_index_empty.html').toString(), 'https://x.org/')).toEqual(new Map());
+    expect(parseIndex(data('index-empty.html').toString(), 'https://x.org/')).toEqual(new Map());
   });
 
   it('takes the oldest linked month as the first month, reading the index once', async () => {

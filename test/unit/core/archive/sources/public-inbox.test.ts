@@ -8,7 +8,6 @@ import { identifyMessage } from '../../../../../src/core/archive/message-key.js'
 import { monthOf } from '../../../../../src/core/archive/month.js';
 import { createSource } from '../../../../../src/core/archive/sources/public-inbox.js';
 import type { ListRecord } from '../../../../../src/core/store/list-records.js';
-import { corpusMissing } from '../../../../helpers/corpus.js';
 import { kernelMail, PublicInboxArchive } from '../../../../helpers/public-inbox-archive.js';
 
 const at = (iso: string) => new Date(iso);
@@ -26,11 +25,11 @@ async function collect(items: AsyncIterable<ArchiveItem>): Promise<ArchiveItem[]
 
 const ids = (items: ArchiveItem[]) => items.filter((i) => !isDeletion(i)).map((i) => identifyMessage(i.raw).messageId).sort();
 
-describe.skipIf(corpusMissing)('public_inbox source', () => {
+describe('public_inbox source', () => {
   let dir: string;
   let archive: PublicInboxArchive;
   let cacheDir: string;
-  const mail = corpusMissing ? [] : kernelMail();
+  const mail = kernelMail();
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'listminer-pi-'));

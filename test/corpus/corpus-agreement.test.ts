@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { classifyMessage } from '../../../../src/core/classify/classify-message.js';
-import type { MsgClass } from '../../../../src/core/classify/envelope.js';
-import { loadRuleBook } from '../../../../src/core/classify/rule-set.js';
-import { loadSystems } from '../../../../src/core/systems/load-systems.js';
-import { corpusMailFiles, corpusMessages } from '../../../helpers/corpus-mail.js';
-import { corpusMissing } from '../../../helpers/corpus.js';
+import { classifyMessage } from '../../src/core/classify/classify-message.js';
+import type { MsgClass } from '../../src/core/classify/envelope.js';
+import { loadRuleBook } from '../../src/core/classify/rule-set.js';
+import { loadSystems } from '../../src/core/systems/load-systems.js';
+import { corpusMailFiles, corpusMessages } from '../helpers/corpus-mail.js';
+import { corpusMissing } from '../helpers/corpus.js';
 
 /**
  * The bundled rules against a hand-labelled set: every message of the list
@@ -31,7 +31,7 @@ interface Label {
 }
 
 const fixture = (name: string) =>
-  readFileSync(new URL(`../../../fixtures/classify/${name}`, import.meta.url), 'utf8')
+  readFileSync(new URL(`../fixtures/classify/${name}`, import.meta.url), 'utf8')
     .split('\n')
     .filter((line) => line.trim() && !line.startsWith('#'))
     .map((line) => line.split('\t'));

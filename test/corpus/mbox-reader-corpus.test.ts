@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { readMbox } from '../../../../src/core/archive/mbox-reader.js';
-import { corpusFiles, corpusMissing, corpusPath } from '../../../helpers/corpus.js';
+import { readMbox } from '../../src/core/archive/mbox-reader.js';
+import { corpusFiles, corpusMissing, corpusPath } from '../helpers/corpus.js';
 
 /**
  * Files where counting separator lines gives the wrong answer, each checked

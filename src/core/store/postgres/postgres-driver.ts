@@ -1,8 +1,9 @@
 import postgres from 'postgres';
-import { redactSecrets, redactUrl } from '../db-target.js';
-import { ListminerError } from '../errors.js';
-import { StoreFailure, StoreInterrupted } from './store-failure.js';
-import type { IntegrityReport, SqlDriver, SqlExecutor, SqlRunResult, SqlValue } from './sql-driver.js';
+import { redactUrl } from '../../db-target.js';
+import type { StoreFailure } from '../store-failure.js';
+import type { IntegrityReport, SqlDriver, SqlExecutor, SqlRunResult, SqlValue } from '../sql-driver.js';
+import { postgresCapabilities } from './postgres-capabilities.js';
+import { explainPostgresError, interruptedFailure, notPostgresFailure, stalledFailure } from './postgres-errors.js';
 
 type Sql = postgres.Sql<Record<string, never>>;
 type Queryable = Sql | postgres.TransactionSql<Record<string, never>>;
@@ -49,19 +50,7 @@ function queryTimeoutFromEnv(): number | undefined {
  */
 export class PostgresDriver implements SqlDriver {
   readonly dialect = 'postgres' as const;
-  readonly capabilities = {
-    maxParameters: 65_000,
-    migrationLockSql: 'SELECT pg_advisory_xact_lock(4711204611)',
-    jsonParameter: 'CAST(? AS JSONB)',
-    idParameter: 'CAST(? AS BIGINT)',
-    newIdsSql: (table: string) => `SELECT nextval(pg_get_serial_sequence('${table}', 'id')) AS id FROM generate_series(1, CAST(? AS INTEGER))`,
-    byteOrder: (column: string) => `(${column} COLLATE "C")`,
-    // timestamptz as text follows the session's TimeZone; the month must not.
-    utcMonth: (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM')`,
-    analyzeSql: (tables: readonly string[]) => `ANALYZE ${tables.join(', ')}`,
-    // Autovacuum makes the space of deleted rows reusable; a file never shrinks by itself.
-    reclaimSql: '',
-  };
+  readonly capabilities = postgresCapabilities;
   readonly displayName: string;
   private readonly sql: Sql;
   private readonly placeholders = new Map<string, string>();
@@ -105,7 +94,7 @@ export class PostgresDriver implements SqlDriver {
         json: {
           to: 3802,
           from: [114, 3802],
-          parse: (x: string) => JSON.parse(x),
+          parse: (x: string): unknown => JSON.parse(x),
           serialize: (x: unknown) => (typeof x === 'string' ? x : JSON.stringify(x)),
         },
         date: {
@@ -115,7 +104,7 @@ export class PostgresDriver implements SqlDriver {
           serialize: (x: unknown) => (x instanceof Date ? x : new Date(String(x))).toISOString(),
         },
       } as never,
-    }) as unknown as Sql;
+    });
   }
 
   all<T>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
@@ -256,8 +245,8 @@ export class PostgresDriver implements SqlDriver {
   private rearm(deadline: Deadline): void {
     clearTimeout(deadline.timer);
     this.deadlines.add(deadline);
-    if (this.stopping) deadline.timer = setTimeout(() => this.giveUp(this.interrupted()), STOP_GRACE_MS);
-    else deadline.timer = setTimeout(() => this.giveUp(this.stalled()), this.queryTimeoutMs);
+    if (this.stopping) deadline.timer = setTimeout(() => this.giveUp(interruptedFailure(this.host)), STOP_GRACE_MS);
+    else deadline.timer = setTimeout(() => this.giveUp(stalledFailure(this.host, this.queryTimeoutMs)), this.queryTimeoutMs);
   }
 
   private disarm(deadline: Deadline): void {
@@ -282,21 +271,6 @@ export class PostgresDriver implements SqlDriver {
     this.sql.end({ timeout: 0 }).catch(() => {});
   }
 
-  private stalled(): StoreFailure {
-    return new StoreFailure(
-      `The PostgreSQL server at ${this.host} stopped answering: a statement got no reply within ${Math.round(this.queryTimeoutMs / 1000)} s, so the connection was closed and the batch being written was rolled back.`,
-      'Check the server and the network to it, then run again: what was written before is kept and the run resumes from there. LISTMINER_PG_QUERY_TIMEOUT=SECONDS waits longer for slow statements.',
-      'QUERY_TIMEOUT',
-    );
-  }
-
-  private interrupted(): StoreFailure {
-    return new StoreInterrupted(
-      `Stopped by a signal while the PostgreSQL server at ${this.host} was not answering; the batch being written was rolled back.`,
-      'What was written before is kept; the next run resumes from there.',
-    );
-  }
-
   /**
    * The first query, raced against the connect timeout. The client retries a
    * connection the server closes before the handshake at once and forever
@@ -313,11 +287,7 @@ export class PostgresDriver implements SqlDriver {
       const outcome = await Promise.race([probe.then(() => 'ok' as const), gaveUp]);
       if (outcome === 'timeout') {
         probe.catch(() => {});
-        throw new StoreFailure(
-          `The server at ${this.displayName} closed the connection each time before answering as PostgreSQL (for ${Math.round(this.connectTimeoutMs / 1000)} s).`,
-          'Check the host and port of the database URL: something else listens there.',
-          'CONNECTION_CLOSED',
-        );
+        throw notPostgresFailure(this.displayName, this.connectTimeoutMs);
       }
     } catch (error) {
       await this.sql.end({ timeout: 0 }).catch(() => {});
@@ -390,42 +360,4 @@ export function numberPlaceholders(sql: string): string {
     }
   }
   return out;
-}
-
-/**
- * PostgreSQL's failures of the server or the connection as a StoreFailure
- * naming the database (password removed); errors of a statement (a
- * constraint) pass through for the caller to handle.
- */
-export function explainPostgresError(error: unknown, database: string, connectTimeoutMs: number): unknown {
-  if (error instanceof ListminerError) return error;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code !== 'string') return error;
-  const detail = redactSecrets(error instanceof Error ? error.message : String(error));
-  const fail = (message: string, hint: string) => new StoreFailure(message, hint, code);
-  if (code === 'CONNECT_TIMEOUT') {
-    return fail(`The database ${database} did not answer within ${Math.round(connectTimeoutMs / 1000)} s.`, 'Is the server up, and is the host and port of the database URL right? LISTMINER_PG_CONNECT_TIMEOUT=SECONDS waits longer.');
-  }
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'ETIMEDOUT') {
-    return fail(`Cannot connect to the database ${database} (${code}).`, 'Is the PostgreSQL server running and reachable, and is the host and port of the database URL right?');
-  }
-  if (code === 'ECONNRESET' || code === 'EPIPE' || code.startsWith('CONNECTION_') || code.startsWith('08') || code.startsWith('57P')) {
-    return fail(
-      `The connection to the database ${database} was lost (${detail}); the batch being written was rolled back.`,
-      'Run again when the server is back: what was written before is kept and the run resumes from there.',
-    );
-  }
-  if (code === '3D000' || code === '28P01' || code === '28000') {
-    return fail(`The database ${database} refused the connection: ${detail}.`, 'Check the database name, user and password in the URL.');
-  }
-  if (code === '53100') {
-    return fail(`The disk of the database ${database} is full; the batch being written was rolled back.`, 'Free some space on the server and run again: the run resumes from what was written.');
-  }
-  if (code.startsWith('53')) {
-    return fail(`The database ${database} is out of resources (${detail}).`, 'Run again later, or ask the server\'s administrator.');
-  }
-  if (code === '25006') {
-    return fail(`The database ${database} is read-only (${detail}).`, 'Point --db at a writable server (a primary, not a standby).');
-  }
-  return error;
 }

@@ -1,10 +1,9 @@
-import { accessSync, constants, statSync } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { ListminerError } from '../errors.js';
-import { Mutex } from './mutex.js';
-import { StoreFailure } from './store-failure.js';
-import type { IntegrityReport, SqlDriver, SqlExecutor, SqlRunResult, SqlValue } from './sql-driver.js';
+import { Mutex } from '../mutex.js';
+import type { IntegrityReport, SqlDriver, SqlExecutor, SqlRunResult, SqlValue } from '../sql-driver.js';
+import { sqliteCapabilities } from './sqlite-capabilities.js';
+import { explainSqliteError, fileReplacedFailure } from './sqlite-errors.js';
 
 type Statement = Database.Statement<unknown[]>;
 
@@ -22,21 +21,7 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 30_000;
  */
 export class SqliteDriver implements SqlDriver {
   readonly dialect = 'sqlite' as const;
-  readonly capabilities = {
-    maxParameters: 32_766,
-    migrationLockSql: '',
-    jsonParameter: '?',
-    idParameter: '?',
-    newIdsSql: (table: string) =>
-      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?) SELECT (SELECT COALESCE(MAX(id), 0) FROM ${table}) + i AS id FROM n`,
-    // SQLite's default collation, BINARY, is the byte order of UTF-8.
-    byteOrder: (column: string) => column,
-    // Timestamps are ISO-8601 UTC text.
-    utcMonth: (column: string) => `substr(${column}, 1, 7)`,
-    // The store's queries are written so SQLite picks the right index without statistics.
-    analyzeSql: () => '',
-    reclaimSql: 'PRAGMA incremental_vacuum',
-  };
+  readonly capabilities = sqliteCapabilities;
   readonly displayName: string;
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Statement>();
@@ -153,18 +138,10 @@ export class SqliteDriver implements SqlDriver {
     return { checked: `SQLite: PRAGMA quick_check of ${this.displayName}`, problems };
   }
 
-  /**
-   * A file removed or replaced under an open SQLite connection goes on taking
-   * writes into the unlinked inode, and they vanish when the process ends. A
-   * run noticing at its next commit stops instead of reporting work it lost.
-   */
+  /** A run noticing at its next commit that its file was removed or replaced stops instead of reporting work it lost. */
   private checkFileKept(): void {
     if (this.identity === undefined || fileIdentity(this.displayName) === this.identity) return;
-    throw new StoreFailure(
-      `The SQLite database ${this.displayName} was removed or replaced while listminer had it open; what this run wrote since then is not in the file at that path.`,
-      'Put the database back (or point --db at the file you mean) and run again: the stages resume from what that file holds.',
-      'FILE_REPLACED',
-    );
+    throw fileReplacedFailure(this.displayName);
   }
 
   async close(): Promise<void> {
@@ -204,11 +181,15 @@ export class SqliteDriver implements SqlDriver {
   }
 }
 
-/** "device:inode" of a file on disk; undefined for an in-memory database or a file that is not there. */
+/** "device:inode" of a file on disk; undefined for an in-memory database, "missing" when no file is there. */
 function fileIdentity(path: string): string | undefined {
   if (path === ':memory:' || path === '') return undefined;
-  const stat = statOrUndefined(path);
-  return stat ? `${stat.dev}:${stat.ino}` : 'missing';
+  try {
+    const stat = statSync(path);
+    return `${stat.dev}:${stat.ino}`;
+  } catch {
+    return 'missing';
+  }
 }
 
 function runStatement(statement: Statement, params: readonly SqlValue[] | undefined): SqlRunResult {
@@ -226,85 +207,4 @@ function toSqlite(params: readonly SqlValue[] | undefined): unknown[] {
     if (value === null || Buffer.isBuffer(value) || typeof value !== 'object') return value;
     return JSON.stringify(value);
   });
-}
-
-/**
- * SQLite's failures of the file itself (locked, full, read-only, not a
- * database) as a StoreFailure naming the file; errors of a statement (a
- * constraint) pass through for the caller to handle.
- */
-export function explainSqliteError(error: unknown, path: string, busyTimeoutMs: number): unknown {
-  if (error instanceof ListminerError) return error;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code !== 'string') return error;
-  const detail = error instanceof Error ? error.message : String(error);
-  const fail = (message: string, hint: string) => new StoreFailure(message, hint, code);
-  const kind = code.replace(/^(SQLITE_[A-Z]+?)(_[A-Z_]+)?$/, '$1');
-  switch (kind) {
-    case 'SQLITE_BUSY':
-    case 'SQLITE_LOCKED':
-      return fail(
-        `The SQLite database ${path} is locked: another process held its write lock for more than ${formatSeconds(busyTimeoutMs)}.`,
-        'Another listminer, or another program, is writing to it. Run again when it has finished (nothing of the unfinished batch was written), or wait longer with LISTMINER_SQLITE_BUSY_TIMEOUT=SECONDS.',
-      );
-    case 'SQLITE_FULL':
-      return fail(
-        `The disk holding the SQLite database ${path} is full; the batch being written was rolled back.`,
-        'Free some space on that disk and run again: what was written before is kept and the run resumes from there.',
-      );
-    case 'SQLITE_READONLY':
-    case 'SQLITE_PERM':
-    case 'SQLITE_AUTH':
-      return fail(`The SQLite database ${path} is read-only: listminer cannot write to it (${detail}).`, readOnlyHint(path));
-    case 'SQLITE_NOTADB':
-      return fail(`${path} is not a SQLite database.`, 'Point --db at a listminer database file, or at a new path to create one.');
-    case 'SQLITE_CORRUPT':
-      return fail(`The SQLite database ${path} is damaged (${detail}).`, 'Restore it from a copy, or start a new database with another --db path.');
-    case 'SQLITE_CANTOPEN':
-    case 'SQLITE_IOERR':
-      return explainUnopenable(path, detail, code);
-    default:
-      return error;
-  }
-}
-
-function explainUnopenable(path: string, detail: string, code: string): StoreFailure {
-  const stat = statOrUndefined(path);
-  if (stat?.isDirectory()) {
-    return new StoreFailure(`${path} is a folder, not a database file.`, `Give a file path, for example ${path.replace(/\/+$/, '')}/listminer.db.`, code);
-  }
-  // SQLite writes the file, and beside it the -wal and -shm files, so both must be writable.
-  if (!writable(stat ? path : dirname(path)) || !writable(dirname(path))) {
-    return new StoreFailure(`The SQLite database ${path} is read-only: listminer cannot write to it.`, readOnlyHint(path), code);
-  }
-  return new StoreFailure(
-    `Cannot read or write the SQLite database ${path} (${detail}).`,
-    'Check the disk and the permissions of the file and its folder, then run again.',
-    code,
-  );
-}
-
-function readOnlyHint(path: string): string {
-  return `Make ${basename(path)} and its folder writable (SQLite also writes ${basename(path)}-wal and ${basename(path)}-shm beside it), or copy it somewhere writable.`;
-}
-
-function statOrUndefined(path: string): ReturnType<typeof statSync> | undefined {
-  try {
-    return statSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
-function writable(path: string): boolean {
-  try {
-    accessSync(path, constants.W_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function formatSeconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(1))} s`;
 }
