@@ -19,7 +19,7 @@ export const FALLBACK_REASONS = [
   'transfer-encoding',
   /** Multiparts nested deeper than MAX_DEPTH, or more than MAX_PARTS parts. */
   'structure',
-  /** A multipart without a boundary, a delimiter, its closing delimiter or a part's header block. */
+  /** A multipart without a boundary, a delimiter, its closing delimiter or a part's header fields; a boundary on a part that is not multipart. */
   'broken-mime',
   /** No text, and a part that mailparser files as an attachment but that is text to a reader. */
   'no-text',
