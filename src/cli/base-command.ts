@@ -6,6 +6,7 @@ import type { ProgressListener } from '../core/progress.js';
 import { chooseDb, chooseStoreTimeouts, redactSecrets } from '../core/db-target.js';
 import { ExitCode, ListminerError } from '../core/errors.js';
 import { withStore } from '../core/store/open-store.js';
+import { describeStageFailures } from '../core/pipeline/each-claimed-list.js';
 import { lostConnectionFailure } from '../core/store/store-failure.js';
 import type { Store } from '../core/store/store.js';
 import { loadSystems, type Systems } from '../core/systems/load-systems.js';
@@ -110,14 +111,46 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   /**
-   * Ends a stage a signal stopped: says what it did on stderr (the --json
-   * result carries it on stdout) and exits 130; the next run resumes.
+   * The one way a command ends (README, exit codes): the typed result goes
+   * out (under --json always, a failed list or a signal notwithstanding) and
+   * the outcome picks the exit code. A signal: its sentence on stderr, exit
+   * 130. Lists that failed (each named by `failure` already): exit 4. An
+   * error (verify --strict's gap, the lists a stage failed): printed by the
+   * one place that prints errors, after the result, with its exit code.
    */
-  protected exitInterrupted(result: object, done: string): never {
+  protected finish<R extends object>(result: R, outcome: Outcome = {}): R {
+    if (outcome.stopped === undefined && outcome.error === undefined && !outcome.listsFailed) return result; // oclif prints it under --json
     if (this.jsonEnabled()) this.logJson(result);
-    else this.logToStderr(`Stopped by a signal: ${done}. The next run resumes from there.`);
-    return this.exit(ExitCode.interrupted);
+    this.resultShown = true;
+    if (outcome.stopped !== undefined) {
+      this.logToStderr(outcome.stopped);
+      return this.exit(ExitCode.interrupted);
+    }
+    if (outcome.error) throw outcome.error;
+    return this.exit(ExitCode.partial);
   }
+
+  /** The sentence of a stage a signal stopped, for `finish`: what it did, and that the next run resumes. */
+  protected stoppedAfter(done: string): string {
+    return `Stopped by a signal: ${done}. The next run resumes from there.`;
+  }
+
+  /**
+   * The outcome of a per-list stage (drain, project): each list that failed
+   * is named on its own line, and the run ends with a sentence that counts
+   * them (exit 4).
+   */
+  protected stageFailures(stage: 'drain' | 'project', lists: ReadonlyArray<{ system: string; name: string; status: string; error?: string }>): Outcome {
+    const failed = lists.filter((list) => list.status === 'failed').length;
+    if (failed === 0) return {};
+    for (const line of describeStageFailures(stage, lists)) this.failure(line);
+    const done = stage === 'drain' ? 'drained' : 'projected';
+    const hint = 'Each list that failed is named above with its reason; run again with --debug for the stack.';
+    return { error: new ListminerError(`${failed} of ${lists.length} lists failed to ${stage}; the rest ${done}.`, ExitCode.partial, hint) };
+  }
+
+  /** Set once `finish` printed the result: an error after it goes to stderr, so that stdout carries the result alone. */
+  private resultShown = false;
 
   override async finally(error: Error | undefined): Promise<unknown> {
     process.off('uncaughtException', this.crashListener);
@@ -178,15 +211,26 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   /** The one place an error becomes a sentence and a hint (the stack too with --debug); returns its exit code. */
   private report(error: Error & { exitCode?: number; oclif?: { exit?: number } }, cause: Error = error): number {
     const described = describeError(error);
-    if (this.jsonEnabled()) {
+    if (this.jsonEnabled() && !this.resultShown) {
       this.logJson({ error: { message: described.message, hint: described.hint, exitCode: described.exitCode } });
     } else {
-      this.logToStderr(`Error: ${described.message}`);
-      if (described.hint) this.logToStderr(`Hint: ${described.hint}`);
-      if (this.argv.includes('--debug') && cause.stack) this.logToStderr(redactSecrets(cause.stack));
+      // oclif mutes its own stderr under --json; the result is on stdout already, the error is not part of it.
+      const lines = [`Error: ${described.message}`, ...(described.hint ? [`Hint: ${described.hint}`] : [])];
+      if (this.argv.includes('--debug') && cause.stack) lines.push(redactSecrets(cause.stack));
+      process.stderr.write(`${lines.join('\n')}\n`);
     }
     return described.exitCode;
   }
+}
+
+/** How a run ended beyond its result, for `finish`. Nothing given: it went well (exit 0). */
+export interface Outcome {
+  /** A signal stopped the run: the sentence that says what it did (stderr; --json carries the result). Exit 130. */
+  stopped?: string;
+  /** Some lists failed and the others went on; each was named by `failure`. Exit 4. */
+  listsFailed?: boolean;
+  /** The run is done but ends as this error says (its sentence, hint and exit code). */
+  error?: ListminerError;
 }
 
 interface DescribedError {

@@ -43,7 +43,7 @@ export default class Classify extends BaseCommand<typeof Classify> {
         explainMessage(store, systems, reference, { selection, maxMessageBytes: this.settings.maxMessageBytes, budgetMs: flags['match-budget'] }),
       );
       this.show(renderExplanation(explanation));
-      return explanation;
+      return this.finish(explanation);
     }
     const signal = this.stopSignal();
     const options = {
@@ -64,9 +64,9 @@ export default class Classify extends BaseCommand<typeof Classify> {
       .join(', ');
     const counts = `classified ${result.classified}, shunted ${result.shunted}${flags.reclassify ? `, changed class ${result.changed}` : ''}${classes ? ` (${classes})` : ''}`;
     const summary = result.dryRun ? `dry run, nothing written: would have ${counts}` : counts;
-    if (result.interrupted) this.exitInterrupted(result, summary);
+    if (result.interrupted) return this.finish(result, { stopped: this.stoppedAfter(summary) });
     this.show(summary);
     for (const change of result.changes) this.show(`  ${change.from} → ${change.to}: ${change.count}`);
-    return result;
+    return this.finish(result);
   }
 }

@@ -2,10 +2,8 @@ import { Flags } from '@oclif/core';
 import { BaseCommand, listFlags, systemsFlag } from '../cli/base-command.js';
 import { naming, renderTable } from '../cli/render-table.js';
 import { drainLists, type DrainResult } from '../core/drain/drain-lists.js';
-import { ExitCode, ListminerError } from '../core/errors.js';
 import { giveRepoCommand } from '../core/registry/register-list.js';
 import { selectListIds } from '../core/registry/select-lists.js';
-import { describeStageFailures } from '../core/pipeline/each-claimed-list.js';
 
 export default class Drain extends BaseCommand<typeof Drain> {
   static override summary = 'Move classified mail into the research tables, one writer per list.';
@@ -44,12 +42,7 @@ export default class Drain extends BaseCommand<typeof Drain> {
     for (const list of result.lists.filter((l) => l.status === 'deferred')) {
       this.note(`${list.system} ${list.name} has no repo; its ${list.deferred} messages wait. Give it one with \`${giveRepoCommand(list)}\`, then drain again.`);
     }
-    if (result.interrupted) this.exitInterrupted(result, `drained ${result.drained} messages of ${result.lists.length} lists, ${result.shunted} shunted`);
-    const failed = result.lists.filter((l) => l.status === 'failed');
-    if (failed.length > 0) {
-      for (const line of describeStageFailures('drain', result.lists)) this.failure(line);
-      throw new ListminerError(`${failed.length} of ${result.lists.length} lists failed to drain; the rest drained.`, ExitCode.partial, 'Each list that failed is named above with its reason; run again with --debug for the stack.');
-    }
-    return result;
+    if (result.interrupted) return this.finish(result, { stopped: this.stoppedAfter(`drained ${result.drained} messages of ${result.lists.length} lists, ${result.shunted} shunted`) });
+    return this.finish(result, this.stageFailures('drain', result.lists));
   }
 }

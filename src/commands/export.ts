@@ -1,7 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand, listFlags } from '../cli/base-command.js';
 import { naming, renderTable } from '../cli/render-table.js';
-import { ExitCode } from '../core/errors.js';
 import { exportResearchTables, MANIFEST_FILE, type ExportResult } from '../core/export/export-research-tables.js';
 import { EXPORT_FORMATS } from '../core/export/format-writer.js';
 
@@ -48,9 +47,7 @@ export default class Export extends BaseCommand<typeof Export> {
     );
     if (result.interrupted) {
       // An export does not resume: without manifest.json the folder is incomplete, and the next run writes it whole.
-      if (this.jsonEnabled()) this.logJson(result);
-      else this.logToStderr(`Stopped by a signal after ${result.files.length} files; ${MANIFEST_FILE} was not written. Run the export again.`);
-      return this.exit(ExitCode.interrupted);
+      return this.finish(result, { stopped: `Stopped by a signal after ${result.files.length} files; ${MANIFEST_FILE} was not written. Run the export again.` });
     }
     this.show(
       renderTable(
@@ -59,6 +56,6 @@ export default class Export extends BaseCommand<typeof Export> {
       ),
     );
     this.note(`wrote ${result.files.length} files (${result.rows} rows, ${result.bytes} bytes) and ${result.manifest}`);
-    return result;
+    return this.finish(result);
   }
 }

@@ -1,7 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand, fetchFlags, listFlags, systemsFlag } from '../cli/base-command.js';
 import { naming, renderTable } from '../cli/render-table.js';
-import { ExitCode } from '../core/errors.js';
 import { describeFailures, describeHolder, fetchLists, type FetchResult } from '../core/fetch/fetch-lists.js';
 
 export default class Fetch extends BaseCommand<typeof Fetch> {
@@ -44,15 +43,9 @@ export default class Fetch extends BaseCommand<typeof Fetch> {
       ),
     );
     this.render(result);
-    if (result.interrupted) {
-      const t = result.totals;
-      this.exitInterrupted(result, `fetched ${t.months} months of ${t.lists} lists, ${t.staged} messages staged`);
-    }
-    if (result.totals.failed > 0) {
-      if (this.jsonEnabled()) this.logJson(result);
-      this.exit(ExitCode.partial);
-    }
-    return result;
+    const t = result.totals;
+    if (result.interrupted) return this.finish(result, { stopped: this.stoppedAfter(`fetched ${t.months} months of ${t.lists} lists, ${t.staged} messages staged`) });
+    return this.finish(result, { listsFailed: t.failed > 0 });
   }
 
   private render(result: FetchResult): void {

@@ -1,10 +1,8 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand, listFlags, systemsFlag } from '../cli/base-command.js';
 import { naming, renderTable } from '../cli/render-table.js';
-import { ExitCode, ListminerError } from '../core/errors.js';
 import { projectLists, type ProjectResult } from '../core/project/project-lists.js';
 import { selectListIds } from '../core/registry/select-lists.js';
-import { describeStageFailures } from '../core/pipeline/each-claimed-list.js';
 
 export default class Project extends BaseCommand<typeof Project> {
   static override summary = 'Tie drained mail to issues and pull requests, one writer per list.';
@@ -52,12 +50,7 @@ export default class Project extends BaseCommand<typeof Project> {
         ),
       );
     }
-    if (result.interrupted) this.exitInterrupted(result, `projected ${result.examined} messages of ${result.lists.length} lists`);
-    const failed = result.lists.filter((l) => l.status === 'failed');
-    if (failed.length > 0) {
-      for (const line of describeStageFailures('project', result.lists)) this.failure(line);
-      throw new ListminerError(`${failed.length} of ${result.lists.length} lists failed to project; the rest projected.`, ExitCode.partial, 'Each list that failed is named above with its reason; run again with --debug for the stack.');
-    }
-    return result;
+    if (result.interrupted) return this.finish(result, { stopped: this.stoppedAfter(`projected ${result.examined} messages of ${result.lists.length} lists`) });
+    return this.finish(result, this.stageFailures('project', result.lists));
   }
 }

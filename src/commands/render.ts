@@ -1,7 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand, listFlags } from '../cli/base-command.js';
 import { renderTable } from '../cli/render-table.js';
-import { ExitCode } from '../core/errors.js';
 import { renderSite, type RenderResult } from '../core/render/render-site.js';
 
 export default class Render extends BaseCommand<typeof Render> {
@@ -24,13 +23,9 @@ export default class Render extends BaseCommand<typeof Render> {
     const result = await this.withStore((store) =>
       this.withProgress('render', (progress) => renderSite(store, { outDir: flags.out, selection: { names: flags.list, system: flags.system }, since: flags.since, signal }, progress)),
     );
-    if (result.interrupted) {
-      if (this.jsonEnabled()) this.logJson(result);
-      else this.logToStderr(`Stopped by a signal after writing ${result.written} files; run the render again to finish (written pages are kept).`);
-      return this.exit(ExitCode.interrupted);
-    }
+    if (result.interrupted) return this.finish(result, { stopped: `Stopped by a signal after writing ${result.written} files; run the render again to finish (written pages are kept).` });
     this.show(renderTable(['list', 'messages', 'threads', 'page'], result.lists.map((l) => [`${l.system} ${l.name}`, l.messages, l.threads, l.path])));
     this.note(`wrote ${result.written} files, ${result.skipped} unchanged; open ${result.outDir}/index.html`);
-    return result;
+    return this.finish(result);
   }
 }

@@ -20,10 +20,10 @@ export default class Stats extends BaseCommand<typeof Stats> {
     const result = await this.withStore((store) => collectStats(store, { names: flags.list, system: flags.system }));
     if (result.lists.length === 0) {
       this.note('No lists are registered; add one with `listminer lists add`.');
-      return result;
+      return this.finish(result);
     }
     this.render(result, flags.unresolved);
-    return result;
+    return this.finish(result);
   }
 
   private render(result: StatsResult, unresolvedShown: number): void {

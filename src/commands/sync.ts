@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand, fetchFlags, listFlags, systemsFlag } from '../cli/base-command.js';
 import { renderTable } from '../cli/render-table.js';
-import { ExitCode, InputError } from '../core/errors.js';
+import { InputError } from '../core/errors.js';
 import { resolvePeopleWithGitHub } from '../core/people/resolve-with-github.js';
 import { addLocalList, giveRepoCommand } from '../core/registry/register-list.js';
 import { describeHolder } from '../core/fetch/fetch-lists.js';
@@ -70,13 +70,9 @@ export default class Sync extends BaseCommand<typeof Sync> {
       return synced;
     });
     this.render(result);
-    if (result.interrupted) this.exitInterrupted(result, describeSync(result));
-    if (result.failed > 0) {
-      this.note(`${result.failed} list(s) failed (named above, each with its reason); the others went through.`);
-      if (this.jsonEnabled()) this.logJson(result);
-      this.exit(ExitCode.partial);
-    }
-    return result;
+    if (result.interrupted) return this.finish(result, { stopped: this.stoppedAfter(describeSync(result)) });
+    if (result.failed > 0) this.note(`${result.failed} list(s) failed (named above, each with its reason); the others went through.`);
+    return this.finish(result, { listsFailed: result.failed > 0 });
   }
 
   private render(result: SyncResult): void {

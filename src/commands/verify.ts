@@ -38,22 +38,16 @@ export default class Verify extends BaseCommand<typeof Verify> {
       ),
     );
     this.show(renderTable(['invariant', 'holds', 'violations', 'details'], result.invariants.map((i) => [i.name, i.ok ? 'yes' : 'NO', i.violations, i.details.join('\n')])));
-    if (result.failing.length === 0) return result;
+    if (result.failing.length === 0) return this.finish(result);
     const why = new Map(result.branches.map((b) => [b.name, b.why]));
     const named = result.failing.map((name) => (why.get(name) ? `${name} (required by ${why.get(name)})` : name));
     const message = `verify found ${result.failing.length} gap(s): ${named.join(', ')}.`;
     if (!flags.strict) {
       this.note(`${message} (--strict fails on them)`);
-      return result;
+      return this.finish(result);
     }
     const hint =
       "An EMPTY required branch needs mail of that kind (a class is required because a system of the store's lists expects it: `expects` in systems.yaml, `verify_expects` in the config file); a broken invariant names its rows above. docs/verify.md says what each one means.";
-    if (this.jsonEnabled()) {
-      // The typed result on stdout, the reason on stderr (oclif mutes its own stderr under --json), and the exit code.
-      this.logJson(result);
-      process.stderr.write(`Error: ${message}\nHint: ${hint}\n`);
-      this.exit(ExitCode.verifyGap);
-    }
-    throw new ListminerError(message, ExitCode.verifyGap, hint);
+    return this.finish(result, { error: new ListminerError(message, ExitCode.verifyGap, hint) });
   }
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { addMonths, monthOf } from '../../src/core/archive/month.js';
+import { breakerOpenUntil } from '../../src/core/fetch/fetch-policy.js';
 import { openStore } from '../../src/core/store/open-store.js';
 import { send, sendCutOff, startArchiveServer, type ArchiveServer } from '../helpers/archive-server.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
@@ -190,7 +191,7 @@ describeOnDialectDatabases('fetch while a host breaker is open on $dialect', (da
     }
     const store = await openStore(db.url);
     try {
-      for (let i = 0; i < 10; i++) await store.breakers.recordFailure(blockedHost);
+      for (let i = 0; i < 10; i++) await store.breakers.recordFailure(blockedHost, new Date(), (failures) => breakerOpenUntil(failures, new Date()));
     } finally {
       await store.close();
     }

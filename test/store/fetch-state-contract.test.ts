@@ -1,5 +1,6 @@
 import { beforeEach, expect, it } from 'vitest';
 import { openStore } from '../../src/core/store/open-store.js';
+import { breakerOpenUntil, isGapMonth, recordListFailure } from '../../src/core/fetch/fetch-policy.js';
 import type { LockOwner } from '../../src/core/locks/lock-owner.js';
 import type { ClaimOptions } from '../../src/core/store/fetch-state-records.js';
 import { describeOnDialects } from '../helpers/describe-on-dialects.js';
@@ -88,7 +89,7 @@ describeOnDialects('fetch state contract on $dialect', (getStore) => {
     const old = new Date(NOW.getTime() - 40 * 86_400_000).toISOString();
     const recent = new Date(NOW.getTime() - 86_400_000).toISOString();
     await set('a', 'last_run_at = ?, scan_complete = FALSE', [recent]);
-    for (let i = 0; i < 3; i++) await store.fetchState.recordMonthFailure(ids.a!, '2024-03', 'cut short', NOW);
+    for (let i = 0; i < 3; i++) await store.fetchState.recordMonthFailure(ids.a!, '2024-03', 'cut short', NOW, isGapMonth);
     await set('b', 'last_run_at = ?, scan_complete = FALSE', [old]);
     expect(await claimAll(claimOptions())).toEqual(['b', 'c', 'a']);
   });
@@ -103,14 +104,14 @@ describeOnDialects('fetch state contract on $dialect', (getStore) => {
 
   it('waits 120 s times attempts squared after a failure and sidelines after ten in a row', async () => {
     const store = getStore();
-    let failure = await store.fetchState.recordFailure(ids.a!, 'boom', NOW);
+    let failure = await recordListFailure(store, ids.a!, 'boom', NOW);
     expect(failure).toEqual({ attempts: 1, retryAfter: new Date(NOW.getTime() + 120_000).toISOString(), sidelined: false });
-    failure = await store.fetchState.recordFailure(ids.a!, 'boom', NOW);
+    failure = await recordListFailure(store, ids.a!, 'boom', NOW);
     expect(failure.retryAfter).toBe(new Date(NOW.getTime() + 480_000).toISOString());
     expect(await claimAll(claimOptions())).toEqual(['b', 'c']);
     const later = new Date(NOW.getTime() + 481_000);
     expect((await store.fetchState.claimNext(claimOptions({ now: later })))?.name).toBe('a');
-    for (let i = 0; i < 8; i++) failure = await store.fetchState.recordFailure(ids.a!, 'boom', NOW);
+    for (let i = 0; i < 8; i++) failure = await recordListFailure(store, ids.a!, 'boom', NOW);
     expect(failure).toMatchObject({ attempts: 10, sidelined: true });
     await store.locks.release(ids.a!, 'fetch', me);
     expect(await store.fetchState.claimNext(claimOptions({ ignoreSchedule: true, excludeIds: [ids.b!, ids.c!] }))).toBeUndefined();
@@ -121,18 +122,18 @@ describeOnDialects('fetch state contract on $dialect', (getStore) => {
 
   it('waits at least as long as the archive asked (Retry-After) when that is longer than the backoff', async () => {
     const store = getStore();
-    const failure = await store.fetchState.recordFailure(ids.a!, 'rate limited', NOW, 7_200_000);
+    const failure = await recordListFailure(store, ids.a!, 'rate limited', NOW, 7_200_000);
     expect(failure.retryAfter).toBe(new Date(NOW.getTime() + 7_200_000).toISOString());
     expect(await claimAll(claimOptions({ now: new Date(NOW.getTime() + 3_600_000) }))).toEqual(['b', 'c']);
-    const short = await store.fetchState.recordFailure(ids.b!, 'rate limited', NOW, 1_000);
+    const short = await recordListFailure(store, ids.b!, 'rate limited', NOW, 1_000);
     expect(short.retryAfter).toBe(new Date(NOW.getTime() + 120_000).toISOString());
   });
 
   it('opens a host breaker after ten consecutive transient failures and closes it on success', async () => {
     const store = getStore();
-    for (let i = 0; i < 9; i++) expect(await store.breakers.recordFailure('lists.example.org', NOW)).toBe(false);
+    for (let i = 0; i < 9; i++) expect(await store.breakers.recordFailure('lists.example.org', NOW, (failures) => breakerOpenUntil(failures, NOW))).toBe(false);
     expect(await store.breakers.openHosts(NOW)).toEqual([]);
-    expect(await store.breakers.recordFailure('lists.example.org', NOW)).toBe(true);
+    expect(await store.breakers.recordFailure('lists.example.org', NOW, (failures) => breakerOpenUntil(failures, NOW))).toBe(true);
     expect(await store.breakers.openHosts(NOW)).toEqual(['lists.example.org']);
     expect(await store.breakers.openHosts(new Date(NOW.getTime() + 3601_000))).toEqual([]);
     await store.breakers.recordSuccess('lists.example.org', NOW);
@@ -149,12 +150,12 @@ describeOnDialects('fetch state contract on $dialect', (getStore) => {
   it('makes a month a gap at its third failing run in a row, keeps counting it, and forgets it once it is read whole', async () => {
     const store = getStore();
     const at = (day: number) => new Date(`2024-06-${String(day).padStart(2, '0')}T00:00:00Z`);
-    expect(await store.fetchState.recordMonthFailure(ids.a!, '2024-03', 'cut short', at(1))).toEqual({ failures: 1, gap: false });
-    expect(await store.fetchState.recordMonthFailure(ids.a!, '2024-03', 'cut short again', at(2))).toEqual({ failures: 2, gap: false });
+    expect(await store.fetchState.recordMonthFailure(ids.a!, '2024-03', 'cut short', at(1), isGapMonth)).toEqual({ failures: 1, gap: false });
+    expect(await store.fetchState.recordMonthFailure(ids.a!, '2024-03', 'cut short again', at(2), isGapMonth)).toEqual({ failures: 2, gap: false });
     expect(await store.fetchState.gapMonths(ids.a!)).toEqual([]);
-    expect(await store.fetchState.recordMonthFailure(ids.a!, '2024-03', 'cut short a third time', at(3))).toEqual({ failures: 3, gap: true });
-    expect(await store.fetchState.recordMonthFailure(ids.a!, '2024-03', 'still cut', at(4))).toEqual({ failures: 4, gap: true });
-    await store.fetchState.recordMonthFailure(ids.b!, '2024-01', 'one failure is no gap', at(4));
+    expect(await store.fetchState.recordMonthFailure(ids.a!, '2024-03', 'cut short a third time', at(3), isGapMonth)).toEqual({ failures: 3, gap: true });
+    expect(await store.fetchState.recordMonthFailure(ids.a!, '2024-03', 'still cut', at(4), isGapMonth)).toEqual({ failures: 4, gap: true });
+    await store.fetchState.recordMonthFailure(ids.b!, '2024-01', 'one failure is no gap', at(4), isGapMonth);
     expect(await store.fetchState.gapMonths(ids.a!)).toEqual(['2024-03']);
     expect(await store.fetchState.gapMonths(ids.b!)).toEqual([]);
     const gaps = await store.fetchState.gaps();
@@ -168,12 +169,12 @@ describeOnDialects('fetch state contract on $dialect', (getStore) => {
     expect(await store.fetchState.gapMonths(ids.a!)).toEqual([]);
     expect(await store.fetchState.gaps()).toEqual([]);
     // A month that fails again after it was read whole starts its count over.
-    expect(await store.fetchState.recordMonthFailure(ids.a!, '2024-03', 'cut once more', at(5))).toEqual({ failures: 1, gap: false });
+    expect(await store.fetchState.recordMonthFailure(ids.a!, '2024-03', 'cut once more', at(5), isGapMonth)).toEqual({ failures: 1, gap: false });
   });
 
   it('drops the failing months of a list that is removed', async () => {
     const store = getStore();
-    for (let i = 0; i < 3; i++) await store.fetchState.recordMonthFailure(ids.c!, '2024-02', 'cut', NOW);
+    for (let i = 0; i < 3; i++) await store.fetchState.recordMonthFailure(ids.c!, '2024-02', 'cut', NOW, isGapMonth);
     expect(await store.lists.remove(ids.c!)).toBe(true);
     expect(await store.fetchState.gaps()).toEqual([]);
   });

@@ -1,4 +1,5 @@
 import { beforeEach, expect, it } from 'vitest';
+import { recordListFailure } from '../../src/core/fetch/fetch-policy.js';
 import type { TestStore } from '../helpers/databases.js';
 import { describeOnDialects } from '../helpers/describe-on-dialects.js';
 import { addTestList, drain } from '../helpers/drain-fixtures.js';
@@ -133,7 +134,7 @@ describeOnDialects('report records on $dialect', (getStore) => {
       kafka, '2024-04', '2024-03-09T00:00:00.000Z',
     ]);
     expect(await store.reports.failedListCheckpoints(undefined)).toEqual([]);
-    await store.fetchState.recordFailure(kafka, 'GET … failed', new Date('2024-03-05T00:00:00.000Z'));
+    await recordListFailure(store, kafka, 'GET … failed', new Date('2024-03-05T00:00:00.000Z'));
     expect(await store.reports.failedListCheckpoints(undefined)).toEqual([
       { listId: kafka, scanComplete: false, lastFailureAt: '2024-03-05T00:00:00.000Z', cursorAtFailure: '2024-02', firstMonthAfter: '2024-04' },
     ]);

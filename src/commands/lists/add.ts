@@ -51,6 +51,6 @@ export default class ListsAdd extends BaseCommand<typeof ListsAdd> {
           `${result.moved.syntheticIssues ? ` and dropped ${result.moved.syntheticIssues} synthetic issue(s) made under the old repo` : ''}; run listminer project to link them again`,
       );
     }
-    return result;
+    return this.finish(result);
   }
 }

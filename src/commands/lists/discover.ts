@@ -34,6 +34,6 @@ export default class ListsDiscover extends BaseCommand<typeof ListsDiscover> {
       this.show(renderTable([naming('list'), 'list-id', naming('repo'), 'action'], result.lists.map((l) => [l.name, l.listId, l.repoUrl, l.action])));
     }
     this.note(`${result.found} lists found: ${result.added} added, ${result.updated} updated, ${result.unchanged} unchanged`);
-    return result;
+    return this.finish(result);
   }
 }

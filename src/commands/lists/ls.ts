@@ -24,6 +24,6 @@ export default class ListsLs extends BaseCommand<typeof ListsLs> {
         this.show(renderTable([naming('list'), 'gap month', 'failures', 'last failed', 'last error'], gaps));
       }
     }
-    return { lists };
+    return this.finish({ lists });
   }
 }

@@ -18,6 +18,6 @@ export default class ListsRm extends BaseCommand<typeof ListsRm> {
       removeList(store, this.args.name, { system: this.flags.system, force: this.flags.force }),
     );
     this.note(`removed ${list.system} list ${list.name}${messages ? ` and its ${messages} messages` : ''}`);
-    return { removed: list, messages };
+    return this.finish({ removed: list, messages });
   }
 }

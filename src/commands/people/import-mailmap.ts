@@ -15,6 +15,6 @@ export default class PeopleImportMailmap extends BaseCommand<typeof PeopleImport
     const result = await this.withStore((store) => importMailmap(store, text));
     for (const problem of [...result.errors, ...result.warnings]) this.note(problem);
     this.show(`${result.entries} mailmap line(s): ${result.merges} merge(s), ${result.identitiesAdded} address(es) recorded, ${result.namesSet} name(s) set.`);
-    return result;
+    return this.finish(result);
   }
 }

@@ -13,6 +13,6 @@ export default class PeopleLs extends BaseCommand<typeof PeopleLs> {
     const people = await this.withStore((store) => store.people.list(this.flags.limit));
     if (people.length === 0) this.note('No people yet: drain some mail, or import a repository.');
     else this.show(renderTable(['id', 'name', 'address', 'login', 'addresses', 'messages'], people.map((p) => [p.id, p.name, p.email, p.githubLogin, p.addresses, p.messages])));
-    return { people };
+    return this.finish({ people });
   }
 }

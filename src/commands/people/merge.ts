@@ -14,6 +14,6 @@ export default class PeopleMerge extends BaseCommand<typeof PeopleMerge> {
   async run(): Promise<MergeOutcome> {
     const result = await this.withStore((store) => mergePeopleByHand(store, this.args.a, this.args.b));
     this.show(result.mergeId === null ? `${this.args.a} and ${this.args.b} are one person (${result.personId}) already.` : `merged into person ${result.personId} (merge ${result.mergeId}).`);
-    return result;
+    return this.finish(result);
   }
 }

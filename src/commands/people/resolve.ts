@@ -25,6 +25,6 @@ export default class PeopleResolve extends BaseCommand<typeof PeopleResolve> {
     this.show(
       `${result.messagesRead} message(s) read; ${result.namesRecorded} name(s) and ${result.identitiesRecorded} identit(ies) recorded; ${result.merges.length} merge(s); ${result.githubAsked} GitHub lookup(s).`,
     );
-    return result;
+    return this.finish(result);
   }
 }

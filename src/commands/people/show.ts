@@ -16,6 +16,6 @@ export default class PeopleShow extends BaseCommand<typeof PeopleShow> {
     if (view.merges.length > 0) {
       this.show(renderTable(['merge', 'rule', 'kept', 'merged', 'reason', 'undone'], view.merges.map((m) => [m.id, m.rule, m.keptId, m.mergedId, m.reason, m.undoneAt ?? ''])));
     }
-    return view;
+    return this.finish(view);
   }
 }

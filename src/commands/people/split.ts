@@ -15,6 +15,6 @@ export default class PeopleSplit extends BaseCommand<typeof PeopleSplit> {
   async run(): Promise<SplitOutcome> {
     const result = await this.withStore((store) => splitPerson(store, this.args.person, this.args.identity));
     this.show(`${this.args.identity} is person ${result.personId} now${result.undoneMergeId === null ? '' : ` (merge ${result.undoneMergeId} undone)`}.`);
-    return result;
+    return this.finish(result);
   }
 }

@@ -10,6 +10,6 @@ export default class PeopleUnmerge extends BaseCommand<typeof PeopleUnmerge> {
   async run(): Promise<{ personId: number }> {
     const result = await this.withStore((store) => unmergePeople(store, this.args.merge));
     this.show(`merge ${this.args.merge} undone; person ${result.personId} stands alone again.`);
-    return result;
+    return this.finish(result);
   }
 }

@@ -29,6 +29,6 @@ export default class ReposAdd extends BaseCommand<typeof ReposAdd> {
     const attached = result.listsAttached ? `; ${result.listsAttached} list(s) now tied to ${it}` : '';
     const resolved = result.signaledMessagesResolved ? `; ${result.signaledMessagesResolved} drained message(s) that mention ${it} now point to ${it}` : '';
     this.note(`${what}${attached}${resolved}`);
-    return result;
+    return this.finish(result);
   }
 }

@@ -33,7 +33,7 @@ export default class ReposImport extends BaseCommand<typeof ReposImport> {
     );
     const { issues, pullRequests } = result;
     if (result.interrupted) {
-      this.exitInterrupted(result, `${result.pagesRead} page(s) of ${result.repo.url} saved (issues ${issues.added} added, pull requests ${pullRequests.added} added)`);
+      return this.finish(result, { stopped: this.stoppedAfter(`${result.pagesRead} page(s) of ${result.repo.url} saved (issues ${issues.added} added, pull requests ${pullRequests.added} added)`) });
     }
     this.show(
       `${result.repo.url}: issues ${issues.added} added, ${issues.updated} updated; pull requests ${pullRequests.added} added, ${pullRequests.updated} updated; ` +
@@ -41,6 +41,6 @@ export default class ReposImport extends BaseCommand<typeof ReposImport> {
     );
     if (result.repoAdded) this.note(`added repo ${result.repo.url}${result.listsAttached ? `; ${result.listsAttached} list(s) now tied to it` : ''}`);
     if (result.stoppedForRateLimit) this.note(`Stopped: GitHub's rate limit is spent; run again after ${result.runAgainAfter}. What was read is saved.`);
-    return result;
+    return this.finish(result);
   }
 }

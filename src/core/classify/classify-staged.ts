@@ -12,6 +12,7 @@ import { StoreFailure } from '../store/store-failure.js';
 import type { TableStatistics } from '../store/table-statistics.js';
 import { requireSystem, type Systems } from '../systems/load-systems.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../config/load-config.js';
+import { overlapBatches } from '../pipeline/overlap-batches.js';
 import { tooLargeReason } from '../pipeline/too-large-reason.js';
 import { classifyMessages, toStoredVerdict, type StoredVerdict } from './classify-message.js';
 import { MATCH_BUDGET_MS } from './match-within-budget.js';
@@ -161,6 +162,12 @@ export function rulesSystemOf(systems: Systems, list: Pick<ListRecord, 'system' 
   return list.rulesSystem ?? requireSystem(systems, list.system).rulesFrom;
 }
 
+/** A batch read for classifying, with its raw bytes counted. */
+interface ReadBatch {
+  batch: MessageToClassify[];
+  bytes: number;
+}
+
 interface ListRun {
   store: Store;
   systems: Systems;
@@ -207,40 +214,23 @@ async function classifyList(run: ListRun): Promise<ListClassifyResult> {
   };
   // Batches in flight: one per worker and one for the main thread, and never
   // more than a batch's worth of raw bytes waiting beyond the first.
-  const depth = (pool?.size ?? 0) + 1;
-  const inFlight: { batch: MessageToClassify[]; bytes: number; verdicts: Promise<StoredVerdict[]> }[] = [];
-  const bytesInFlight = () => inFlight.reduce((sum, entry) => sum + entry.bytes, 0);
-  let afterId = 0;
   let done = 0;
-  let exhausted = false;
-  while (!exhausted || inFlight.length > 0) {
-    if (run.signal?.aborted) break; // batches read but not written stay for the next run
-    const roomToRead = inFlight.length < depth && bytesInFlight() < run.batchBytes;
-    if (!exhausted && roomToRead) {
-      const batch = await store.classify.nextBatch(selection, afterId, run.batchSize, run.batchBytes);
-      if (batch.length === 0) exhausted = true;
-      else {
-        afterId = batch[batch.length - 1]!.id;
-        const bytes = batch.reduce((sum, m) => sum + m.raw.length, 0); // before the pool takes the buffers over
-        const verdicts = judge(batch);
-        verdicts.catch(() => {}); // awaited below, in order; this only keeps an early failure from going unhandled
-        inFlight.push({ batch, bytes, verdicts });
-      }
-    }
-    if (inFlight.length > 0 && (exhausted || !(inFlight.length < depth && bytesInFlight() < run.batchBytes))) {
-      const next = inFlight.shift()!;
-      let verdicts: StoredVerdict[];
-      try {
-        verdicts = await untilAborted(next.verdicts, run.signal);
-      } catch (error) {
-        if (run.signal?.aborted) break; // the batch stays staged; the pool's workers are stopped on the way out
-        throw error;
-      }
-      await saveBatch(store, next.batch, verdicts, outcome, run);
-      done += next.batch.length;
+  await overlapBatches({
+    read: async (previous: ReadBatch | undefined) => {
+      const batch = await store.classify.nextBatch(selection, previous?.batch.at(-1)!.id ?? 0, run.batchSize, run.batchBytes);
+      return batch.length > 0 ? { batch, bytes: batch.reduce((sum, m) => sum + m.raw.length, 0) } : undefined; // bytes before the pool takes the buffers over
+    },
+    // A stop does not wait for a worker minutes into a batch: the batch stays staged; the pool's workers are stopped on the way out.
+    prepare: ({ batch }) => untilAborted(judge(batch), run.signal),
+    write: async ({ batch }, verdicts) => {
+      await saveBatch(store, batch, verdicts, outcome, run);
+      done += batch.length;
       progress({ type: 'update', task, done, total, detail: `${outcome.classified} classified, ${outcome.shunted} shunted` });
-    }
-  }
+    },
+    depth: (pool?.size ?? 0) + 1,
+    roomFor: (waiting) => waiting.reduce((sum, entry) => sum + entry.bytes, 0) < run.batchBytes,
+    signal: run.signal,
+  });
   const stopped = run.signal?.aborted ? `, stopped after ${done} of ${total}` : '';
   progress({ type: 'end', task, status: run.signal?.aborted ? 'skipped' : 'done', detail: `${outcome.classified} classified, ${outcome.shunted} shunted${outcome.changed ? `, ${outcome.changed} changed class` : ''}${stopped}` });
   return outcome;

@@ -17,6 +17,7 @@ import { findSignaledRepoUrl } from './find-signaled-repo-url.js';
 import { currentLockOwner } from '../locks/lock-owner.js';
 import { BATCH_BYTES, BATCH_MESSAGES } from '../pipeline/batch-bytes.js';
 import { eachClaimedList, type ListStage } from '../pipeline/each-claimed-list.js';
+import { overlapBatches } from '../pipeline/overlap-batches.js';
 import { repairThreadRoots } from './repair-thread-roots.js';
 import { threadAncestors } from './thread-ancestors.js';
 
@@ -132,34 +133,34 @@ class DrainRun implements ListStage<ListDrainResult> {
   }
 
   private async drainStatus(list: ListRecord, repoId: number, context: ListContext, status: 'classified' | 'deferred', result: ListDrainResult, task: string): Promise<void> {
-    const read = (afterId: number) => {
-      const batch = this.store.drain.nextBatch(list.id, status, afterId, this.options.batchSize ?? BATCH_MESSAGES, BATCH_BYTES);
-      batch.catch(() => {}); // awaited in turn below; this only keeps a batch left unread by a stop from going unhandled
-      return batch;
-    };
-    let next = read(0);
-    while (!this.options.signal?.aborted) {
-      const batch = await next;
-      if (batch.length === 0) return;
-      // The next batch is read while this one is written (on PostgreSQL, over another connection):
-      // its rows come after this batch's, and nothing written for this batch changes them.
-      next = read(batch[batch.length - 1]!.id);
-      const messages: NewEmailMessage[] = [];
-      for (const candidate of batch) {
-        // A stored message drained again (a change of mirror handling, or set back by hand): its envelope went at its first drain.
-        if (candidate.envelope === null && candidate.storedRaw) candidate.envelope = await readRaw(candidate.storedRaw);
-        const prepared = this.prepare(candidate, repoId, context);
-        if (typeof prepared === 'string') {
-          await this.store.drain.shunt(candidate.id, prepared);
-          result.shunted++;
-        } else messages.push(prepared);
-      }
-      await this.resolveSenders(messages);
-      await this.resolveSignaledRepos(messages);
-      await this.write(list.id, messages, result);
-      await this.store.locks.touch(list.id, 'drain', this.owner);
-      this.progress({ type: 'update', task, done: result.drained, detail: result.shunted ? `${result.shunted} shunted` : undefined });
+    // The next batch is read while this one is written (on PostgreSQL, over another connection):
+    // its rows come after this batch's, and nothing written for this batch changes them.
+    await overlapBatches({
+      read: async (previous: DrainCandidate[] | undefined) => {
+        const batch = await this.store.drain.nextBatch(list.id, status, previous?.at(-1)!.id ?? 0, this.options.batchSize ?? BATCH_MESSAGES, BATCH_BYTES);
+        return batch.length > 0 ? batch : undefined;
+      },
+      write: (batch) => this.drainBatch(list, repoId, context, batch, result, task),
+      signal: this.options.signal,
+    });
+  }
+
+  private async drainBatch(list: ListRecord, repoId: number, context: ListContext, batch: DrainCandidate[], result: ListDrainResult, task: string): Promise<void> {
+    const messages: NewEmailMessage[] = [];
+    for (const candidate of batch) {
+      // A stored message drained again (a change of mirror handling, or set back by hand): its envelope went at its first drain.
+      if (candidate.envelope === null && candidate.storedRaw) candidate.envelope = await readRaw(candidate.storedRaw);
+      const prepared = this.prepare(candidate, repoId, context);
+      if (typeof prepared === 'string') {
+        await this.store.drain.shunt(candidate.id, prepared);
+        result.shunted++;
+      } else messages.push(prepared);
     }
+    await this.resolveSenders(messages);
+    await this.resolveSignaledRepos(messages);
+    await this.write(list.id, messages, result);
+    await this.store.locks.touch(list.id, 'drain', this.owner);
+    this.progress({ type: 'update', task, done: result.drained, detail: result.shunted ? `${result.shunted} shunted` : undefined });
   }
 
   /** One transaction for the batch; when it fails, row by row, and the rows that still fail are shunted with the reason. */

@@ -1,13 +1,14 @@
 import type { ArchiveSource } from '../archive/archive-source.js';
 import { openArchiveSource } from '../archive/open-source.js';
 import type { ProgressListener } from '../progress.js';
-import { BREAKER_THRESHOLD } from '../store/breaker-records.js';
 import type { ListRecord } from '../store/list-records.js';
 import type { Store } from '../store/store.js';
 import type { TableStatistics } from '../store/table-statistics.js';
 import { BACKENDS, type BackendName } from '../systems/backend-names.js';
-import { requireSystem, type SystemDefinition, type Systems } from '../systems/load-systems.js';
+import { requireSystem, type Systems } from '../systems/load-systems.js';
 import { emptyListResult, fetchList, type ListFetchResult } from './fetch-list.js';
+import { isWaiting, recordListFailure } from './fetch-policy.js';
+import { describeHold, HostHolds, type HeldByBreaker, type HostHold } from './host-holds.js';
 import { currentLockOwner, STALE_LOCK_MS, type LockOwner } from '../locks/lock-owner.js';
 import { selectLists } from '../registry/select-lists.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../config/load-config.js';
@@ -77,16 +78,6 @@ export interface HeldByProcess {
   staleAt: string;
 }
 
-export interface HeldByBreaker {
-  host: string;
-  /** breaker: the host's breaker is open; rate_limited: the host asked this run to wait (a 429). */
-  why: 'breaker' | 'rate_limited';
-  openUntil: string;
-  lists: string[];
-}
-
-type HostHold = Omit<HeldByBreaker, 'lists'>;
-
 /**
  * The fetch stage: claims lists one at a time per worker (never one list
  * twice, never a list another process holds), fetches each from its
@@ -97,20 +88,16 @@ export async function fetchLists(store: Store, systems: Systems, options: FetchO
   if (options.system) requireSystem(systems, options.system);
   // Only named lists become ids: --system alone filters the claim, which still passes over sidelined lists.
   const listIds = options.lists?.length ? (await selectLists(store, { names: options.lists, system: options.system })).map((list) => list.id) : undefined;
-  const owner = options.owner ?? currentLockOwner();
-  const clock = options.clock ?? (() => new Date());
-  const statistics = store.staging.statistics();
-  const open = options.openSource ?? ((backend: BackendName) => openArchiveSource(backend));
+  const run = new FetchRun(store, systems, options, progress);
+  const { owner, clock, holds } = run;
   const localSystems = [...systems.systems.values()].filter((system) => BACKENDS[system.backend].locator === 'path').map((system) => system.name);
   const claimed = new Set<number>();
   const results: ListFetchResult[] = [];
-  // Hosts that answered 429 in this run: their other lists would only sit in the pacer for the Retry-After.
-  const rateLimited = new Map<string, HostHold>();
 
   await store.locks.recoverDead('fetch', owner);
 
   const claim = async (): Promise<ListRecord | undefined> => {
-    const blocked = await listsOfHeldHosts(store, systems, clock(), rateLimited);
+    const blocked = await holds.heldLists();
     return store.fetchState.claimNext({
       owner,
       now: clock(),
@@ -129,10 +116,7 @@ export async function fetchLists(store: Store, systems: Systems, options: FetchO
       if (!list) return;
       claimed.add(list.id);
       try {
-        const result = await fetchClaimed(store, systems, list, open, owner, clock, statistics, options, progress);
-        const host = result.error?.kind === 'rate_limited' ? listHost(systems, list) : undefined;
-        if (host) rateLimited.set(host, { host, why: 'rate_limited', openUntil: result.error!.retryAfter! });
-        results.push(result);
+        results.push(await run.fetchClaimed(list));
       } finally {
         await store.locks.release(list.id, 'fetch', owner);
       }
@@ -143,34 +127,17 @@ export async function fetchLists(store: Store, systems: Systems, options: FetchO
   const broken = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   if (broken) throw broken.reason;
 
-  // Lists kept back by a breaker are said so: otherwise they would vanish from the run without a word.
-  const held = await listsOfHeldHosts(store, systems, clock(), rateLimited);
-  const breakers = new Map<string, HeldByBreaker>();
-  for (const [id, breaker] of held) {
-    if (claimed.has(id)) continue;
-    const list = (await store.lists.byId(id))!;
-    if (listIds ? !listIds.includes(id) : list.sidelinedAt || (options.system && list.system !== options.system)) continue;
-    const entry = breakers.get(breaker.host) ?? { ...breaker, lists: [] };
-    entry.lists.push(list.name);
-    breakers.set(breaker.host, entry);
-  }
-  for (const breaker of breakers.values()) {
-    const count = breaker.lists.length;
-    progress({
-      type: 'log',
-      level: 'warn',
-      message: `${count} ${count === 1 ? 'list' : 'lists'} of ${breaker.host} ${count === 1 ? 'was' : 'were'} not fetched: ${breakerReason(breaker)}`,
-    });
-  }
+  const held = await holds.heldLists();
+  const breakers = await holds.keptBack(held, claimed, { listIds, system: options.system }, progress);
   const heldElsewhere = await listsHeldElsewhere(store, owner, claimed, listIds, options.system);
   for (const id of listIds ?? []) {
     if (claimed.has(id)) continue;
     const list = (await store.lists.byId(id))!;
-    const breaker = held.get(id);
+    const hold = held.get(id);
     const holder = heldElsewhere.find((h) => h.list === list.name && h.system === list.system);
     const waits = !options.now && isWaiting(list, clock());
-    const reason = breaker
-      ? breakerReason(breaker)
+    const reason = hold
+      ? describeHold(hold)
       : holder
         ? describeHolder(holder)
         : options.now
@@ -180,10 +147,10 @@ export async function fetchLists(store: Store, systems: Systems, options: FetchO
             : 'not due yet (--now fetches it anyway)';
     results.push({ ...skipped(list, owner), reason });
     // A list that waits is named with the others that wait (`waiting`).
-    if (!breaker && !holder && !waits) progress({ type: 'log', level: 'info', message: `${list.system} ${list.name} was not fetched: ${reason}` });
+    if (!hold && !holder && !waits) progress({ type: 'log', level: 'info', message: `${list.system} ${list.name} was not fetched: ${reason}` });
   }
   const waiting = options.now || options.signal?.aborted ? [] : await listsWaiting(store, clock(), claimed, held, heldElsewhere, listIds, options.system);
-  return { lists: results, totals: total(results), interrupted: Boolean(options.signal?.aborted), breakers: [...breakers.values()], waiting, heldElsewhere };
+  return { lists: results, totals: total(results), interrupted: Boolean(options.signal?.aborted), breakers, waiting, heldElsewhere };
 }
 
 /** Lists of the run's choice left alone because they failed before and wait (or are sidelined): a skipped list is always named. */
@@ -212,10 +179,6 @@ async function listsWaiting(
     });
   }
   return waiting;
-}
-
-function isWaiting(list: Pick<ListRecord, 'retryAfter'>, now: Date): boolean {
-  return Boolean(list.retryAfter && list.retryAfter > now.toISOString());
 }
 
 /** Why a list that failed is not fetched now (or, its wait over, that the next run tries it), and how to fetch it anyway. */
@@ -260,103 +223,71 @@ export function describeHolder(holder: HeldByProcess): string {
   return `held by pid ${holder.pid ?? '?'} on ${holder.host ?? 'an unknown host'} since ${holder.since}; if that process is gone, the lock is taken over at ${holder.staleAt}, ${STALE_LOCK_MS / 3_600_000} h after its last sign of life`;
 }
 
-function breakerReason(hold: HostHold): string {
-  return hold.why === 'breaker'
-    ? `${hold.host} failed ${BREAKER_THRESHOLD} times in a row; its breaker is open until ${hold.openUntil}`
-    : `${hold.host} is rate-limiting listminer; its lists wait until ${hold.openUntil}`;
-}
+/** What one fetch run shares across its lists: the lock owner, the clock, the sources, the statistics of staging, the host holds. */
+class FetchRun {
+  readonly owner: LockOwner;
+  readonly clock: () => Date;
+  readonly holds: HostHolds;
+  private readonly open: (backend: BackendName, list: ListRecord) => Promise<ArchiveSource>;
+  private readonly statistics: TableStatistics;
 
-async function fetchClaimed(
-  store: Store,
-  systems: Systems,
-  list: ListRecord,
-  open: (backend: BackendName, list: ListRecord) => Promise<ArchiveSource>,
-  owner: LockOwner,
-  clock: () => Date,
-  statistics: TableStatistics,
-  options: FetchOptions,
-  progress: ProgressListener,
-): Promise<ListFetchResult> {
-  const system = systems.systems.get(list.system);
-  if (!system) {
-    const message = `the archive system "${list.system}" is not in ${systems.file}`;
-    const failure = await store.fetchState.recordFailure(list.id, message, clock());
-    return { ...skipped(list, owner), status: 'failed', error: { kind: 'permanent', message, retryAfter: failure.retryAfter, sidelined: failure.sidelined } };
+  constructor(
+    private readonly store: Store,
+    private readonly systems: Systems,
+    private readonly options: FetchOptions,
+    private readonly progress: ProgressListener,
+  ) {
+    this.owner = options.owner ?? currentLockOwner();
+    this.clock = options.clock ?? (() => new Date());
+    this.holds = new HostHolds(store, systems, this.clock);
+    this.open = options.openSource ?? ((backend: BackendName) => openArchiveSource(backend));
+    this.statistics = store.staging.statistics();
   }
-  let source: ArchiveSource;
-  try {
-    source = await open(system.backend, list);
-  } catch (error) {
-    const message = `the ${system.backend} backend could not be loaded: ${error instanceof Error ? error.message : String(error)}`;
-    const failure = await store.fetchState.recordFailure(list.id, message, clock());
-    progress({ type: 'log', level: 'warn', message: `${list.system} ${list.name}: ${message}` });
-    return { ...skipped(list, owner), status: 'failed', error: { kind: 'error', message, retryAfter: failure.retryAfter, sidelined: failure.sidelined } };
-  }
-  const host = archiveHost(list, system);
-  try {
-    const result = await fetchList(
-      store,
-      list,
-      system,
-      source,
-      {
-        owner,
-        full: Boolean(options.full),
-        months: options.months,
-        backfillMonths: options.backfillMonths,
-        contactEmail: options.contactEmail,
-        cacheDir: options.cacheDir,
-        mailAccounts: options.mailAccounts,
-        maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
-        signal: options.signal,
-        clock,
-        statistics,
-      },
-      progress,
-    );
-    if (host && result.status === 'done') await store.breakers.recordSuccess(host, clock());
-    if (host && result.status === 'failed' && result.error && result.error.kind !== 'permanent' && result.error.kind !== 'error') {
-      if (await store.breakers.recordFailure(host, clock())) {
-        progress({ type: 'log', level: 'warn', message: `${host} failed ${BREAKER_THRESHOLD} times in a row; its lists wait an hour` });
-      }
+
+  /** Fetches a list this run claimed, and keeps its host's account of how it went. */
+  async fetchClaimed(list: ListRecord): Promise<ListFetchResult> {
+    const { store, options, clock, progress } = this;
+    const system = this.systems.systems.get(list.system);
+    if (!system) {
+      const message = `the archive system "${list.system}" is not in ${this.systems.file}`;
+      const failure = await recordListFailure(store, list.id, message, clock());
+      return { ...skipped(list, this.owner), status: 'failed', error: { kind: 'permanent', message, retryAfter: failure.retryAfter, sidelined: failure.sidelined } };
     }
-    return result;
-  } finally {
-    await source.close?.();
-  }
-}
-
-/**
- * Lists whose archive host is held back, with why: its breaker is open, or it
- * rate-limited this run. They are not claimed while it holds.
- */
-async function listsOfHeldHosts(store: Store, systems: Systems, now: Date, rateLimited: ReadonlyMap<string, HostHold>): Promise<Map<number, HostHold>> {
-  const holds = new Map<string, HostHold>(rateLimited);
-  for (const breaker of await store.breakers.openBreakers(now)) holds.set(breaker.host, { ...breaker, why: 'breaker' });
-  const held = new Map<number, HostHold>();
-  if (holds.size === 0) return held;
-  for (const list of await store.lists.all()) {
-    const host = listHost(systems, list);
-    const hold = host === undefined ? undefined : holds.get(host);
-    if (hold) held.set(list.id, hold);
-  }
-  return held;
-}
-
-function listHost(systems: Systems, list: ListRecord): string | undefined {
-  const system = systems.systems.get(list.system);
-  return system && archiveHost(list, system);
-}
-
-/** The host a list's requests go to; undefined for local sources, which need no breaker. */
-export function archiveHost(list: Pick<ListRecord, 'baseUrl'>, system: SystemDefinition): string | undefined {
-  const base = list.baseUrl ?? system.baseUrl;
-  if (!base) return undefined;
-  try {
-    const url = new URL(base);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.host.toLowerCase() : undefined;
-  } catch {
-    return undefined;
+    let source: ArchiveSource;
+    try {
+      source = await this.open(system.backend, list);
+    } catch (error) {
+      const message = `the ${system.backend} backend could not be loaded: ${error instanceof Error ? error.message : String(error)}`;
+      const failure = await recordListFailure(store, list.id, message, clock());
+      progress({ type: 'log', level: 'warn', message: `${list.system} ${list.name}: ${message}` });
+      return { ...skipped(list, this.owner), status: 'failed', error: { kind: 'error', message, retryAfter: failure.retryAfter, sidelined: failure.sidelined } };
+    }
+    try {
+      const result = await fetchList(
+        store,
+        list,
+        system,
+        source,
+        {
+          owner: this.owner,
+          full: Boolean(options.full),
+          months: options.months,
+          backfillMonths: options.backfillMonths,
+          contactEmail: options.contactEmail,
+          cacheDir: options.cacheDir,
+          mailAccounts: options.mailAccounts,
+          maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+          signal: options.signal,
+          clock,
+          statistics: this.statistics,
+        },
+        progress,
+      );
+      await this.holds.record(list, system, result, progress);
+      return result;
+    } finally {
+      await source.close?.();
+    }
   }
 }
 

@@ -1,13 +1,9 @@
 import type { SqlSession } from './sql-driver.js';
 
-/** Consecutive transient failures that open a host's breaker. */
-export const BREAKER_THRESHOLD = 10;
-/** How long an open breaker keeps the host's lists from being claimed. */
-export const BREAKER_OPEN_MS = 60 * 60 * 1000;
-
 /**
  * One circuit breaker per archive host, kept in the store so every fetch
  * process (on any machine) sees that a host is struggling and leaves it be.
+ * When a breaker opens, and for how long, the caller decides (fetch-policy.ts).
  */
 export class BreakerRecords {
   constructor(private readonly db: SqlSession) {}
@@ -26,8 +22,11 @@ export class BreakerRecords {
     return rows.map((row) => ({ host: row.host, openUntil: row.open_until }));
   }
 
-  /** Counts a transient failure; opens the breaker at the threshold. True when it is open now. */
-  async recordFailure(host: string, now: Date = new Date()): Promise<boolean> {
+  /**
+   * Counts a transient failure; `openUntil` tells from the failures in a row
+   * whether the breaker opens, and until when. True when it is open now.
+   */
+  async recordFailure(host: string, now: Date, openUntil: (failures: number) => Date | undefined): Promise<boolean> {
     const at = now.toISOString();
     const row = await this.db.get<{ consecutive_failures: number }>(
       `INSERT INTO circuit_breakers (host, consecutive_failures, updated_at) VALUES (?, 1, ?)
@@ -35,12 +34,10 @@ export class BreakerRecords {
        RETURNING consecutive_failures`,
       [host, at],
     );
-    if (Number(row?.consecutive_failures) < BREAKER_THRESHOLD) return false;
-    // Opening starts a fresh count: after the hour, ten more failures are needed to open it again.
-    await this.db.run('UPDATE circuit_breakers SET open_until = ?, consecutive_failures = 0 WHERE host = ?', [
-      new Date(now.getTime() + BREAKER_OPEN_MS).toISOString(),
-      host,
-    ]);
+    const until = openUntil(Number(row?.consecutive_failures));
+    if (!until) return false;
+    // Opening starts a fresh count: once it closes, as many failures again are needed to open it.
+    await this.db.run('UPDATE circuit_breakers SET open_until = ?, consecutive_failures = 0 WHERE host = ?', [until.toISOString(), host]);
     return true;
   }
 

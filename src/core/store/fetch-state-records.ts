@@ -26,14 +26,7 @@ export interface DeletionToRecord {
   deletedAt?: string;
 }
 
-/** Failed lists wait 120 s × attempts² before they are tried again. */
-export const RETRY_BASE_MS = 120_000;
-/** Consecutive failures after which a list is set aside until named with --list. */
-export const SIDELINE_AFTER = 10;
-/** Failing runs in a row of one month after which it is a gap and the fetch goes past it (docs/fetch.md). */
-export const GAP_AFTER = 3;
-
-/** A month the fetch could not read on GAP_AFTER runs in a row and went past; it is tried again on every run. */
+/** A month the fetch could not read run after run and went past (docs/fetch.md); it is tried again on every run. */
 export interface FetchGap {
   listId: number;
   system: string;
@@ -50,7 +43,8 @@ export interface FetchGap {
 /**
  * The fetch stage's bookkeeping on `lists`: when a list is due again, how it
  * failed, which list to take next. Who holds a list is its fetch lock
- * (LockRecords).
+ * (LockRecords). What a failure means (the retry, setting aside, a gap) the
+ * caller decides (fetch-policy.ts); these records keep what it decided.
  */
 export class FetchStateRecords {
   constructor(private readonly db: SqlSession) {}
@@ -165,15 +159,14 @@ export class FetchStateRecords {
   }
 
   /**
-   * Counts a failure, schedules the retry, and sidelines the list after
-   * SIDELINE_AFTER in a row. `minWaitMs` is what the archive asked for (a
-   * 429's Retry-After): the retry is never sooner than that.
+   * Counts a failing run of the list and records the retry `schedule` gives
+   * for that many in a row (and whether the list is set aside).
    */
   async recordFailure(
     listId: number,
     reason: string,
-    at: Date = new Date(),
-    minWaitMs = 0,
+    at: Date,
+    schedule: (attempts: number) => { retryAfter: Date; sidelined: boolean },
   ): Promise<{ attempts: number; retryAfter: string; sidelined: boolean }> {
     return this.db.transaction(async (tx) => {
       const row = await tx.get<{ failed_attempts: number }>(
@@ -181,8 +174,8 @@ export class FetchStateRecords {
         [listId],
       );
       const attempts = Number(row?.failed_attempts ?? 1);
-      const retryAfter = new Date(at.getTime() + Math.max(RETRY_BASE_MS * attempts * attempts, minWaitMs)).toISOString();
-      const sidelined = attempts >= SIDELINE_AFTER;
+      const { sidelined, ...next } = schedule(attempts);
+      const retryAfter = next.retryAfter.toISOString();
       await tx.run(
         `UPDATE lists SET last_run_at = ?, scan_complete = FALSE, last_failure = ?, last_failure_at = ?, retry_after = ?,
            sidelined_at = CASE WHEN ? THEN COALESCE(sidelined_at, ?) ELSE sidelined_at END WHERE id = ?`,
@@ -207,28 +200,24 @@ export class FetchStateRecords {
     return recorded;
   }
   /**
-   * Counts a failing run of one month of the list. At GAP_AFTER in a row
-   * the month becomes a gap (and stays one until it is read whole).
+   * Counts a failing run of one month of the list; `isGap` tells from the
+   * failing runs in a row whether it becomes a gap (it stays one until it is
+   * read whole).
    */
-  async recordMonthFailure(listId: number, month: string, reason: string, at: Date = new Date()): Promise<{ failures: number; gap: boolean }> {
+  async recordMonthFailure(listId: number, month: string, reason: string, at: Date, isGap: (failures: number) => boolean): Promise<{ failures: number; gap: boolean }> {
     const when = at.toISOString();
     return this.db.transaction(async (tx) => {
-      await tx.run(
+      const row = await tx.get<{ failures: number; gap_since: unknown }>(
         `INSERT INTO month_failures (list_id, month, failures, last_error, first_failed_at, last_failed_at) VALUES (?, ?, 1, ?, ?, ?)
          ON CONFLICT (list_id, month) DO UPDATE SET failures = month_failures.failures + 1, last_error = excluded.last_error,
-           last_failed_at = excluded.last_failed_at`,
+           last_failed_at = excluded.last_failed_at
+         RETURNING failures, gap_since`,
         [listId, month, reason.slice(0, 2000), when, when],
       );
-      await tx.run('UPDATE month_failures SET gap_since = last_failed_at WHERE list_id = ? AND month = ? AND gap_since IS NULL AND failures >= ?', [
-        listId,
-        month,
-        GAP_AFTER,
-      ]);
-      const row = await tx.get<{ failures: number; gap_since: unknown }>('SELECT failures, gap_since FROM month_failures WHERE list_id = ? AND month = ?', [
-        listId,
-        month,
-      ]);
-      return { failures: Number(row?.failures ?? 1), gap: row?.gap_since != null };
+      const failures = Number(row?.failures ?? 1);
+      const gap = row?.gap_since != null || isGap(failures);
+      if (gap && row?.gap_since == null) await tx.run('UPDATE month_failures SET gap_since = last_failed_at WHERE list_id = ? AND month = ?', [listId, month]);
+      return { failures, gap };
     });
   }
 

@@ -3,6 +3,7 @@ import { ArchiveError } from '../../../../src/core/errors.js';
 import { type ArchiveItem, type ArchiveSource, type Month } from '../../../../src/core/archive/archive-source.js';
 import { addMonths, monthOf } from '../../../../src/core/archive/month.js';
 import { fetchLists, type FetchOptions } from '../../../../src/core/fetch/fetch-lists.js';
+import { breakerOpenUntil } from '../../../../src/core/fetch/fetch-policy.js';
 import { silentProgress } from '../../../../src/core/progress.js';
 import { loadSystems } from '../../../../src/core/systems/load-systems.js';
 import { describeOnDialects } from '../../../helpers/describe-on-dialects.js';
@@ -191,7 +192,7 @@ describeOnDialects('fetchLists on $dialect', (getStore) => {
     const store = getStore();
     await add('netdev', 'https://lore.example.org');
     await add('local');
-    for (let i = 0; i < 10; i++) await store.breakers.recordFailure('lore.example.org');
+    for (let i = 0; i < 10; i++) await store.breakers.recordFailure('lore.example.org', new Date(), (failures) => breakerOpenUntil(failures, new Date()));
     const result = await fetchLists(
       store,
       systems,
