@@ -7,7 +7,7 @@ import { cpus } from 'node:os';
 import { generateMbox } from './generate-mbox.js';
 
 const dist = new URL('../dist/', import.meta.url);
-const { parseEnvelope, parseEnvelopeWithMailparser } = await import(new URL('core/classify/parse-envelope.js', dist));
+const { parseEnvelope, parseEnvelopeWithMailparser, readerCounts } = await import(new URL('core/classify/parse-envelope.js', dist));
 const { classifyMessages } = await import(new URL('core/classify/classify-message.js', dist));
 const { loadRuleBook } = await import(new URL('core/classify/rule-set.js', dist));
 const { loadSystems } = await import(new URL('core/systems/load-systems.js', dist));
@@ -47,6 +47,10 @@ const envelopeRate = await measure('envelope, own reader + mailparser for MIME',
   for (const raw of messages) await parseEnvelope(raw);
   return messages.length;
 });
+// Which reader took each message of one pass, and why the rest went to mailparser.
+const readers = readerCounts();
+const fallbacks = Object.entries(readers.mailparser).filter(([, count]) => count > 0).map(([reason, count]) => `${reason} ${count / RUNS}`);
+console.log(`${'  read by our reader'.padEnd(48)} ${((100 * readers.common) / RUNS / messages.length).toFixed(1).padStart(9)} %${fallbacks.length > 0 ? ` (mailparser: ${fallbacks.join(', ')})` : ''}`);
 const classifyRate = await measure('envelope + rules (one thread)', async () => {
   // In batches of 500, as the stage does: the rules of a batch run in one timed call (match-within-budget.ts).
   for (let i = 0; i < messages.length; i += 500) await classifyMessages(messages.slice(i, i + 500), rules);

@@ -81,7 +81,7 @@ export function isPlausibleSentAt(time: number, now = Date.now()): boolean {
 }
 
 /**
- * What one of parse-envelope's two readers (our own for simple text mail,
+ * What one of parse-envelope's two readers (our own for the common message,
  * mailparser for MIME) reads out of the message: the parts that need
  * decoding. Everything else comes from the raw header block, the same way
  * for both.

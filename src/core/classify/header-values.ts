@@ -8,7 +8,7 @@ import { isPlausibleSentAt } from './envelope.js';
 
 /**
  * Values of single header fields, read the same way by both readers of
- * parse-envelope (our own for simple text mail, mailparser for MIME), so the
+ * parse-envelope (our own for the common message, mailparser for MIME), so the
  * two cannot drift apart. Every reader here is linear in the header's size:
  * hostile mail carries megabyte-long fields.
  */

@@ -1,4 +1,4 @@
-import { simpleParser, type ParsedMail, type StructuredHeader } from 'mailparser';
+import type { ParsedMail, StructuredHeader } from 'mailparser';
 import { normalizeMessageId } from '../archive/message-key.js';
 import { firstField, readHeaderBlock, type HeaderBlock } from '../archive/raw-headers.js';
 import { decodeText, storableText } from './decode-text.js';
@@ -9,7 +9,8 @@ import { decodeWords } from './decode-words.js';
 import { htmlToText } from './html-to-text.js';
 import { readTrailers } from './read-trailers.js';
 import { readSeries } from './read-series.js';
-import { decodeTransfer, readSimpleMessage } from './read-simple-message.js';
+import { decodeTransfer } from './decode-transfer.js';
+import { FALLBACK_REASONS, readCommonMessage, type FallbackReason } from './read-common-message.js';
 
 /**
  * What mailparser does that the envelope never uses (HTML rendering of text,
@@ -27,9 +28,9 @@ const PARSER_OPTIONS = {
 } as const;
 
 /**
- * Parses a raw message into its envelope (docs/classify.md). A single-part
- * text/plain message (most list mail) is read by our own small reader;
- * anything else goes through mailparser. Throws only when the bytes cannot
+ * Parses a raw message into its envelope (docs/classify.md). The common
+ * message (one text part, or text beside HTML and attachments) is read by
+ * our own reader; anything else goes through mailparser. Throws only when the bytes cannot
  * be read as mail at all.
  */
 export async function parseEnvelope(raw: Buffer): Promise<Envelope> {
@@ -53,7 +54,28 @@ async function readMessage(raw: Buffer, block: HeaderBlock, fast: boolean, depth
   if (depth < FORWARD_DEPTH_LIMIT && /^\s*message\/rfc822\b/i.test(firstField(block, 'content-type') ?? '')) {
     return readForward(raw, block, fast, depth);
   }
-  return (fast ? readSimpleMessage(raw, block) : undefined) ?? (await readWithMailparser(raw, block));
+  if (fast) {
+    const read = readCommonMessage(raw, block);
+    if (typeof read !== 'string') {
+      readers.common++;
+      return read;
+    }
+    readers.mailparser[read]++;
+  }
+  return readWithMailparser(raw, block);
+}
+
+/** How many messages (and forwarded messages inside them) each reader read in this thread, and why the rest went to mailparser. */
+export interface ReaderCounts {
+  common: number;
+  mailparser: Record<FallbackReason, number>;
+}
+
+const readers: ReaderCounts = { common: 0, mailparser: Object.fromEntries(FALLBACK_REASONS.map((reason) => [reason, 0])) as Record<FallbackReason, number> };
+
+/** The counts since this thread started (parseEnvelope only; the benchmark prints them). */
+export function readerCounts(): ReaderCounts {
+  return { common: readers.common, mailparser: { ...readers.mailparser } };
 }
 
 /**
@@ -130,8 +152,17 @@ function storableEnvelope(envelope: Envelope): Envelope {
   };
 }
 
+/**
+ * mailparser is loaded when a message first needs it: loading it (with
+ * html-to-text, linkify-it and its list of top-level domains) costs each
+ * thread some 60 ms of CPU (docs/performance.md), and a thread whose mail our
+ * reader takes whole never needs it.
+ */
+let mailparser: Promise<typeof import('mailparser')> | undefined;
+
 async function readWithMailparser(raw: Buffer, block: HeaderBlock): Promise<ReadMessage> {
-  const mail = await simpleParser(raw, PARSER_OPTIONS);
+  mailparser ??= import('mailparser');
+  const mail = await (await mailparser).simpleParser(raw, PARSER_OPTIONS);
   return {
     subject: tidySubject(mail.subject ?? ''),
     from: readFrom(mail, block),

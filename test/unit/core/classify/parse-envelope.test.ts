@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { readHeaderBlock } from '../../../../src/core/archive/raw-headers.js';
 import { parseEnvelope, parseEnvelopeWithMailparser } from '../../../../src/core/classify/parse-envelope.js';
-import { readSimpleMessage } from '../../../../src/core/classify/read-simple-message.js';
-import { compareReaders } from '../../../helpers/envelope-agreement.js';
-import { fixtureMailFiles, fixtureMessages } from '../../../helpers/mail-files.js';
+import { readCommonMessage } from '../../../../src/core/classify/read-common-message.js';
+import { fixtureMessages } from '../../../helpers/mail-files.js';
 
 /** Mail written as each mailer writes it, one feature a file (test/fixtures/envelope). */
 const first = (file: string) => parseEnvelope(fixtureMessages(`envelope/${file}`)[0]!);
@@ -102,7 +101,7 @@ describe('envelope details', () => {
   });
 });
 
-describe('the fast reader agrees with mailparser on dates', () => {
+describe('our reader agrees with mailparser on dates', () => {
   it.each([
     ['a plausible date', 'Mon, 1 Jan 2024 10:00:00 +0100 (CET)'],
     ['year 99999', 'Mon, 01 Jan 99999 00:00:00 +0000'],
@@ -111,18 +110,10 @@ describe('the fast reader agrees with mailparser on dates', () => {
     ['an unknown offset', 'Mon, 1 Jan 2024 10:00:00 -0000'],
   ])('gives the same date, offset and Date header for %s', async (_, date) => {
     const raw = Buffer.from(`From: a@example.org\nSubject: x\nMessage-ID: <d@example.org>\nDate: ${date}\n\nbody\n`);
-    expect(readSimpleMessage(raw, readHeaderBlock(raw))).toBeDefined();
+    expect(readCommonMessage(raw, readHeaderBlock(raw))).toHaveProperty('body');
     const ours = await parseEnvelope(raw);
     expect(ours.dateHeader).toBe(date);
     expect(await parseEnvelopeWithMailparser(raw)).toEqual(ours);
-  });
-});
-
-describe('the fast reader agrees with mailparser', () => {
-  it('gives the same envelope for every simple fixture message mailparser decodes cleanly', async () => {
-    const { compared, withDateHeader } = await compareReaders(fixtureMailFiles(), fixtureMessages);
-    expect(compared).toBeGreaterThan(100);
-    expect(withDateHeader).toBeGreaterThan(100);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeQuotedPrintable } from '../../../../src/core/classify/read-simple-message.js';
+import { decodeQuotedPrintable } from '../../../../src/core/classify/decode-transfer.js';
 
 const decode = (text: string) => decodeQuotedPrintable(Buffer.from(text, 'latin1')).toString('latin1');
 
@@ -30,7 +30,7 @@ describe('decodeText', () => {
 
 describe('decodeBase64', () => {
   it('decodes a footer appended as a second padded run after the body', async () => {
-    const { decodeBase64 } = await import('../../../../src/core/classify/read-simple-message.js');
+    const { decodeBase64 } = await import('../../../../src/core/classify/decode-transfer.js');
     const body = `${Buffer.from('body text\n').toString('base64')}\n${Buffer.from('-- \nfooter\n').toString('base64')}\n`;
     expect(decodeBase64(Buffer.from(body)).toString()).toBe('body text\n-- \nfooter\n');
   });
