@@ -13,7 +13,13 @@ const ENGINES = '^src/core/store/(sqlite|postgres)/';
 
 module.exports = {
   forbidden: [
-    { name: 'no-circular', severity: 'error', comment: 'A cycle makes both modules one; split out what they share.', from: {}, to: { circular: true } },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'A cycle makes both modules one; split out what they share.',
+      from: {},
+      to: { circular: true },
+    },
     {
       name: 'core-knows-no-terminal',
       severity: 'error',
@@ -36,11 +42,17 @@ module.exports = {
       from: { path: '^src/core/store/' },
       to: { path: '^src/core/(archive|github)/' },
     },
-    { name: 'sources-and-store-apart', severity: 'error', from: { path: '^src/core/(archive|github)/' }, to: { path: '^src/core/store/' } },
+    {
+      name: 'sources-and-store-apart',
+      severity: 'error',
+      from: { path: '^src/core/(archive|github)/' },
+      to: { path: '^src/core/store/' },
+    },
     {
       name: 'engines-behind-open-store',
       severity: 'error',
-      comment: 'An engine is chosen in one place: open-store.ts imports the driver the address names; nothing else reaches into an engine folder.',
+      comment:
+        'An engine is chosen in one place: open-store.ts imports the driver the address names; nothing else reaches into an engine folder.',
       from: { path: '^src/', pathNot: ['^src/core/store/open-store[.]ts$', ENGINES] },
       to: { path: ENGINES },
     },
@@ -54,7 +66,8 @@ module.exports = {
     {
       name: 'engines-know-only-the-seam',
       severity: 'error',
-      comment: 'An engine implements sql-driver.ts; of the rest of the store it uses only the failure type and the mutex, never the Store or a records class.',
+      comment:
+        'An engine implements sql-driver.ts; of the rest of the store it uses only the failure type and the mutex, never the Store or a records class.',
       from: { path: ENGINES },
       to: { path: '^src/core/store/[^/]+$', pathNot: '^src/core/store/(sql-driver|store-failure|mutex)[.]ts$' },
     },
@@ -68,7 +81,8 @@ module.exports = {
     {
       name: 'foundation-at-the-bottom',
       severity: 'error',
-      comment: 'net, config, systems, locks and the error types are used by everything above and use nothing above them.',
+      comment:
+        'net, config, systems, locks and the error types are used by everything above and use nothing above them.',
       from: { path: FOUNDATION },
       to: { path: [STAGES, '^src/core/(store|archive|github)/', '^src/(cli|commands)/'] },
     },

@@ -42,7 +42,10 @@ export default defineConfig(
       ],
       // A caught error kept as `unknown` is thrown on unchanged; so is an AbortSignal's reason (typed any).
       '@typescript-eslint/only-throw-error': ['error', { allowThrowingUnknown: true }],
-      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
+      '@typescript-eslint/prefer-promise-reject-errors': [
+        'error',
+        { allowThrowingAny: true, allowThrowingUnknown: true },
+      ],
       // Html (src/core/render/html.ts) is escaped markup whose toString is the markup.
       '@typescript-eslint/restrict-template-expressions': [
         'error',

@@ -7,7 +7,9 @@ import { cpus } from 'node:os';
 import { generateMbox } from './generate-mbox.js';
 
 const dist = new URL('../dist/', import.meta.url);
-const { parseEnvelope, parseEnvelopeWithMailparser, readerCounts } = await import(new URL('core/classify/parse-envelope.js', dist));
+const { parseEnvelope, parseEnvelopeWithMailparser, readerCounts } = await import(
+  new URL('core/classify/parse-envelope.js', dist)
+);
 const { classifyMessages } = await import(new URL('core/classify/classify-message.js', dist));
 const { loadRuleBook } = await import(new URL('core/classify/rule-set.js', dist));
 const { loadSystems } = await import(new URL('core/systems/load-systems.js', dist));
@@ -15,7 +17,6 @@ const { splitMboxBuffer } = await import(new URL('core/archive/mbox-reader.js', 
 
 const COUNT = Number(process.env.BENCH_MESSAGES ?? 10_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-
 
 async function measure(name, fn) {
   const rates = [];
@@ -32,7 +33,9 @@ async function measure(name, fn) {
   return median;
 }
 
-console.log(`listminer classify benchmark: ${COUNT.toLocaleString('en-US')} synthetic messages, median of ${RUNS} runs, ${cpus().length} CPUs, Node ${process.version}\n`);
+console.log(
+  `listminer classify benchmark: ${COUNT.toLocaleString('en-US')} synthetic messages, median of ${RUNS} runs, ${cpus().length} CPUs, Node ${process.version}\n`,
+);
 const mbox = generateMbox(COUNT);
 const mboxBytes = Buffer.from(mbox);
 const messages = splitMboxBuffer(mboxBytes);
@@ -49,8 +52,12 @@ const envelopeRate = await measure('envelope, own reader + mailparser for MIME',
 });
 // Which reader took each message of one pass, and why the rest went to mailparser.
 const readers = readerCounts();
-const fallbacks = Object.entries(readers.mailparser).filter(([, count]) => count > 0).map(([reason, count]) => `${reason} ${count / RUNS}`);
-console.log(`${'  read by our reader'.padEnd(48)} ${((100 * readers.common) / RUNS / messages.length).toFixed(1).padStart(9)} %${fallbacks.length > 0 ? ` (mailparser: ${fallbacks.join(', ')})` : ''}`);
+const fallbacks = Object.entries(readers.mailparser)
+  .filter(([, count]) => count > 0)
+  .map(([reason, count]) => `${reason} ${count / RUNS}`);
+console.log(
+  `${'  read by our reader'.padEnd(48)} ${((100 * readers.common) / RUNS / messages.length).toFixed(1).padStart(9)} %${fallbacks.length > 0 ? ` (mailparser: ${fallbacks.join(', ')})` : ''}`,
+);
 const classifyRate = await measure('envelope + rules (one thread)', async () => {
   // In batches of 500, as the stage does: the rules of a batch run in one timed call (match-within-budget.ts).
   for (let i = 0; i < messages.length; i += 500) await classifyMessages(messages.slice(i, i + 500), rules);
@@ -61,10 +68,17 @@ const classifyRate = await measure('envelope + rules (one thread)', async () => 
 // the main thread is not favoured by the warm-up the steps above gave it.
 const stageRates = {};
 for (const workers of [1, 2]) {
-  stageRates[workers] = await measure(`classify stage into SQLite, ${workers === 1 ? 'main thread only' : `${workers} workers`}`, () => {
-    const out = execFileSync(process.execPath, [fileURLToPath(new URL('stage.js', import.meta.url)), String(workers)], { env: { ...process.env, BENCH_MESSAGES: String(COUNT) } });
-    return JSON.parse(out.toString());
-  });
+  stageRates[workers] = await measure(
+    `classify stage into SQLite, ${workers === 1 ? 'main thread only' : `${workers} workers`}`,
+    () => {
+      const out = execFileSync(
+        process.execPath,
+        [fileURLToPath(new URL('stage.js', import.meta.url)), String(workers)],
+        { env: { ...process.env, BENCH_MESSAGES: String(COUNT) } },
+      );
+      return JSON.parse(out.toString());
+    },
+  );
 }
 
 console.log('\nratios');

@@ -19,14 +19,22 @@ if (!beforePath || !afterPath) {
 const before = JSON.parse(readFileSync(beforePath, 'utf8'));
 const after = JSON.parse(readFileSync(afterPath, 'utf8'));
 
-for (const [name, report] of [['before', before], ['after', after]]) {
+for (const [name, report] of [
+  ['before', before],
+  ['after', after],
+]) {
   const o = report.options;
-  console.log(`${name}: commit ${report.machine.commit}${report.machine.dirty ? '+' : ''}, ${o.messages} ${o.source} messages as ${o.format}, ${(report.archive.mboxBytes / 1e6).toFixed(1)} MB, load ${report.machine.loadAverage.join(' ')}`);
+  console.log(
+    `${name}: commit ${report.machine.commit}${report.machine.dirty ? '+' : ''}, ${o.messages} ${o.source} messages as ${o.format}, ${(report.archive.mboxBytes / 1e6).toFixed(1)} MB, load ${report.machine.loadAverage.join(' ')}`,
+  );
 }
-if (JSON.stringify(shape(before)) !== JSON.stringify(shape(after))) console.log('note: the two runs measured different archives; compare with care');
+if (JSON.stringify(shape(before)) !== JSON.stringify(shape(after)))
+  console.log('note: the two runs measured different archives; compare with care');
 
 if (!before.baseline?.skipped && !after.baseline?.skipped) {
-  console.log(`Python baseline: ${Math.round(before.baseline.msgPerSec)} → ${Math.round(after.baseline.msgPerSec)} msg/s (${ratio(after.baseline.msgPerSec, before.baseline.msgPerSec)})`);
+  console.log(
+    `Python baseline: ${Math.round(before.baseline.msgPerSec)} → ${Math.round(after.baseline.msgPerSec)} msg/s (${ratio(after.baseline.msgPerSec, before.baseline.msgPerSec)})`,
+  );
 }
 
 for (const run of after.runs) {
@@ -37,7 +45,10 @@ for (const run of after.runs) {
     colAligns: ['left', 'right', 'right', 'right', 'right', 'right', 'right'],
     style: { head: [], border: [], compact: true },
   });
-  const pairs = [...run.stages.map((stage) => [stage, old.stages.find((s) => s.stage === stage.stage)]), [run.sync, old.sync]];
+  const pairs = [
+    ...run.stages.map((stage) => [stage, old.stages.find((s) => s.stage === stage.stage)]),
+    [run.sync, old.sync],
+  ];
   for (const [now, was] of pairs) {
     if (!now || !was) continue;
     table.push([
@@ -56,7 +67,13 @@ for (const run of after.runs) {
 
 function shape(report) {
   const { messages, source, format, seed } = report.options;
-  return { messages, source, format, seed: source === 'synthetic' ? seed : undefined, mboxBytes: report.archive.mboxBytes };
+  return {
+    messages,
+    source,
+    format,
+    seed: source === 'synthetic' ? seed : undefined,
+    mboxBytes: report.archive.mboxBytes,
+  };
 }
 
 function ratio(now, was) {

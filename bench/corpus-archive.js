@@ -14,7 +14,8 @@ import { ARCHIVE_END, ARCHIVE_START } from './synthetic-archive.js';
 const SHARED = fileURLToPath(new URL('../../shared/corpus', import.meta.url));
 const FETCHED = fileURLToPath(new URL('../.corpus', import.meta.url));
 /** Expected outputs, indexes and licences in the corpus, not mail. */
-const NOT_MAIL = /\.(?:json|yaml|yml|verify|html?|zip|gz|py|md|js|ts|rs|expected|out)$|(?:^|\/)(?:COPYING|LICENSE[^/]*|README[^/]*|MANIFEST\.md)$/i;
+const NOT_MAIL =
+  /\.(?:json|yaml|yml|verify|html?|zip|gz|py|md|js|ts|rs|expected|out)$|(?:^|\/)(?:COPYING|LICENSE[^/]*|README[^/]*|MANIFEST\.md)$/i;
 
 /** LISTMINER_CORPUS, else the corpus beside the project, else the copy `npm run corpus` fetched. */
 export function corpusDirectory() {
@@ -36,8 +37,11 @@ export async function loadCorpusMail(dir = corpusDirectory()) {
       if (statSync(path).isDirectory()) walk(path);
       else if (!NOT_MAIL.test(path)) {
         const splitter = new MboxSplitter(true);
-        const entries = [...splitter.push(readFileSync(path)), ...splitter.end()].filter((entry) => entry.raw.length > 0);
-        if (entries.length >= 2) files.push(entries.map((entry) => ({ raw: entry.raw, sender: envelopeSender(entry.fromLine) })));
+        const entries = [...splitter.push(readFileSync(path)), ...splitter.end()].filter(
+          (entry) => entry.raw.length > 0,
+        );
+        if (entries.length >= 2)
+          files.push(entries.map((entry) => ({ raw: entry.raw, sender: envelopeSender(entry.fromLine) })));
       }
     }
   };
@@ -48,7 +52,8 @@ export async function loadCorpusMail(dir = corpusDirectory()) {
 /** The corpus cycled to `messages` messages, in the shape the synthetic archive yields. */
 export async function corpusArchive({ messages, corpusDir }) {
   const files = await loadCorpusMail(corpusDir);
-  if (files.length === 0) throw new Error(`no mbox file with two or more messages under ${corpusDir ?? corpusDirectory()}`);
+  if (files.length === 0)
+    throw new Error(`no mbox file with two or more messages under ${corpusDir ?? corpusDirectory()}`);
   return cycleCorpus(files, messages);
 }
 
@@ -98,7 +103,8 @@ function renamed(raw, prefix, arrived, taken, index) {
       taken.add(unique);
       return `Message-ID: <${unique}>`;
     }
-    if (name === 'in-reply-to' || name === 'references') return field.replace(/<([^<>\s]+)>/g, (_, id) => `<${tag(id)}>`);
+    if (name === 'in-reply-to' || name === 'references')
+      return field.replace(/<([^<>\s]+)>/g, (_, id) => `<${tag(id)}>`);
     if (name === 'date' && !hasDate) {
       hasDate = true;
       return `Date: ${mailDate(arrived)}`;

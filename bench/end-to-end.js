@@ -66,21 +66,28 @@ if (options.source === 'corpus') {
 const dir = mkdtempSync(join(tmpdir(), 'listminer-bench-'));
 const cleanups = [];
 const cleanUp = async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch((error) => console.error(`cleanup: ${error.message}`));
+  for (const cleanup of cleanups.splice(0).reverse())
+    await cleanup().catch((error) => console.error(`cleanup: ${error.message}`));
 };
 if (!options.keep) cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
 process.on('SIGINT', () => void cleanUp().finally(() => process.exit(130)));
 
 const startedAt = new Date();
 const machine = describeMachine();
-log(`listminer end-to-end benchmark: ${options.messages.toLocaleString('en-US')} ${options.source} messages as ${options.format}, engines ${options.engines.join(', ')}, workers ${options.workers.join(', ')}`);
-log(`${machine.cpus} × ${machine.cpuModel}, ${(machine.memoryBytes / 1024 ** 3).toFixed(0)} GiB, Node ${machine.node}, commit ${machine.commit}${machine.dirty ? ' (uncommitted changes)' : ''}, load ${machine.loadAverage.join(' ')}`);
+log(
+  `listminer end-to-end benchmark: ${options.messages.toLocaleString('en-US')} ${options.source} messages as ${options.format}, engines ${options.engines.join(', ')}, workers ${options.workers.join(', ')}`,
+);
+log(
+  `${machine.cpus} × ${machine.cpuModel}, ${(machine.memoryBytes / 1024 ** 3).toFixed(0)} GiB, Node ${machine.node}, commit ${machine.commit}${machine.dirty ? ' (uncommitted changes)' : ''}, load ${machine.loadAverage.join(' ')}`,
+);
 log(`working in ${dir}${options.keep ? ' (kept)' : ''}`);
 
 let failed = false;
 try {
   const archive = await makeArchive();
-  log(`archive: ${archive.messages.toLocaleString('en-US')} messages, ${(archive.mboxBytes / MB).toFixed(1)} MB of mbox${archive.epochs ? `, ${archive.epochs} public-inbox epoch(s)` : ''}, written in ${archive.seconds.toFixed(1)} s`);
+  log(
+    `archive: ${archive.messages.toLocaleString('en-US')} messages, ${(archive.mboxBytes / MB).toFixed(1)} MB of mbox${archive.epochs ? `, ${archive.epochs} public-inbox epoch(s)` : ''}, written in ${archive.seconds.toFixed(1)} s`,
+  );
   const baseline = flags['no-baseline'] ? { skipped: '--no-baseline' } : runBaseline(archive);
   if (baseline.skipped) log(`baseline skipped: ${baseline.skipped}`);
   else log(`baseline: Python email package, ${baseline.msgPerSec.toFixed(0)} msg/s`);
@@ -132,7 +139,12 @@ async function makeArchive() {
   const began = process.hrtime.bigint();
   const mbox = join(dir, 'archive.mbox');
   const inboxRoot = options.format === 'public-inbox' ? join(dir, 'public-inbox') : undefined;
-  const items = await archiveMessages({ source: options.source, messages: options.messages, seed: options.seed, corpusDir: corpusDirectory() });
+  const items = await archiveMessages({
+    source: options.source,
+    messages: options.messages,
+    seed: options.seed,
+    corpusDir: corpusDirectory(),
+  });
   const written = await writeArchive(items, { mbox, publicInbox: inboxRoot });
   return {
     source: options.source,
@@ -152,7 +164,15 @@ function runBaseline(archive) {
   try {
     output = execFileSync('python3', [BASELINE, archive.mbox], { encoding: 'utf8', maxBuffer: 1 << 20 });
   } catch (error) {
-    return { skipped: error.code === 'ENOENT' ? 'python3 is not installed' : `python3 failed: ${String(error.stderr ?? error.message).trim().split('\n').pop()}` };
+    return {
+      skipped:
+        error.code === 'ENOENT'
+          ? 'python3 is not installed'
+          : `python3 failed: ${String(error.stderr ?? error.message)
+              .trim()
+              .split('\n')
+              .pop()}`,
+    };
   }
   const wall = seconds(began);
   const parsed = JSON.parse(output);
@@ -172,28 +192,39 @@ async function benchmarkEngine(engine, workers, archive) {
   log(`\n${engine}, --workers ${workers}`);
   try {
     const store = options.only === 'sync' ? undefined : await createStore(engine, `stages-w${workers}`);
-    if (store) try {
-      await cli(store, ['lists', 'add', ...listArgs(archive)]);
-      for (const stage of STAGES) {
-        const figures = await measureStage(store, stage, stageArgs(stage, workers), archive);
-        run.stages.push(figures);
-        log(`  ${stage.padEnd(8)} ${figures.wallSeconds.toFixed(1).padStart(7)} s  ${summarise(stage, figures.result)}`);
+    if (store)
+      try {
+        await cli(store, ['lists', 'add', ...listArgs(archive)]);
+        for (const stage of STAGES) {
+          const figures = await measureStage(store, stage, stageArgs(stage, workers), archive);
+          run.stages.push(figures);
+          log(
+            `  ${stage.padEnd(8)} ${figures.wallSeconds.toFixed(1).padStart(7)} s  ${summarise(stage, figures.result)}`,
+          );
+        }
+        run.rows = await store.rows();
+        run.checks.push(...checkStages(run, archive.messages));
+      } finally {
+        await store.drop();
       }
-      run.rows = await store.rows();
-      run.checks.push(...checkStages(run, archive.messages));
-    } finally {
-      await store.drop();
-    }
     const syncStore = options.only === 'stages' ? undefined : await createStore(engine, `sync-w${workers}`);
-    if (syncStore) try {
-      await cli(syncStore, ['lists', 'add', ...listArgs(archive)]);
-      run.sync = await measureStage(syncStore, 'sync', ['sync', '--now', '--full', '--workers', String(workers)], archive);
-      log(`  ${'sync'.padEnd(8)} ${run.sync.wallSeconds.toFixed(1).padStart(7)} s  ${summarise('sync', run.sync.result)}`);
-      run.syncRows = await syncStore.rows();
-      run.checks.push(...checkSync(run, archive.messages));
-    } finally {
-      await syncStore.drop();
-    }
+    if (syncStore)
+      try {
+        await cli(syncStore, ['lists', 'add', ...listArgs(archive)]);
+        run.sync = await measureStage(
+          syncStore,
+          'sync',
+          ['sync', '--now', '--full', '--workers', String(workers)],
+          archive,
+        );
+        log(
+          `  ${'sync'.padEnd(8)} ${run.sync.wallSeconds.toFixed(1).padStart(7)} s  ${summarise('sync', run.sync.result)}`,
+        );
+        run.syncRows = await syncStore.rows();
+        run.checks.push(...checkSync(run, archive.messages));
+      } finally {
+        await syncStore.drop();
+      }
   } catch (error) {
     run.error = error.message;
     log(`  failed: ${error.message}`);
@@ -203,7 +234,9 @@ async function benchmarkEngine(engine, workers, archive) {
 
 function listArgs(archive) {
   const rules = ['--rules', options.rules, '--repo', REPO];
-  return archive.inboxRoot ? ['--system', 'public_inbox', INBOX, '--base-url', `file://${archive.inboxRoot}`, ...rules] : ['--system', 'mbox', archive.mbox, ...rules];
+  return archive.inboxRoot
+    ? ['--system', 'public_inbox', INBOX, '--base-url', `file://${archive.inboxRoot}`, ...rules]
+    : ['--system', 'mbox', archive.mbox, ...rules];
 }
 
 /** Each command's --workers: lists at once for fetch, drain and project (one list here), parsing threads for classify. */
@@ -280,12 +313,22 @@ function summarise(stage, result) {
 
 function checkStages(run, expected) {
   const [fetch, classify, drain, project] = run.stages.map((stage) => stage.result);
-  return rowChecks(run.rows, expected, { staged: fetch.staged, parsed: classify.classified + classify.shunted, drained: drain.drained, projected: project.examined });
+  return rowChecks(run.rows, expected, {
+    staged: fetch.staged,
+    parsed: classify.classified + classify.shunted,
+    drained: drain.drained,
+    projected: project.examined,
+  });
 }
 
 function checkSync(run, expected) {
   const { fetch, classify, drain, project } = run.sync.result;
-  return rowChecks(run.syncRows, expected, { staged: fetch.staged, parsed: (classify?.classified ?? 0) + (classify?.shunted ?? 0), drained: drain?.drained ?? 0, projected: project?.examined ?? 0 }).map((check) => ({ ...check, name: `sync: ${check.name}` }));
+  return rowChecks(run.syncRows, expected, {
+    staged: fetch.staged,
+    parsed: (classify?.classified ?? 0) + (classify?.shunted ?? 0),
+    drained: drain?.drained ?? 0,
+    projected: project?.examined ?? 0,
+  }).map((check) => ({ ...check, name: `sync: ${check.name}` }));
 }
 
 function rowChecks(rows, expected, reported) {
@@ -384,7 +427,8 @@ async function postgresBytes(sql) {
 async function countRows(query) {
   const count = async (sql) => Number((await query(sql))[0].n);
   const staged = {};
-  for (const row of await query('SELECT status, COUNT(*) AS n FROM staged_messages GROUP BY status')) staged[row.status] = Number(row.n);
+  for (const row of await query('SELECT status, COUNT(*) AS n FROM staged_messages GROUP BY status'))
+    staged[row.status] = Number(row.n);
   return {
     stagedTotal: Object.values(staged).reduce((sum, n) => sum + n, 0),
     staged,
@@ -419,20 +463,38 @@ function printRun(run, archive, baseline) {
     colAligns: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
     style: { head: [], border: [], compact: true },
   });
-  const row = (name, f) => [name, f.wallSeconds.toFixed(1), f.cpuSeconds.toFixed(1), Math.round(f.msgPerSec).toLocaleString('en-US'), f.mbPerSec.toFixed(2), (f.maxRssBytes / MB).toFixed(0), (f.storeBytes / MB).toFixed(1), `${f.storeRatio.toFixed(2)}x`];
+  const row = (name, f) => [
+    name,
+    f.wallSeconds.toFixed(1),
+    f.cpuSeconds.toFixed(1),
+    Math.round(f.msgPerSec).toLocaleString('en-US'),
+    f.mbPerSec.toFixed(2),
+    (f.maxRssBytes / MB).toFixed(0),
+    (f.storeBytes / MB).toFixed(1),
+    `${f.storeRatio.toFixed(2)}x`,
+  ];
   for (const stage of run.stages) table.push(row(stage.stage, stage));
   if (run.stages.length === STAGES.length) table.push(row('4 stages', totalOf(run.stages, archive)));
   if (run.sync) table.push(row('sync', run.sync));
-  if (!baseline.skipped && run.sync) table.push(['sync ÷ Python baseline', { colSpan: 7, content: `${(run.sync.msgPerSec / baseline.msgPerSec).toFixed(2)}x the baseline's msg/s (wall)` }]);
-  console.log(`\n${run.engine}, --workers ${run.workers}: ${archive.messages.toLocaleString('en-US')} ${options.source} messages, ${(archive.mboxBytes / MB).toFixed(1)} MB mbox${options.format === 'public-inbox' ? ', fetched from public-inbox' : ''}`);
+  if (!baseline.skipped && run.sync)
+    table.push([
+      'sync ÷ Python baseline',
+      { colSpan: 7, content: `${(run.sync.msgPerSec / baseline.msgPerSec).toFixed(2)}x the baseline's msg/s (wall)` },
+    ]);
+  console.log(
+    `\n${run.engine}, --workers ${run.workers}: ${archive.messages.toLocaleString('en-US')} ${options.source} messages, ${(archive.mboxBytes / MB).toFixed(1)} MB mbox${options.format === 'public-inbox' ? ', fetched from public-inbox' : ''}`,
+  );
   console.log(table.toString());
   const failedChecks = run.checks.filter((check) => !check.ok);
   if (run.error) console.log(`run failed: ${run.error}`);
   else if (failedChecks.length === 0) {
     const rows = run.rows ?? run.syncRows;
-    console.log(`row counts: ${run.checks.length} checks ok (${rows.stagedTotal} staged, ${rows.emailMessages} email_messages, ${rows.threads} threads, ${rows.issues} issues)`);
+    console.log(
+      `row counts: ${run.checks.length} checks ok (${rows.stagedTotal} staged, ${rows.emailMessages} email_messages, ${rows.threads} threads, ${rows.issues} issues)`,
+    );
   }
-  for (const check of failedChecks) console.log(`CHECK FAILED: ${check.name}: ${check.actual}, expected ${check.expected}`);
+  for (const check of failedChecks)
+    console.log(`CHECK FAILED: ${check.name}: ${check.actual}, expected ${check.expected}`);
 }
 
 function totalOf(stages, archive) {
@@ -450,9 +512,22 @@ function totalOf(stages, archive) {
 }
 
 function printBaseline(baseline, archive) {
-  const table = new Table({ head: ['baseline', 'wall s', 'CPU s', 'msg/s', 'MB/s', 'peak RSS MB'], colAligns: ['left', 'right', 'right', 'right', 'right', 'right'], style: { head: [], border: [], compact: true } });
-  table.push(['Python mailbox + email', baseline.wallSeconds.toFixed(1), baseline.cpuSeconds.toFixed(1), Math.round(baseline.msgPerSec).toLocaleString('en-US'), baseline.mbPerSec.toFixed(2), (baseline.maxRssBytes / MB).toFixed(0)]);
-  console.log(`\nbaseline: the same mbox parsed by Python ${baseline.python} (stores nothing)${baseline.checked === 'ok' ? '' : `; ${baseline.checked}`}`);
+  const table = new Table({
+    head: ['baseline', 'wall s', 'CPU s', 'msg/s', 'MB/s', 'peak RSS MB'],
+    colAligns: ['left', 'right', 'right', 'right', 'right', 'right'],
+    style: { head: [], border: [], compact: true },
+  });
+  table.push([
+    'Python mailbox + email',
+    baseline.wallSeconds.toFixed(1),
+    baseline.cpuSeconds.toFixed(1),
+    Math.round(baseline.msgPerSec).toLocaleString('en-US'),
+    baseline.mbPerSec.toFixed(2),
+    (baseline.maxRssBytes / MB).toFixed(0),
+  ]);
+  console.log(
+    `\nbaseline: the same mbox parsed by Python ${baseline.python} (stores nothing)${baseline.checked === 'ok' ? '' : `; ${baseline.checked}`}`,
+  );
   console.log(table.toString());
   void archive;
 }
@@ -516,6 +591,8 @@ function oneOf(text, allowed, flag) {
 }
 
 function usage(message) {
-  console.error(`${message}\nusage: npm run bench -- [--messages N] [--source synthetic|corpus] [--format mbox|public-inbox] [--engines sqlite,postgres] [--workers 1,2] [--rules SYSTEM] [--seed N] [--out FILE] [--keep] [--no-baseline]\n       npm run bench:classify   (the classify micro benchmark)`);
+  console.error(
+    `${message}\nusage: npm run bench -- [--messages N] [--source synthetic|corpus] [--format mbox|public-inbox] [--engines sqlite,postgres] [--workers 1,2] [--rules SYSTEM] [--seed N] [--out FILE] [--keep] [--no-baseline]\n       npm run bench:classify   (the classify micro benchmark)`,
+  );
   process.exit(2);
 }

@@ -53,9 +53,11 @@ else await drop();
 function dialect(postgres) {
   return {
     // Rows i = from..to, as a CTE prefix (SQLite) or a FROM item (PostgreSQL).
-    prefix: (from, to) => (postgres ? '' : `WITH RECURSIVE seq(i) AS (SELECT ${from} UNION ALL SELECT i + 1 FROM seq WHERE i < ${to}) `),
+    prefix: (from, to) =>
+      postgres ? '' : `WITH RECURSIVE seq(i) AS (SELECT ${from} UNION ALL SELECT i + 1 FROM seq WHERE i < ${to}) `,
     seq: (from, to) => (postgres ? `generate_series(${from}::bigint, ${to}::bigint) AS seq(i)` : 'seq'),
-    time: (seconds) => (postgres ? `to_timestamp(${seconds})` : `strftime('%Y-%m-%dT%H:%M:%fZ', ${seconds}, 'unixepoch')`),
+    time: (seconds) =>
+      postgres ? `to_timestamp(${seconds})` : `strftime('%Y-%m-%dT%H:%M:%fZ', ${seconds}, 'unixepoch')`,
     json: (text) => (postgres ? `CAST(${text} AS JSONB)` : text),
     bool: (condition) => (postgres ? `(${condition})` : `(CASE WHEN ${condition} THEN 1 ELSE 0 END)`),
     text: (value) => `CAST(${value} AS TEXT)`,
@@ -88,8 +90,38 @@ function messages(sql, from, to) {
 
 /** Words to cut bodies from: varied enough that Parquet cannot fold them into a few bytes. */
 function bodyText() {
-  const words = ['the', 'consumer', 'offset', 'commit', 'broker', 'patch', 'review', 'series', 'netdev', 'memory', 'page', 'fault', 'rebase', 'merge',
-    'lock', 'queue', 'driver', 'test', 'flaky', 'timeout', 'release', 'vote', 'KIP', 'change', 'should', 'could', 'would', 'because', 'however', 'thanks'];
+  const words = [
+    'the',
+    'consumer',
+    'offset',
+    'commit',
+    'broker',
+    'patch',
+    'review',
+    'series',
+    'netdev',
+    'memory',
+    'page',
+    'fault',
+    'rebase',
+    'merge',
+    'lock',
+    'queue',
+    'driver',
+    'test',
+    'flaky',
+    'timeout',
+    'release',
+    'vote',
+    'KIP',
+    'change',
+    'should',
+    'could',
+    'would',
+    'because',
+    'however',
+    'thanks',
+  ];
   let seed = 42;
   let text = '';
   while (text.length < 5_000) {
@@ -114,17 +146,36 @@ async function build(total) {
   };
   try {
     for (const repo of REPOS) {
-      await store.db.run('INSERT INTO repos (id, url, host, owner, name, created_at) VALUES (?, ?, ?, ?, ?, ?)', [repo.id, repo.url, 'github.com', repo.owner, repo.name, '2024-06-01T00:00:00.000Z']);
+      await store.db.run('INSERT INTO repos (id, url, host, owner, name, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
+        repo.id,
+        repo.url,
+        'github.com',
+        repo.owner,
+        repo.name,
+        '2024-06-01T00:00:00.000Z',
+      ]);
     }
     for (const list of LISTS) {
       const repo = REPOS.find((r) => r.id === list.repo);
-      await store.db.run('INSERT INTO lists (id, system, name, list_address, repo_url, repo_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
-        list.id, list.system, list.name, list.name.includes('@') ? list.name : `${list.name}@vger.kernel.org`, repo.url, repo.id, '2024-06-01T00:00:00.000Z',
-      ]);
+      await store.db.run(
+        'INSERT INTO lists (id, system, name, list_address, repo_url, repo_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        [
+          list.id,
+          list.system,
+          list.name,
+          list.name.includes('@') ? list.name : `${list.name}@vger.kernel.org`,
+          repo.url,
+          repo.id,
+          '2024-06-01T00:00:00.000Z',
+        ],
+      );
     }
-    await step(`contributors (${PEOPLE})`, `${sql.prefix(1, PEOPLE)}INSERT INTO contributors (id, name, email, github_login, source, created_at)
+    await step(
+      `contributors (${PEOPLE})`,
+      `${sql.prefix(1, PEOPLE)}INSERT INTO contributors (id, name, email, github_login, source, created_at)
       SELECT i, 'Person ' || ${sql.text('i')}, 'person' || ${sql.text('i')} || '@example.org',
-        CASE WHEN i % 3 = 0 THEN 'gh-person' || ${sql.text('i')} END, 'email', ${now} FROM ${sql.seq(1, PEOPLE)}`);
+        CASE WHEN i % 3 = 0 THEN 'gh-person' || ${sql.text('i')} END, 'email', ${now} FROM ${sql.seq(1, PEOPLE)}`,
+    );
 
     const body = bodyText().replaceAll("'", "''");
     for (let from = 1; from <= total; from += CHUNK) {
@@ -132,11 +183,13 @@ async function build(total) {
       const m = messages(sql, from, to);
       const sent = `CASE WHEN i % 997 = 0 THEN NULL ELSE ${sql.time(`${FIRST_SENT} + i * 120`)} END`;
       const t0 = Date.now();
-      await store.db.exec(`${sql.prefix(from, to)}INSERT INTO patch_series (id, list_id, series_key, title, author_address)
+      await store.db
+        .exec(`${sql.prefix(from, to)}INSERT INTO patch_series (id, list_id, series_key, title, author_address)
         SELECT i, l, 'person' || ${sql.text('person')} || '@example.org / fix ' || ${sql.text('root_k')}, 'net: fix the thing ' || ${sql.text('root_k')},
           'person' || ${sql.text('person')} || '@example.org'
         FROM (${m}) d WHERE l > 2 AND t < 5 AND depth = 0`);
-      await store.db.exec(`${sql.prefix(from, to)}INSERT INTO email_messages (id, list_id, message_key, message_id, repo_id, sender_id, from_name, from_address, is_bot,
+      await store.db
+        .exec(`${sql.prefix(from, to)}INSERT INTO email_messages (id, list_id, message_key, message_id, repo_id, sender_id, from_name, from_address, is_bot,
           subject, sent_at, sent_at_offset, in_reply_to, references_ids, thread_root_key, thread_root_id, msg_class, class_source, captures,
           has_patch, patch_version, patch_index, patch_total, is_rfc, is_resend, trailers, size, body_stored, signaled_repo_url, signaled_repo_id,
           projected_kind, drained_at, patch_series_id)
@@ -179,22 +232,46 @@ async function build(total) {
       await store.db.exec(`${sql.prefix(from, to)}INSERT INTO message_bodies (id, content_hash, body_text, created_at)
         SELECT i, 'bench-' || ${sql.text('i')}, 'Hello,\n\n' || substr(CAST('${body}' AS TEXT), CAST(1 + (i * 131) % 2500 AS INTEGER), CAST(1500 + (i * 17) % 1000 AS INTEGER)) || '\n-- \nmessage ' || ${sql.text('i')}, ${now}
         FROM ${sql.seq(from, to)}`);
-      await store.db.exec(`${sql.prefix(from, to)}INSERT INTO email_message_bodies (email_message_id, body_id) SELECT i, i FROM ${sql.seq(from, to)}`);
-      console.log(`messages ${String(from).padStart(8)}..${String(to).padEnd(8)}             ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      await store.db.exec(
+        `${sql.prefix(from, to)}INSERT INTO email_message_bodies (email_message_id, body_id) SELECT i, i FROM ${sql.seq(from, to)}`,
+      );
+      console.log(
+        `messages ${String(from).padStart(8)}..${String(to).padEnd(8)}             ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+      );
     }
-    await step('issues', `INSERT INTO issues (id, repo_id, number, external_key, title, state, is_synthetic, comment_count, url, created_at, updated_at)
+    await step(
+      'issues',
+      `INSERT INTO issues (id, repo_id, number, external_key, title, state, is_synthetic, comment_count, url, created_at, updated_at)
       SELECT -id, repo_id, NULL, CASE WHEN list_id = 1 THEN 'KAFKA-' ELSE 'FLINK-' END || ${sql.text('(id - list_id) / 4')}, subject, 'open', ${sql.bool('1 = 1')}, 0, NULL, sent_at, sent_at
-      FROM email_messages WHERE msg_class = 'issue_event' AND id = thread_root_id`);
-    await step('issue_email_messages', `INSERT INTO issue_email_messages (issue_id, email_message_id, role)
-      SELECT -thread_root_id, id, CASE WHEN id = thread_root_id THEN 'event' ELSE 'comment' END FROM email_messages WHERE msg_class = 'issue_event'`);
-    await step('pull_requests', `INSERT INTO pull_requests (id, repo_id, number, title, state, url, created_at)
+      FROM email_messages WHERE msg_class = 'issue_event' AND id = thread_root_id`,
+    );
+    await step(
+      'issue_email_messages',
+      `INSERT INTO issue_email_messages (issue_id, email_message_id, role)
+      SELECT -thread_root_id, id, CASE WHEN id = thread_root_id THEN 'event' ELSE 'comment' END FROM email_messages WHERE msg_class = 'issue_event'`,
+    );
+    await step(
+      'pull_requests',
+      `INSERT INTO pull_requests (id, repo_id, number, title, state, url, created_at)
       SELECT id, repo_id, (id - list_id) / 4, subject, 'open', signaled_repo_url || '/pull/' || ${sql.text('(id - list_id) / 4')}, sent_at
-      FROM email_messages WHERE msg_class = 'github_mirror' AND id = thread_root_id`);
-    await step('pull_request_email_messages', `INSERT INTO pull_request_email_messages (pull_request_id, email_message_id, role)
-      SELECT thread_root_id, id, 'comment' FROM email_messages WHERE msg_class = 'github_mirror'`);
+      FROM email_messages WHERE msg_class = 'github_mirror' AND id = thread_root_id`,
+    );
+    await step(
+      'pull_request_email_messages',
+      `INSERT INTO pull_request_email_messages (pull_request_id, email_message_id, role)
+      SELECT thread_root_id, id, 'comment' FROM email_messages WHERE msg_class = 'github_mirror'`,
+    );
     if (isPostgres) {
       // The rows came with their ids; later inserts by listminer would otherwise collide with them.
-      for (const table of ['repos', 'lists', 'contributors', 'email_messages', 'message_bodies', 'pull_requests', 'patch_series']) {
+      for (const table of [
+        'repos',
+        'lists',
+        'contributors',
+        'email_messages',
+        'message_bodies',
+        'pull_requests',
+        'patch_series',
+      ]) {
         await store.db.exec(`SELECT setval(pg_get_serial_sequence('${table}', 'id'), (SELECT MAX(id) FROM ${table}))`);
       }
     }
@@ -211,7 +288,20 @@ function measure() {
   for (const format of ['parquet', 'csv', 'jsonl']) {
     for (const withBodies of [false, true]) {
       const out = mkdtempSync(join(isPostgres ? tmpdir() : dirname(db), 'listminer-export-bench-'));
-      const args = ['-v', process.execPath, bin, 'export', '--db', db, '--format', format, '--out', out, '--json', ...(withBodies ? ['--with-bodies'] : [])];
+      const args = [
+        '-v',
+        process.execPath,
+        bin,
+        'export',
+        '--db',
+        db,
+        '--format',
+        format,
+        '--out',
+        out,
+        '--json',
+        ...(withBodies ? ['--with-bodies'] : []),
+      ];
       const began = Date.now();
       const run = spawnSync('/usr/bin/time', args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
       const seconds = (Date.now() - began) / 1000;
@@ -220,15 +310,30 @@ function measure() {
       const result = JSON.parse(run.stdout);
       const maxRss = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(run.stderr)[1]);
       const mail = result.files.find((f) => f.table === 'email_messages');
-      rows.push({ format, withBodies, seconds, messages: mail.rows, rows: result.rows, bytes: result.bytes, mailBytes: mail.bytes, maxRssMb: maxRss / 1024 });
-      console.error(`${format}${withBodies ? ' --with-bodies' : ''}: ${seconds.toFixed(1)} s, ${Math.round(maxRss / 1024)} MB`);
+      rows.push({
+        format,
+        withBodies,
+        seconds,
+        messages: mail.rows,
+        rows: result.rows,
+        bytes: result.bytes,
+        mailBytes: mail.bytes,
+        maxRssMb: maxRss / 1024,
+      });
+      console.error(
+        `${format}${withBodies ? ' --with-bodies' : ''}: ${seconds.toFixed(1)} s, ${Math.round(maxRss / 1024)} MB`,
+      );
     }
   }
   const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
-  console.log(`| format | bodies | time | email_messages rows | rows, all files | bytes, all files | email_messages bytes | peak RSS |`);
+  console.log(
+    `| format | bodies | time | email_messages rows | rows, all files | bytes, all files | email_messages bytes | peak RSS |`,
+  );
   console.log(`|---|---|---|---|---|---|---|---|`);
   for (const r of rows) {
-    console.log(`| ${r.format} | ${r.withBodies ? 'yes' : 'no'} | ${r.seconds.toFixed(0)} s | ${r.messages.toLocaleString('en-US')} | ${r.rows.toLocaleString('en-US')} | ${mb(r.bytes)} | ${mb(r.mailBytes)} | ${r.maxRssMb.toFixed(0)} MB |`);
+    console.log(
+      `| ${r.format} | ${r.withBodies ? 'yes' : 'no'} | ${r.seconds.toFixed(0)} s | ${r.messages.toLocaleString('en-US')} | ${r.rows.toLocaleString('en-US')} | ${mb(r.bytes)} | ${mb(r.mailBytes)} | ${r.maxRssMb.toFixed(0)} MB |`,
+    );
   }
 }
 

@@ -63,6 +63,9 @@ export function generateMessage(i) {
 /** The mbox text of `count` messages. */
 export function generateMbox(count) {
   const parts = [];
-  for (let i = 0; i < count; i++) parts.push(`From person${i % 50}@example.org Mon Jan  1 10:00:00 2024\n${generateMessage(i).replace(/^From /gm, '>From ')}\n`);
+  for (let i = 0; i < count; i++)
+    parts.push(
+      `From person${i % 50}@example.org Mon Jan  1 10:00:00 2024\n${generateMessage(i).replace(/^From /gm, '>From ')}\n`,
+    );
   return parts.join('\n');
 }

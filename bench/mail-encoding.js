@@ -120,7 +120,8 @@ function qEncode(bytes) {
   let out = '';
   for (const byte of bytes) {
     if (byte === 0x20) out += '_';
-    else if ((byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)) out += String.fromCharCode(byte);
+    else if ((byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a))
+      out += String.fromCharCode(byte);
     else out += `=${byte.toString(16).toUpperCase().padStart(2, '0')}`;
   }
   return out;
@@ -144,5 +145,7 @@ export function fromLineDate(date) {
 }
 
 function time(date) {
-  return [date.getUTCHours(), date.getUTCMinutes(), date.getUTCSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
+  return [date.getUTCHours(), date.getUTCMinutes(), date.getUTCSeconds()]
+    .map((n) => String(n).padStart(2, '0'))
+    .join(':');
 }

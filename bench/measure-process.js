@@ -14,7 +14,14 @@ const target = process.env.LISTMINER_BENCH_USAGE;
 if (target) {
   process.on('exit', () => {
     const usage = process.resourceUsage();
-    writeFileSync(target, JSON.stringify({ maxRssBytes: usage.maxRSS * 1024, userSeconds: usage.userCPUTime / 1e6, systemSeconds: usage.systemCPUTime / 1e6 }));
+    writeFileSync(
+      target,
+      JSON.stringify({
+        maxRssBytes: usage.maxRSS * 1024,
+        userSeconds: usage.userCPUTime / 1e6,
+        systemSeconds: usage.systemCPUTime / 1e6,
+      }),
+    );
   });
 }
 // The script sees the command line it would have seen run directly.

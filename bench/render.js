@@ -40,12 +40,27 @@ let runs = 0;
 
 try {
   log(`listminer render benchmark: ${messages.toLocaleString('en-US')} synthetic messages (seed ${seed}), SQLite`);
-  log(`${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
+  log(
+    `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ')}`,
+  );
   // The same seed gives the same bytes, so the archive is made twice rather than held in memory.
   const before = await writeArchive(heldBack(syntheticArchive({ messages, seed })), { mbox });
-  if (ARCHIVE_END <= NEW_MONTH_START || before.messages === messages) throw new Error('the archive has no last month to hold back');
+  if (ARCHIVE_END <= NEW_MONTH_START || before.messages === messages)
+    throw new Error('the archive has no last month to hold back');
 
-  await runCli({ db, dir }, ['lists', 'add', '--system', 'mbox', '--rules', 'apache_ponymail', mbox, '--repo', 'https://github.com/apache/kafka']);
+  await runCli({ db, dir }, [
+    'lists',
+    'add',
+    '--system',
+    'mbox',
+    '--rules',
+    'apache_ponymail',
+    mbox,
+    '--repo',
+    'https://github.com/apache/kafka',
+  ]);
   const sync = await timed(['sync', '--full', '--now', '--json']);
   log(`sync of ${before.messages.toLocaleString('en-US')} messages: ${figures(sync)}`);
 
@@ -57,14 +72,18 @@ try {
 
   await writeArchive(syntheticArchive({ messages, seed }), { mbox });
   const resync = await timed(['sync', '--now', '--json']);
-  log(`sync of ${NEW_MONTH} (${(messages - before.messages).toLocaleString('en-US')} new messages): ${figures(resync)}`);
+  log(
+    `sync of ${NEW_MONTH} (${(messages - before.messages).toLocaleString('en-US')} new messages): ${figures(resync)}`,
+  );
   const incremental = await timed(['render', '--out', site, '--since', NEW_MONTH, '--json']);
   const incrementalJson = JSON.parse(incremental.stdout);
   log(
     `render --since ${NEW_MONTH}: ${incrementalJson.written.toLocaleString('en-US')} files written, ${incrementalJson.skipped.toLocaleString('en-US')} unchanged, in ${figures(incremental)}: ${ratio(incremental, sync)} of the first sync`,
   );
   const within = (run, share) => run.seconds <= sync.seconds * share && run.cpu <= sync.cpu * share;
-  log(`aims (wall and CPU): full render within the sync: ${within(full, 1) ? 'yes' : 'NO'}; incremental under a tenth of it: ${within(incremental, 0.1) ? 'yes' : 'NO'}`);
+  log(
+    `aims (wall and CPU): full render within the sync: ${within(full, 1) ? 'yes' : 'NO'}; incremental under a tenth of it: ${within(incremental, 0.1) ? 'yes' : 'NO'}`,
+  );
 } finally {
   if (flags.keep) log(`kept ${dir}`);
   else rmSync(dir, { recursive: true, force: true });
@@ -94,6 +113,7 @@ function ratio(run, base) {
 
 function folderBytes(path) {
   let bytes = 0;
-  for (const entry of readdirSync(path, { withFileTypes: true, recursive: true })) if (entry.isFile()) bytes += statSync(join(entry.parentPath, entry.name)).size;
+  for (const entry of readdirSync(path, { withFileTypes: true, recursive: true }))
+    if (entry.isFile()) bytes += statSync(join(entry.parentPath, entry.name)).size;
   return bytes;
 }

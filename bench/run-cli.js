@@ -15,7 +15,13 @@ export function runCli({ db, dir, usageFile }, args) {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [MEASURE, RUN_JS, ...args, '--db', db], {
       cwd: dir,
-      env: { ...process.env, LISTMINER_DB: '', LISTMINER_CONFIG: '', LISTMINER_CACHE: join(dir, 'cache'), LISTMINER_BENCH_USAGE: usageFile ?? '' },
+      env: {
+        ...process.env,
+        LISTMINER_DB: '',
+        LISTMINER_CONFIG: '',
+        LISTMINER_CACHE: join(dir, 'cache'),
+        LISTMINER_BENCH_USAGE: usageFile ?? '',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

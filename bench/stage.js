@@ -17,7 +17,13 @@ const workers = Number(process.argv[2] ?? 1);
 const dir = mkdtempSync(join(tmpdir(), 'listminer-bench-'));
 const store = await openStore(join(dir, 'bench.db'));
 try {
-  const list = (await store.lists.register({ system: 'apache_ponymail', name: 'dev@kafka.apache.org', listAddress: 'dev@kafka.apache.org' })).list;
+  const list = (
+    await store.lists.register({
+      system: 'apache_ponymail',
+      name: 'dev@kafka.apache.org',
+      listAddress: 'dev@kafka.apache.org',
+    })
+  ).list;
   for (let i = 0; i < count; i += 500) {
     const batch = [];
     for (let j = i; j < Math.min(count, i + 500); j++) {

@@ -23,7 +23,13 @@ export const ARCHIVE_END = Date.UTC(2025, 0, 1);
 const OPEN_CONVERSATIONS = 32;
 const SENDERS = 400;
 
-const LIST = { address: 'dev@kafka.apache.org', id: 'dev.kafka.apache.org', project: 'kafka', key: 'KAFKA', name: 'Kafka' };
+const LIST = {
+  address: 'dev@kafka.apache.org',
+  id: 'dev.kafka.apache.org',
+  project: 'kafka',
+  key: 'KAFKA',
+  name: 'Kafka',
+};
 
 /**
  * Each message of the archive, in arrival order: its bytes (headers with LF
@@ -37,8 +43,9 @@ export function* syntheticArchive({ messages, seed = DEFAULT_SEED }) {
   const context = { random: root.fork('mail'), world, index: 0, arrived: new Date(ARCHIVE_START) };
   const open = [];
   const step = (ARCHIVE_END - ARCHIVE_START) / messages;
-  for (let index = 0; index < messages; ) {
-    if (open.length === 0 || (open.length < OPEN_CONVERSATIONS && schedule.chance(0.3))) open.push(startConversation(context, schedule));
+  for (let index = 0; index < messages;) {
+    if (open.length === 0 || (open.length < OPEN_CONVERSATIONS && schedule.chance(0.3)))
+      open.push(startConversation(context, schedule));
     const at = schedule.int(0, open.length - 1);
     context.index = index;
     context.arrived = new Date(ARCHIVE_START + Math.floor((index + schedule.next()) * step));
@@ -85,15 +92,26 @@ function* discussion(context) {
   const replies = geometric(random, 5, 30);
   for (let i = 0; i < replies; i++) {
     const from = random.chance(0.25) ? author : person(context);
-    yield thread.reply(context, from, random.chance(0.2) ? `${random.pick(AGREEMENT)}\n` : prose(random, 1, random.chance(0.5) ? 1 : 2));
+    yield thread.reply(
+      context,
+      from,
+      random.chance(0.2) ? `${random.pick(AGREEMENT)}\n` : prose(random, 1, random.chance(0.5) ? 1 : 2),
+    );
   }
 }
 
 function* supportQuestion(context) {
   const { random } = context;
   const asker = person(context);
-  const thread = new Thread(random.pick(QUESTION_SUBJECTS)(topicPhrase(random)), asker.lang !== 'en' && random.chance(0.3) ? asker : undefined);
-  yield thread.post(context, asker, `${random.pick(GREETINGS)}\n\n${prose(random, 1, 3)}\n${random.chance(0.3) ? stackTrace(random) : ''}\n${random.pick(THANKS)}\n`);
+  const thread = new Thread(
+    random.pick(QUESTION_SUBJECTS)(topicPhrase(random)),
+    asker.lang !== 'en' && random.chance(0.3) ? asker : undefined,
+  );
+  yield thread.post(
+    context,
+    asker,
+    `${random.pick(GREETINGS)}\n\n${prose(random, 1, 3)}\n${random.chance(0.3) ? stackTrace(random) : ''}\n${random.pick(THANKS)}\n`,
+  );
   const replies = geometric(random, 2.5, 12);
   for (let i = 0; i < replies; i++) {
     const from = i % 2 === 1 && random.chance(0.6) ? asker : person(context);
@@ -109,24 +127,40 @@ function* patchSeries(context) {
   const version = random.weighted([1, 2, 3, 4, 5], [50, 25, 12, 8, 5]);
   const count = random.weighted([1, 2, 3, 4, 5, 6, 8], [40, 15, 15, 10, 8, 6, 6]);
   const series = world.nextSeries++;
-  const prefix = (i) => `[PATCH ${tree}${version > 1 ? `v${version} ` : ''}${count > 1 ? `${i}/${count}` : ''}`.replace(/\s+$/, '') + ']';
+  const prefix = (i) =>
+    `[PATCH ${tree}${version > 1 ? `v${version} ` : ''}${count > 1 ? `${i}/${count}` : ''}`.replace(/\s+$/, '') + ']';
   const idOf = (i) => `<${compactDate(context.arrived)}.${series}-${i}-${author.local}@${author.domain}>`;
   const thread = new Thread('');
-  const patches = Array.from({ length: count }, () => ({ title: `${subsystem} ${patchTitle(random)}`, files: random.int(1, 3) }));
+  const patches = Array.from({ length: count }, () => ({
+    title: `${subsystem} ${patchTitle(random)}`,
+    files: random.int(1, 3),
+  }));
   if (count > 1 && random.chance(0.85)) {
     const cover = `${prose(random, 1, 2)}\n${version > 1 ? changelog(random, version) : ''}\n${author.name} (${count}):\n${patches.map((p) => `  ${p.title}`).join('\n')}\n\n${randomDiffstat(random, count * 2)}\n--\n2.${random.int(34, 43)}.${random.int(0, 3)}\n`;
-    yield thread.post(context, author, cover, { subject: `${prefix(0)} ${subsystem} ${patchTitle(random)}`, messageId: idOf(0), mailer: 'git-send-email' });
+    yield thread.post(context, author, cover, {
+      subject: `${prefix(0)} ${subsystem} ${patchTitle(random)}`,
+      messageId: idOf(0),
+      mailer: 'git-send-email',
+    });
   }
   for (let i = 1; i <= count; i++) {
     const { title, files } = patches[i - 1];
     const body = patchBody(random, author, files, world);
     // Without a cover letter, git send-email threads the patches under the first.
-    yield thread.post(context, author, body, { subject: `${prefix(i)} ${title}`, messageId: idOf(i), parent: thread.posts[0], mailer: 'git-send-email' });
+    yield thread.post(context, author, body, {
+      subject: `${prefix(i)} ${title}`,
+      messageId: idOf(i),
+      parent: thread.posts[0],
+      mailer: 'git-send-email',
+    });
   }
   const reviews = geometric(random, 3, 15);
   for (let i = 0; i < reviews; i++) {
     const reviewer = random.chance(0.2) ? author : person(context);
-    const trailer = reviewer !== author && random.chance(0.45) ? `\n${random.pick(['Reviewed-by', 'Acked-by', 'Tested-by', 'Reviewed-by'])}: ${reviewer.name} <${reviewer.address}>\n` : '';
+    const trailer =
+      reviewer !== author && random.chance(0.45)
+        ? `\n${random.pick(['Reviewed-by', 'Acked-by', 'Tested-by', 'Reviewed-by'])}: ${reviewer.name} <${reviewer.address}>\n`
+        : '';
     yield thread.reply(context, reviewer, `${prose(random, 1, 2)}${trailer}`, { inline: true });
   }
 }
@@ -141,7 +175,17 @@ function* jiraIssue(context) {
   const reporter = person(context);
   const fields = {
     type: random.pick(['Bug', 'Bug', 'Improvement', 'Task', 'New Feature', 'Test', 'Sub-task']),
-    component: random.pick(['streams', 'clients', 'core', 'connect', 'controller', 'consumer', 'producer', 'KRaft', 'unit tests']),
+    component: random.pick([
+      'streams',
+      'clients',
+      'core',
+      'connect',
+      'controller',
+      'consumer',
+      'producer',
+      'KRaft',
+      'unit tests',
+    ]),
     affects: `3.${random.int(3, 8)}.${random.int(0, 2)}`,
     priority: random.pick(['Major', 'Major', 'Minor', 'Critical', 'Blocker', 'Trivial']),
     reporter,
@@ -155,13 +199,23 @@ function* jiraIssue(context) {
     inReplyTo: base,
     references: [base],
     text: `${body}\n\n\n--\nThis message was sent by Atlassian Jira\n(v8.20.10#820010)\n`,
-    headers: [['Auto-Submitted', 'auto-generated'], ['X-JIRA-FingerPrint', '30527f35849b9dde25b450d4833f0394']],
+    headers: [
+      ['Auto-Submitted', 'auto-generated'],
+      ['X-JIRA-FingerPrint', '30527f35849b9dde25b450d4833f0394'],
+    ],
   });
-  yield jira(reporter, 'Created', `${reporter.name} created ${key}:\n${'-'.repeat(31 + key.length)}\n\n${jiraFields(key, title, fields, '')}\n${fields.description}`);
+  yield jira(
+    reporter,
+    'Created',
+    `${reporter.name} created ${key}:\n${'-'.repeat(31 + key.length)}\n\n${jiraFields(key, title, fields, '')}\n${fields.description}`,
+  );
   const events = geometric(random, 3, 20);
   for (let i = 0; i < events; i++) {
     const actor = person(context);
-    const action = random.weighted(['Commented', 'Updated', 'Assigned', 'Resolved', 'Work logged', 'Reopened'], [60, 20, 5, 8, 4, 3]);
+    const action = random.weighted(
+      ['Commented', 'Updated', 'Assigned', 'Resolved', 'Work logged', 'Reopened'],
+      [60, 20, 5, 8, 4, 3],
+    );
     const link = `    [ https://issues.apache.org/jira/browse/${key}?page=com.atlassian.jira.plugin.system.issuetabpanels:comment-tabpanel&focusedCommentId=${17_700_000 + context.index}#comment-${17_700_000 + context.index} ] \n\n`;
     const quoted = `${jiraFields(key, title, fields, '> ')}\n> ${fields.description.split('\n')[0]}`;
     const change =
@@ -191,7 +245,11 @@ function* pullRequest(context) {
     text: `\n${body}\n\n\n-- \nThis is an automated message from the Apache Git Service.\nTo respond to the message, please log on to GitHub and use the\nURL above to go to the specific comment.\n\nTo unsubscribe, e-mail: dev-unsubscribe@${LIST.project}.apache.org\n\nFor queries about this service, please contact Infrastructure at:\nusers@infra.apache.org\n`,
     headers: [['X-GitHub-Event', action.startsWith('opened') ? 'pull_request' : 'issue_comment']],
   });
-  yield gitbox(author, 'opened pull request', `${author.login} opened a new pull request, #${number}:\nURL: https://github.com/apache/${LIST.project}/pull/${number}\n\n   ${prose(random, 1, 2).replace(/\n/g, '\n   ')}\n   ### Committer Checklist (excluded from commit message)\n   - [ ] Verify design and implementation \n   - [ ] Verify test coverage and CI build status\n   - [ ] Verify documentation (including upgrade notes)`);
+  yield gitbox(
+    author,
+    'opened pull request',
+    `${author.login} opened a new pull request, #${number}:\nURL: https://github.com/apache/${LIST.project}/pull/${number}\n\n   ${prose(random, 1, 2).replace(/\n/g, '\n   ')}\n   ### Committer Checklist (excluded from commit message)\n   - [ ] Verify design and implementation \n   - [ ] Verify test coverage and CI build status\n   - [ ] Verify documentation (including upgrade notes)`,
+  );
   const events = geometric(random, 4, 25);
   for (let i = 0; i < events; i++) {
     const actor = random.chance(0.3) ? author : person(context);
@@ -204,7 +262,11 @@ function* pullRequest(context) {
   }
   if (random.chance(0.7)) {
     const merger = person(context);
-    yield gitbox(merger, random.chance(0.85) ? 'merged pull request' : 'closed pull request', `${merger.login} merged PR #${number}:\nURL: https://github.com/apache/${LIST.project}/pull/${number}`);
+    yield gitbox(
+      merger,
+      random.chance(0.85) ? 'merged pull request' : 'closed pull request',
+      `${merger.login} merged PR #${number}:\nURL: https://github.com/apache/${LIST.project}/pull/${number}`,
+    );
   }
 }
 
@@ -212,35 +274,59 @@ function* vote(context) {
   const { random, world } = context;
   const release = random.chance(0.3);
   const version = `3.${random.int(4, 9)}.${random.int(0, 2)}`;
-  const what = release ? `Release Kafka version ${version} RC${random.int(0, 3)}` : `KIP-${random.int(900, world.nextKip)}: ${titleCase(topicPhrase(random))}`;
+  const what = release
+    ? `Release Kafka version ${version} RC${random.int(0, 3)}`
+    : `KIP-${random.int(900, world.nextKip)}: ${titleCase(topicPhrase(random))}`;
   const caller = person(context);
   const thread = new Thread(`[VOTE] ${what}`);
-  yield thread.post(context, caller, `Hi all,\n\nI would like to start the vote on ${what}.\n\n${release ? releaseCandidate(random, version) : prose(random, 1, 2)}\nThe vote will be open for at least 72 hours.\n\nThanks,\n${caller.first}\n`);
+  yield thread.post(
+    context,
+    caller,
+    `Hi all,\n\nI would like to start the vote on ${what}.\n\n${release ? releaseCandidate(random, version) : prose(random, 1, 2)}\nThe vote will be open for at least 72 hours.\n\nThanks,\n${caller.first}\n`,
+  );
   const votes = random.int(3, 12);
   const voters = [];
   for (let i = 0; i < votes; i++) {
     const voter = person(context);
     const binding = random.chance(0.5);
     voters.push({ voter, binding });
-    yield thread.reply(context, voter, `+1${binding ? ' (binding)' : ' (non-binding)'}\n\n${random.chance(0.5) ? random.pick(AGREEMENT) : prose(random, 1, 1)}\n`);
+    yield thread.reply(
+      context,
+      voter,
+      `+1${binding ? ' (binding)' : ' (non-binding)'}\n\n${random.chance(0.5) ? random.pick(AGREEMENT) : prose(random, 1, 1)}\n`,
+    );
   }
   const binding = voters.filter((v) => v.binding);
-  yield thread.post(context, caller, `Hi all,\n\nThe vote passes with ${binding.length} binding +1 votes (${binding.map((v) => v.voter.name).join(', ')}) and ${voters.length - binding.length} non-binding +1 votes.\n\nThank you all for voting.\n\n${caller.first}\n`, {
-    subject: `[RESULT][VOTE] ${what}`,
-  });
+  yield thread.post(
+    context,
+    caller,
+    `Hi all,\n\nThe vote passes with ${binding.length} binding +1 votes (${binding.map((v) => v.voter.name).join(', ')}) and ${voters.length - binding.length} non-binding +1 votes.\n\nThank you all for voting.\n\n${caller.first}\n`,
+    {
+      subject: `[RESULT][VOTE] ${what}`,
+    },
+  );
 }
 
 function* announcement(context) {
   const { random } = context;
   const version = `3.${random.int(4, 9)}.${random.int(0, 2)}`;
   const manager = person(context);
-  const notes = Array.from({ length: random.int(15, 60) }, () => `* [${LIST.key}-${random.int(10_000, 16_000)}] - ${titleCase(patchTitle(random))}`).join('\n');
+  const notes = Array.from(
+    { length: random.int(15, 60) },
+    () => `* [${LIST.key}-${random.int(10_000, 16_000)}] - ${titleCase(patchTitle(random))}`,
+  ).join('\n');
   const thread = new Thread(`[ANNOUNCE] Apache Kafka ${version}`);
-  yield thread.post(context, manager, `The Apache Kafka community is pleased to announce the release for Apache Kafka ${version}.\n\n${prose(random, 2, 3)}\nAll of the changes in this release can be found in the release notes:\nhttps://www.apache.org/dist/kafka/${version}/RELEASE_NOTES.html\n\n${notes}\n\nThanks,\n${manager.name}\n`, {
-    to: 'announce@apache.org, dev@kafka.apache.org, users@kafka.apache.org',
-  });
+  yield thread.post(
+    context,
+    manager,
+    `The Apache Kafka community is pleased to announce the release for Apache Kafka ${version}.\n\n${prose(random, 2, 3)}\nAll of the changes in this release can be found in the release notes:\nhttps://www.apache.org/dist/kafka/${version}/RELEASE_NOTES.html\n\n${notes}\n\nThanks,\n${manager.name}\n`,
+    {
+      to: 'announce@apache.org, dev@kafka.apache.org, users@kafka.apache.org',
+    },
+  );
   const replies = random.int(0, 3);
-  for (let i = 0; i < replies; i++) yield thread.reply(context, person(context), `Thanks for running the release, ${manager.first}!\n`);
+  for (let i = 0; i < replies; i++)
+    yield thread.reply(context, person(context), `Thanks for running the release, ${manager.first}!\n`);
 }
 
 function* commitMail(context) {
@@ -278,7 +364,9 @@ class Thread {
   }
 
   post(context, from, text, options = {}) {
-    const subject = options.subject ?? (this.subjectAuthor ? nativeSubject(context.random, this.subjectAuthor, this.subject) : this.subject);
+    const subject =
+      options.subject ??
+      (this.subjectAuthor ? nativeSubject(context.random, this.subjectAuthor, this.subject) : this.subject);
     const parent = options.parent;
     const mail = {
       from,
@@ -311,10 +399,14 @@ class Thread {
     if (options.inline || random.chance(0.55)) {
       // Interleaved: a few quoted lines, an answer, maybe another quote.
       const at = random.int(2, 6);
-      body = `${attribution}\n${quote(at)}\n\n${text}\n${random.chance(0.2) ? `${lines
-        .slice(at, at + random.int(2, 8))
-        .map((line) => (line ? `> ${line}` : '>'))
-        .join('\n')}\n\n${prose(random, 1, 1)}` : ''}`;
+      body = `${attribution}\n${quote(at)}\n\n${text}\n${
+        random.chance(0.2)
+          ? `${lines
+              .slice(at, at + random.int(2, 8))
+              .map((line) => (line ? `> ${line}` : '>'))
+              .join('\n')}\n\n${prose(random, 1, 1)}`
+          : ''
+      }`;
     } else {
       // Top-posted above the whole parent, as web mail does.
       body = `${text}\n${attribution}\n\n${quote(12)}\n`;
@@ -359,12 +451,16 @@ function renderMail(mail, context) {
     ['Delivered-To', `mailing list ${LIST.address}`],
   ];
   if (!from.bot) {
-    headers.push(
-      ['Received', `from ${relayOf(from, random)}\n\tby mxout1-he-de.apache.org (ASF Mail Server at mxout1-he-de.apache.org) with ESMTPS id ${random.hex(10).toUpperCase()}\n\tfor <${LIST.address}>; ${mailDate(sent)}`],
-    );
+    headers.push([
+      'Received',
+      `from ${relayOf(from, random)}\n\tby mxout1-he-de.apache.org (ASF Mail Server at mxout1-he-de.apache.org) with ESMTPS id ${random.hex(10).toUpperCase()}\n\tfor <${LIST.address}>; ${mailDate(sent)}`,
+    ]);
     if (from.client === 'gmail') headers.push(['DKIM-Signature', dkimSignature(from, sent, random)]);
   } else {
-    headers.push(['Received', `from gitbox.apache.org (gitbox.apache.org [2a01:4f8:c2c:6a32::1])\n\tby mailrelay1-us-west.apache.org (ASF Mail Server) with ESMTP id ${random.hex(10).toUpperCase()}\n\tfor <${LIST.address}>; ${mailDate(sent)}`]);
+    headers.push([
+      'Received',
+      `from gitbox.apache.org (gitbox.apache.org [2a01:4f8:c2c:6a32::1])\n\tby mailrelay1-us-west.apache.org (ASF Mail Server) with ESMTP id ${random.hex(10).toUpperCase()}\n\tfor <${LIST.address}>; ${mailDate(sent)}`,
+    ]);
   }
   headers.push(['MIME-Version', '1.0']);
   if (mail.references?.length) headers.push(['References', mail.references.join('\n ')]);
@@ -378,7 +474,8 @@ function renderMail(mail, context) {
     ['Subject', headerText(mail.subject, from, random)],
     ['To', mail.to ?? LIST.address],
   );
-  if (mail.mailer === 'git-send-email') headers.push(['X-Mailer', `git-send-email 2.${random.int(34, 43)}.${random.int(0, 3)}`]);
+  if (mail.mailer === 'git-send-email')
+    headers.push(['X-Mailer', `git-send-email 2.${random.int(34, 43)}.${random.int(0, 3)}`]);
   else if (from.userAgent) headers.push(['User-Agent', from.userAgent]);
   for (const header of mail.headers ?? []) headers.push(header);
 
@@ -390,7 +487,10 @@ function renderMail(mail, context) {
 
 /** The body's MIME structure: mostly one text part; about one in ten multipart. */
 function renderBody(mail, charset, from, random) {
-  const shape = from.bot || mail.mailer === 'git-send-email' ? 'plain' : random.weighted(['plain', 'alternative', 'attachment', 'both'], [80, 13, 5.5, 1.5]);
+  const shape =
+    from.bot || mail.mailer === 'git-send-email'
+      ? 'plain'
+      : random.weighted(['plain', 'alternative', 'attachment', 'both'], [80, 13, 5.5, 1.5]);
   const text = textPart(mail.text, charset, from, random, shape === 'plain');
   if (shape === 'plain') return { headers: text.headers, bytes: text.bytes };
   const parts = [];
@@ -404,7 +504,8 @@ function renderBody(mail, charset, from, random) {
       html.bytes,
       Buffer.from(`\n--${boundary}--\n`),
     ]);
-    if (shape === 'alternative') return { headers: [['Content-Type', `multipart/alternative; boundary="${boundary}"`]], bytes: alternative };
+    if (shape === 'alternative')
+      return { headers: [['Content-Type', `multipart/alternative; boundary="${boundary}"`]], bytes: alternative };
     parts.push({ headers: [['Content-Type', `multipart/alternative; boundary="${boundary}"`]], bytes: alternative });
   } else {
     parts.push(text);
@@ -412,7 +513,8 @@ function renderBody(mail, charset, from, random) {
   parts.push(attachmentPart(random));
   const boundary = `----=_Part_${random.int(100000, 999999)}_${random.int(100000000, 999999999)}.${random.hex(13)}`;
   const chunks = [Buffer.from('This is a multi-part message in MIME format.\n')];
-  for (const part of parts) chunks.push(Buffer.from(`--${boundary}\n${partHead(part.headers)}\n\n`), part.bytes, Buffer.from('\n'));
+  for (const part of parts)
+    chunks.push(Buffer.from(`--${boundary}\n${partHead(part.headers)}\n\n`), part.bytes, Buffer.from('\n'));
   chunks.push(Buffer.from(`--${boundary}--\n`));
   return { headers: [['Content-Type', `multipart/mixed; boundary="${boundary}"`]], bytes: Buffer.concat(chunks) };
 }
@@ -425,19 +527,44 @@ function textPart(text, charset, from, random, alone) {
   const bytes = encodeText(text, charset);
   const ascii = !/[^\x00-\x7f]/.test(text);
   const type = `text/plain; charset="${charset}"${alone && from.client === 'thunderbird' ? '; format=flowed' : ''}`;
-  let encoding = ascii ? '7bit' : from.bot ? '8bit' : random.weighted(['quoted-printable', '8bit', 'base64'], [55, 35, 10]);
+  let encoding = ascii
+    ? '7bit'
+    : from.bot
+      ? '8bit'
+      : random.weighted(['quoted-printable', '8bit', 'base64'], [55, 35, 10]);
   if (!from.bot && from.client === 'outlook' && random.chance(0.3)) encoding = 'base64';
-  const encoded = encoding === 'quoted-printable' ? Buffer.from(quotedPrintable(bytes), 'latin1') : encoding === 'base64' ? Buffer.from(base64Lines(bytes)) : bytes;
-  return { headers: [['Content-Type', type], ['Content-Transfer-Encoding', encoding]], bytes: encoded };
+  const encoded =
+    encoding === 'quoted-printable'
+      ? Buffer.from(quotedPrintable(bytes), 'latin1')
+      : encoding === 'base64'
+        ? Buffer.from(base64Lines(bytes))
+        : bytes;
+  return {
+    headers: [
+      ['Content-Type', type],
+      ['Content-Transfer-Encoding', encoding],
+    ],
+    bytes: encoded,
+  };
 }
 
 function htmlPart(text, charset) {
   const escaped = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   const html = `<div dir="ltr">${escaped
     .split('\n\n')
-    .map((paragraph) => (paragraph.startsWith('&gt;') ? `<blockquote class="gmail_quote" style="margin:0px 0px 0px 0.8ex;border-left:1px solid rgb(204,204,204);padding-left:1ex">${paragraph.replace(/\n/g, '<br>')}</blockquote>` : `<div>${paragraph.replace(/\n/g, ' ')}</div>`))
+    .map((paragraph) =>
+      paragraph.startsWith('&gt;')
+        ? `<blockquote class="gmail_quote" style="margin:0px 0px 0px 0.8ex;border-left:1px solid rgb(204,204,204);padding-left:1ex">${paragraph.replace(/\n/g, '<br>')}</blockquote>`
+        : `<div>${paragraph.replace(/\n/g, ' ')}</div>`,
+    )
     .join('<div><br></div>')}</div>\n`;
-  return { headers: [['Content-Type', `text/html; charset="${charset}"`], ['Content-Transfer-Encoding', 'quoted-printable']], bytes: Buffer.from(quotedPrintable(encodeText(html, charset)), 'latin1') };
+  return {
+    headers: [
+      ['Content-Type', `text/html; charset="${charset}"`],
+      ['Content-Transfer-Encoding', 'quoted-printable'],
+    ],
+    bytes: Buffer.from(quotedPrintable(encodeText(html, charset)), 'latin1'),
+  };
 }
 
 function attachmentPart(random) {
@@ -446,16 +573,37 @@ function attachmentPart(random) {
     const bytes = Buffer.alloc(random.int(400, 1600));
     for (let i = 0; i < bytes.length; i++) bytes[i] = random.int(0, 255);
     bytes.write('\x89PNG\r\n\x1a\n', 0, 'latin1');
-    return { headers: [['Content-Type', 'image/png; name="screenshot.png"'], ['Content-Disposition', 'attachment; filename="screenshot.png"'], ['Content-Transfer-Encoding', 'base64']], bytes: Buffer.from(base64Lines(bytes)) };
+    return {
+      headers: [
+        ['Content-Type', 'image/png; name="screenshot.png"'],
+        ['Content-Disposition', 'attachment; filename="screenshot.png"'],
+        ['Content-Transfer-Encoding', 'base64'],
+      ],
+      bytes: Buffer.from(base64Lines(bytes)),
+    };
   }
   const name = { log: 'broker.log', patch: '0001-fix.patch', properties: 'server.properties' }[kind];
   const content =
     kind === 'log'
-      ? Array.from({ length: random.int(8, 24) }, (_, i) => `[2024-03-0${1 + (i % 9)} 10:${String(i).padStart(2, '0')}:11,${random.int(100, 999)}] ${random.pick(['INFO', 'WARN', 'ERROR'])} [${random.pick(['ReplicaFetcher', 'GroupCoordinator', 'LogCleaner'])} id=${random.int(0, 5)}] ${sentence(random)} (kafka.${random.pick(['server', 'log', 'coordinator'])}.${random.pick(['ReplicaManager', 'Log', 'GroupMetadataManager'])})`).join('\n')
+      ? Array.from(
+          { length: random.int(8, 24) },
+          (_, i) =>
+            `[2024-03-0${1 + (i % 9)} 10:${String(i).padStart(2, '0')}:11,${random.int(100, 999)}] ${random.pick(['INFO', 'WARN', 'ERROR'])} [${random.pick(['ReplicaFetcher', 'GroupCoordinator', 'LogCleaner'])} id=${random.int(0, 5)}] ${sentence(random)} (kafka.${random.pick(['server', 'log', 'coordinator'])}.${random.pick(['ReplicaManager', 'Log', 'GroupMetadataManager'])})`,
+        ).join('\n')
       : kind === 'patch'
         ? diff(random, 1, 'java').text
-        : Array.from({ length: random.int(6, 20) }, () => `${random.pick(IDENTS)}.${random.pick(IDENTS)}=${random.int(1, 50000)}`).join('\n');
-  return { headers: [['Content-Type', `text/plain; charset=UTF-8; name="${name}"`], ['Content-Disposition', `attachment; filename="${name}"`], ['Content-Transfer-Encoding', 'base64']], bytes: Buffer.from(base64Lines(Buffer.from(`${content}\n`))) };
+        : Array.from(
+            { length: random.int(6, 20) },
+            () => `${random.pick(IDENTS)}.${random.pick(IDENTS)}=${random.int(1, 50000)}`,
+          ).join('\n');
+  return {
+    headers: [
+      ['Content-Type', `text/plain; charset=UTF-8; name="${name}"`],
+      ['Content-Disposition', `attachment; filename="${name}"`],
+      ['Content-Transfer-Encoding', 'base64'],
+    ],
+    bytes: Buffer.from(base64Lines(Buffer.from(`${content}\n`))),
+  };
 }
 
 function displayName(from, random) {
@@ -493,11 +641,27 @@ function createWorld(random) {
   for (let rank = 0; people.length < SENDERS; rank++) {
     const lang = random.weighted(['en', 'de', 'fr', 'es', 'ru', 'zh', 'pl', 'in', 'ja'], [52, 9, 6, 5, 6, 9, 4, 7, 2]);
     const [first, last] = [random.pick(FIRST_NAMES[lang]), random.pick(LAST_NAMES[lang])];
-    const login = `${ascii(first)[0]}${ascii(last)}`.toLowerCase().replace(/[^a-z0-9]/g, '') + (rank % 7 === 0 ? String(rank) : '');
+    const login =
+      `${ascii(first)[0]}${ascii(last)}`.toLowerCase().replace(/[^a-z0-9]/g, '') + (rank % 7 === 0 ? String(rank) : '');
     if (taken.has(login)) continue;
     taken.add(login);
     const client = random.weighted(['gmail', 'outlook', 'thunderbird', 'mutt', 'apple'], [50, 15, 15, 12, 8]);
-    const domain = client === 'gmail' ? 'gmail.com' : client === 'outlook' ? random.pick(['outlook.com', 'confluent.io', 'microsoft.com']) : random.pick(['apache.org', 'redhat.com', 'kernel.org', 'example.org', 'linaro.org', 'suse.de', 'ibm.com', 'yandex.ru', 'qq.com']);
+    const domain =
+      client === 'gmail'
+        ? 'gmail.com'
+        : client === 'outlook'
+          ? random.pick(['outlook.com', 'confluent.io', 'microsoft.com'])
+          : random.pick([
+              'apache.org',
+              'redhat.com',
+              'kernel.org',
+              'example.org',
+              'linaro.org',
+              'suse.de',
+              'ibm.com',
+              'yandex.ru',
+              'qq.com',
+            ]);
     const local = `${ascii(first)}.${ascii(last)}`.toLowerCase().replace(/[^a-z0-9.]/g, '');
     people.push({
       name: lang === 'zh' ? `${last}${first}` : `${first} ${last}`,
@@ -511,7 +675,13 @@ function createWorld(random) {
       // Most write UTF-8; a few mailers still send the local legacy charset.
       charset: random.chance(0.4) ? (LEGACY_CHARSETS[lang] ?? 'UTF-8') : 'UTF-8',
       offset: random.pick(OFFSETS[lang]),
-      userAgent: { thunderbird: 'Mozilla/5.0 (X11; Linux x86_64; rv:102.0) Gecko/20100101 Thunderbird/102.15.1', mutt: 'Mutt/2.2.9 (2022-11-12)', apple: undefined, gmail: undefined, outlook: undefined }[client],
+      userAgent: {
+        thunderbird: 'Mozilla/5.0 (X11; Linux x86_64; rv:102.0) Gecko/20100101 Thunderbird/102.15.1',
+        mutt: 'Mutt/2.2.9 (2022-11-12)',
+        apple: undefined,
+        gmail: undefined,
+        outlook: undefined,
+      }[client],
     });
   }
   const draw = zipf(random.fork('senders'), people.length);
@@ -523,14 +693,57 @@ function person(context) {
 }
 
 function ascii(name) {
-  return name.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/ł/g, 'l').replace(/ø/g, 'o').replace(/[^A-Za-z]/g, '') || 'dev';
+  return (
+    name
+      .normalize('NFD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .replace(/ł/g, 'l')
+      .replace(/ø/g, 'o')
+      .replace(/[^A-Za-z]/g, '') || 'dev'
+  );
 }
 
-const LEGACY_CHARSETS = { de: 'ISO-8859-1', fr: 'windows-1252', es: 'ISO-8859-1', ru: 'KOI8-R', zh: 'GB2312', pl: 'ISO-8859-2' };
-const OFFSETS = { en: [-480, -420, -300, -240, 0, 60, 600], de: [60, 120], fr: [60, 120], es: [60, 120, -300], ru: [180], zh: [480], pl: [60, 120], in: [330], ja: [540] };
+const LEGACY_CHARSETS = {
+  de: 'ISO-8859-1',
+  fr: 'windows-1252',
+  es: 'ISO-8859-1',
+  ru: 'KOI8-R',
+  zh: 'GB2312',
+  pl: 'ISO-8859-2',
+};
+const OFFSETS = {
+  en: [-480, -420, -300, -240, 0, 60, 600],
+  de: [60, 120],
+  fr: [60, 120],
+  es: [60, 120, -300],
+  ru: [180],
+  zh: [480],
+  pl: [60, 120],
+  in: [330],
+  ja: [540],
+};
 
 const FIRST_NAMES = {
-  en: ['John', 'Sarah', 'Michael', 'Emily', 'David', 'Jessica', 'Chris', 'Laura', 'Matthew', 'Rachel', 'Greg', 'Colin', 'Sophie', 'Justine', 'Bill', 'Luke', 'Ismael', 'Jason'],
+  en: [
+    'John',
+    'Sarah',
+    'Michael',
+    'Emily',
+    'David',
+    'Jessica',
+    'Chris',
+    'Laura',
+    'Matthew',
+    'Rachel',
+    'Greg',
+    'Colin',
+    'Sophie',
+    'Justine',
+    'Bill',
+    'Luke',
+    'Ismael',
+    'Jason',
+  ],
   de: ['Jürgen', 'Matthias', 'Björn', 'Sönke', 'Katrin', 'Lukas', 'Jörg', 'Anja', 'Mickael', 'Uwe'],
   fr: ['François', 'Hélène', 'Gaël', 'Jérôme', 'Loïc', 'Mathieu', 'Céline', 'Rémi', 'Frédéric'],
   es: ['José', 'María', 'Jesús', 'Begoña', 'Iñaki', 'Sergio', 'Lucía', 'Ramón'],
@@ -541,7 +754,22 @@ const FIRST_NAMES = {
   ja: ['Haruki', 'Yuki', 'Kenji', 'Aiko', 'Takashi'],
 };
 const LAST_NAMES = {
-  en: ['Smith', 'Johnson', "O'Brien", 'Williams', 'Brown', 'Taylor', 'Anderson', 'Thompson', 'Harris', 'Clarke', 'Roesler', 'Gustafson', 'Mason', 'Chen'],
+  en: [
+    'Smith',
+    'Johnson',
+    "O'Brien",
+    'Williams',
+    'Brown',
+    'Taylor',
+    'Anderson',
+    'Thompson',
+    'Harris',
+    'Clarke',
+    'Roesler',
+    'Gustafson',
+    'Mason',
+    'Chen',
+  ],
   de: ['Müller', 'Schäfer', 'Groß', 'Köhler', 'Weiß', 'Bauer', 'Sax', 'Hoffmann'],
   fr: ['Dupont', 'Lefèvre', 'Bézier', 'Girard', 'Rousseau', 'Chevalier', 'Moreau'],
   es: ['García', 'Fernández', 'Núñez', 'Pérez', 'Sánchez', 'Ibáñez'],
@@ -553,8 +781,16 @@ const LAST_NAMES = {
 };
 /** What a sender adds in their own language, so legacy charsets carry real text. */
 const NATIVE = {
-  de: ['Viele Grüße', 'Danke für die schnelle Antwort, das hat geholfen.', 'Wir sehen das gleiche Verhalten nach dem Update auf 3.5.'],
-  fr: ['Merci beaucoup, ça marche très bien maintenant.', 'Cordialement', 'Je pense que c’est lié au « rebalance » du groupe…'],
+  de: [
+    'Viele Grüße',
+    'Danke für die schnelle Antwort, das hat geholfen.',
+    'Wir sehen das gleiche Verhalten nach dem Update auf 3.5.',
+  ],
+  fr: [
+    'Merci beaucoup, ça marche très bien maintenant.',
+    'Cordialement',
+    'Je pense que c’est lié au « rebalance » du groupe…',
+  ],
   es: ['Muchas gracias por la explicación.', 'Saludos cordiales', '¿Alguien más ha visto este problema?'],
   ru: ['Спасибо за помощь.', 'С уважением', 'У нас такая же проблема после обновления брокеров.'],
   zh: ['谢谢你的帮助。', '我们在生产环境中遇到了这个问题。', '此致敬礼'],
@@ -577,15 +813,62 @@ function nativeSubject(random, author, subject) {
 function signed(random, from, text, mailer) {
   if (from.bot || mailer === 'git-send-email') return text;
   const native = NATIVE[from.lang];
-  const closing = native && (from.charset !== 'UTF-8' || random.chance(0.3)) ? `${random.pick(native)}\n` : `${random.pick(['Thanks', 'Best', 'Regards', 'Cheers', 'Best regards', 'Thanks,'])}\n`;
-  const signature = random.chance(0.2) ? `\n-- \n${from.name}\n${random.pick(['Senior Software Engineer', 'Committer, Apache Kafka', 'Staff Engineer', 'PMC member'])}\n` : '';
+  const closing =
+    native && (from.charset !== 'UTF-8' || random.chance(0.3))
+      ? `${random.pick(native)}\n`
+      : `${random.pick(['Thanks', 'Best', 'Regards', 'Cheers', 'Best regards', 'Thanks,'])}\n`;
+  const signature = random.chance(0.2)
+    ? `\n-- \n${from.name}\n${random.pick(['Senior Software Engineer', 'Committer, Apache Kafka', 'Staff Engineer', 'PMC member'])}\n`
+    : '';
   return `${text}\n${closing}${from.first}\n${signature}`;
 }
 
-const WORDS = (
-  'the of and to a in is that for it as with was on be by this are not or have from but at which an they we you all can has more will one would there their if about so been when what out also into some could them other than then only its these may like any time how our use because new first two see way such even most where much did these after should well just back through being however still over think does need make sure since both change case test fix issue problem patch behaviour config value default option support release version upgrade client server broker consumer producer partition offset topic leader replica controller metadata log segment request response thread lock timeout retry cache buffer queue batch record metric api protocol quorum election fetch commit group rebalance transaction idempotent stream state store task connector worker plugin schema serializer network socket memory disk latency throughput performance benchmark regression failure error exception warning debug trace build compile jdk java scala gradle ci flaky unit integration system kernel driver module device interrupt page allocator scheduler mutex spinlock'
-).split(' ');
-const IDENTS = ['port', 'dev', 'priv', 'chip', 'reg', 'val', 'err', 'skb', 'queue', 'entry', 'config', 'state', 'offset', 'record', 'batch', 'topic', 'partition', 'leader', 'epoch', 'node', 'broker', 'request', 'response', 'future', 'result', 'metrics', 'timer', 'lock', 'buffer', 'count', 'size', 'index', 'key', 'value', 'header', 'handler', 'manager', 'client', 'log', 'segment'];
+const WORDS =
+  'the of and to a in is that for it as with was on be by this are not or have from but at which an they we you all can has more will one would there their if about so been when what out also into some could them other than then only its these may like any time how our use because new first two see way such even most where much did these after should well just back through being however still over think does need make sure since both change case test fix issue problem patch behaviour config value default option support release version upgrade client server broker consumer producer partition offset topic leader replica controller metadata log segment request response thread lock timeout retry cache buffer queue batch record metric api protocol quorum election fetch commit group rebalance transaction idempotent stream state store task connector worker plugin schema serializer network socket memory disk latency throughput performance benchmark regression failure error exception warning debug trace build compile jdk java scala gradle ci flaky unit integration system kernel driver module device interrupt page allocator scheduler mutex spinlock'.split(
+    ' ',
+  );
+const IDENTS = [
+  'port',
+  'dev',
+  'priv',
+  'chip',
+  'reg',
+  'val',
+  'err',
+  'skb',
+  'queue',
+  'entry',
+  'config',
+  'state',
+  'offset',
+  'record',
+  'batch',
+  'topic',
+  'partition',
+  'leader',
+  'epoch',
+  'node',
+  'broker',
+  'request',
+  'response',
+  'future',
+  'result',
+  'metrics',
+  'timer',
+  'lock',
+  'buffer',
+  'count',
+  'size',
+  'index',
+  'key',
+  'value',
+  'header',
+  'handler',
+  'manager',
+  'client',
+  'log',
+  'segment',
+];
 const TOPICS = [
   'consumer group rebalance takes minutes after upgrade',
   'exactly once semantics with transactional producer',
@@ -613,10 +896,43 @@ const QUESTION_SUBJECTS = [
 ];
 const GREETINGS = ['Hi all,', 'Hello,', 'Hi team,', 'Dear Kafka devs,', 'Hey folks,', 'Hi everyone,'];
 const THANKS = ['Thanks in advance!', 'Any help is appreciated.', 'Thanks for any pointers.', 'Thank you.'];
-const AGREEMENT = ['+1, thanks for driving this.', 'LGTM.', 'Makes sense to me.', 'Thanks for the KIP!', 'Agreed.', '+1 (non-binding)'];
-const SUBSYSTEMS = ['net: dsa: mv88e6xxx:', 'mm:', 'drm/i915:', 'ext4:', 'bpf:', 'usb: dwc3:', 'arm64: dts:', 'iio: adc:', 'net/mlx5e:', 'selftests/bpf:', 'btrfs:', 'io_uring:'];
+const AGREEMENT = [
+  '+1, thanks for driving this.',
+  'LGTM.',
+  'Makes sense to me.',
+  'Thanks for the KIP!',
+  'Agreed.',
+  '+1 (non-binding)',
+];
+const SUBSYSTEMS = [
+  'net: dsa: mv88e6xxx:',
+  'mm:',
+  'drm/i915:',
+  'ext4:',
+  'bpf:',
+  'usb: dwc3:',
+  'arm64: dts:',
+  'iio: adc:',
+  'net/mlx5e:',
+  'selftests/bpf:',
+  'btrfs:',
+  'io_uring:',
+];
 const TREES = ['net-next', 'net', 'bpf-next', 'RFC'];
-const VERBS = ['fix', 'add', 'remove', 'avoid', 'use', 'rework', 'simplify', 'handle', 'introduce', 'drop', 'refactor', 'convert'];
+const VERBS = [
+  'fix',
+  'add',
+  'remove',
+  'avoid',
+  'use',
+  'rework',
+  'simplify',
+  'handle',
+  'introduce',
+  'drop',
+  'refactor',
+  'convert',
+];
 
 function topicPhrase(random) {
   return random.pick(TOPICS);
@@ -679,14 +995,20 @@ function releaseCandidate(random, version) {
 
 function changelog(random, version) {
   let out = '';
-  for (let v = version; v > 1; v--) out += `Changes in v${v}:\n${Array.from({ length: random.int(1, 4) }, () => `- ${patchTitle(random)}`).join('\n')}\n\n`;
+  for (let v = version; v > 1; v--)
+    out += `Changes in v${v}:\n${Array.from({ length: random.int(1, 4) }, () => `- ${patchTitle(random)}`).join('\n')}\n\n`;
   return out;
 }
 
 function stackTrace(random) {
-  const lines = [`org.apache.kafka.common.errors.${random.pick(['TimeoutException', 'NotLeaderOrFollowerException', 'RecordTooLargeException', 'SerializationException'])}: ${sentence(random)}`];
+  const lines = [
+    `org.apache.kafka.common.errors.${random.pick(['TimeoutException', 'NotLeaderOrFollowerException', 'RecordTooLargeException', 'SerializationException'])}: ${sentence(random)}`,
+  ];
   const depth = random.int(3, 8);
-  for (let i = 0; i < depth; i++) lines.push(`\tat org.apache.kafka.${random.pick(['clients', 'streams', 'common'])}.${random.pick(IDENTS)}.${titleCase(random.pick(IDENTS))}${titleCase(random.pick(IDENTS))}.${random.pick(IDENTS)}(${titleCase(random.pick(IDENTS))}.java:${random.int(40, 1500)})`);
+  for (let i = 0; i < depth; i++)
+    lines.push(
+      `\tat org.apache.kafka.${random.pick(['clients', 'streams', 'common'])}.${random.pick(IDENTS)}.${titleCase(random.pick(IDENTS))}${titleCase(random.pick(IDENTS))}.${random.pick(IDENTS)}(${titleCase(random.pick(IDENTS))}.java:${random.int(40, 1500)})`,
+    );
   return `\n${lines.join('\n')}\n`;
 }
 
@@ -703,14 +1025,22 @@ function jiraFields(key, title, fields, prefix) {
     ...(fields.assignee ? [['Assignee', fields.assignee.name]] : []),
     ['Priority', fields.priority],
   ];
-  if (prefix) return `${prefix}${title}\n${prefix}${'-'.repeat(Math.min(title.length, 70))}\n${prefix.trimEnd()}\n${rows.slice(1).map(([name, value]) => `${prefix}${name.padStart(20)}: ${value}`).join('\n')}\n${prefix.trimEnd()}`;
+  if (prefix)
+    return `${prefix}${title}\n${prefix}${'-'.repeat(Math.min(title.length, 70))}\n${prefix.trimEnd()}\n${rows
+      .slice(1)
+      .map(([name, value]) => `${prefix}${name.padStart(20)}: ${value}`)
+      .join('\n')}\n${prefix.trimEnd()}`;
   return `${rows.map(([name, value]) => `${name.padStart(20)}: ${value}`).join('\n')}\n`;
 }
 
 function patchBody(random, author, files, world) {
   const change = diff(random, files, 'c');
-  const fixes = random.chance(0.25) ? `Fixes: ${random.hex(12)} ("${random.pick(SUBSYSTEMS)} ${patchTitle(random)}")\n` : '';
-  const reported = random.chance(0.15) ? `Reported-by: ${world.people[random.int(0, 50)].name} <${world.people[random.int(0, 50)].address}>\n` : '';
+  const fixes = random.chance(0.25)
+    ? `Fixes: ${random.hex(12)} ("${random.pick(SUBSYSTEMS)} ${patchTitle(random)}")\n`
+    : '';
+  const reported = random.chance(0.15)
+    ? `Reported-by: ${world.people[random.int(0, 50)].name} <${world.people[random.int(0, 50)].address}>\n`
+    : '';
   return `${prose(random, 1, 2)}${fixes}${reported}Signed-off-by: ${author.name} <${author.address}>\n---\n${change.stat}\n${change.text}-- \n2.${random.int(34, 43)}.${random.int(0, 3)}\n`;
 }
 
@@ -719,7 +1049,10 @@ function diff(random, files, language) {
   let text = '';
   const stats = [];
   for (let f = 0; f < files; f++) {
-    const path = language === 'c' ? `${random.pick(['drivers/net/dsa', 'mm', 'fs/ext4', 'kernel/bpf', 'drivers/usb/dwc3', 'net/core', 'io_uring'])}/${random.pick(IDENTS)}.c` : javaPath(random);
+    const path =
+      language === 'c'
+        ? `${random.pick(['drivers/net/dsa', 'mm', 'fs/ext4', 'kernel/bpf', 'drivers/usb/dwc3', 'net/core', 'io_uring'])}/${random.pick(IDENTS)}.c`
+        : javaPath(random);
     const hunks = random.int(1, 2);
     let body = '';
     let added = 0;
@@ -762,7 +1095,10 @@ function hunk(random, language, lines) {
       after++;
     }
   }
-  const context = language === 'c' ? `static int ${random.pick(IDENTS)}_${random.pick(IDENTS)}(struct ${random.pick(IDENTS)} *${random.pick(IDENTS)})` : `public void ${random.pick(IDENTS)}${titleCase(random.pick(IDENTS))}() {`;
+  const context =
+    language === 'c'
+      ? `static int ${random.pick(IDENTS)}_${random.pick(IDENTS)}(struct ${random.pick(IDENTS)} *${random.pick(IDENTS)})`
+      : `public void ${random.pick(IDENTS)}${titleCase(random.pick(IDENTS))}() {`;
   return { text: `@@ -${start},${before} +${start},${after} @@ ${context}\n${text}`, added, removed };
 }
 
@@ -802,7 +1138,11 @@ function javaPath(random) {
 }
 
 function randomDiffstat(random, files) {
-  return Array.from({ length: files }, () => ` ${random.pick(['drivers/net/dsa', 'mm', 'fs/ext4', 'kernel/bpf'])}/${random.pick(IDENTS)}.c | ${random.int(1, 60)} ${'+'.repeat(random.int(1, 12))}${'-'.repeat(random.int(0, 8))}`).join('\n');
+  return Array.from(
+    { length: files },
+    () =>
+      ` ${random.pick(['drivers/net/dsa', 'mm', 'fs/ext4', 'kernel/bpf'])}/${random.pick(IDENTS)}.c | ${random.int(1, 60)} ${'+'.repeat(random.int(1, 12))}${'-'.repeat(random.int(0, 8))}`,
+  ).join('\n');
 }
 
 function compactDate(date) {

@@ -60,7 +60,10 @@ export function mboxEntry({ raw, arrived, sender }) {
   let text = raw.toString('latin1');
   if (/^>*From /m.test(text)) text = text.replace(/^(>*From )/gm, '>$1');
   if (!text.endsWith('\n')) text += '\n';
-  return Buffer.from(`From ${sender.replace(/\s/g, '') || 'MAILER-DAEMON'} ${fromLineDate(arrived)}\n${text}\n`, 'latin1');
+  return Buffer.from(
+    `From ${sender.replace(/\s/g, '') || 'MAILER-DAEMON'} ${fromLineDate(arrived)}\n${text}\n`,
+    'latin1',
+  );
 }
 
 class InboxWriter {
@@ -76,7 +79,9 @@ class InboxWriter {
     const time = Math.floor(arrived.getTime() / 1000);
     const who = sender.replace(/[<>\n]/g, '') || 'unknown';
     // public-inbox commits as the sender; the committer date is when the inbox took the mail, which listminer files months by.
-    const head = Buffer.from(`commit refs/heads/master\nauthor ${who.split('@')[0]} <${who}> ${time} +0000\ncommitter listminer bench <bench@listminer.invalid> ${time} +0000\ndata 2\nm\ndeleteall\nM 100644 inline m\ndata ${raw.length}\n`);
+    const head = Buffer.from(
+      `commit refs/heads/master\nauthor ${who.split('@')[0]} <${who}> ${time} +0000\ncommitter listminer bench <bench@listminer.invalid> ${time} +0000\ndata 2\nm\ndeleteall\nM 100644 inline m\ndata ${raw.length}\n`,
+    );
     this.bytes += raw.length;
     const stdin = this.importer.child.stdin;
     stdin.write(head);
@@ -93,13 +98,17 @@ class InboxWriter {
     const dir = join(this.gitRoot, `${this.epoch}.git`);
     mkdirSync(dir, { recursive: true });
     execFileSync('git', ['init', '--quiet', '--bare', dir]);
-    const child = spawn('git', ['--git-dir', dir, 'fast-import', '--quiet', '--done'], { stdio: ['pipe', 'ignore', 'pipe'] });
+    const child = spawn('git', ['--git-dir', dir, 'fast-import', '--quiet', '--done'], {
+      stdio: ['pipe', 'ignore', 'pipe'],
+    });
     child.stdin.on('error', () => {}); // reported by `closed`, with git's own message
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
     const closed = new Promise((resolve, reject) => {
       child.on('error', reject);
-      child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`git fast-import failed (${code}): ${stderr}`))));
+      child.on('close', (code) =>
+        code === 0 ? resolve() : reject(new Error(`git fast-import failed (${code}): ${stderr}`)),
+      );
     });
     this.importer = { child, closed };
   }
@@ -130,10 +139,23 @@ async function main() {
   });
   if (!values.mbox) throw new Error('--mbox FILE is required');
   const began = process.hrtime.bigint();
-  const items = await archiveMessages({ source: values.source, messages: Number(values.messages), seed: Number(values.seed) });
-  const written = await writeArchive(items, { mbox: resolve(values.mbox), publicInbox: values['public-inbox'] && resolve(values['public-inbox']) });
+  const items = await archiveMessages({
+    source: values.source,
+    messages: Number(values.messages),
+    seed: Number(values.seed),
+  });
+  const written = await writeArchive(items, {
+    mbox: resolve(values.mbox),
+    publicInbox: values['public-inbox'] && resolve(values['public-inbox']),
+  });
   const seconds = Number(process.hrtime.bigint() - began) / 1e9;
-  console.log(JSON.stringify({ ...written, seconds: Number(seconds.toFixed(2)), maxRssBytes: process.resourceUsage().maxRSS * 1024 }));
+  console.log(
+    JSON.stringify({
+      ...written,
+      seconds: Number(seconds.toFixed(2)),
+      maxRssBytes: process.resourceUsage().maxRSS * 1024,
+    }),
+  );
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();

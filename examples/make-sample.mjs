@@ -35,13 +35,22 @@ class Mbox {
   messages = [];
   add({ from, to, subject, date, id, inReplyTo, references = [], body, extra = {} }) {
     const address = /<([^>]+)>/.exec(from)?.[1] ?? from;
-    const headers = [`From: ${from}`, `To: ${to}`, `Subject: ${subject}`, `Date: ${rfc2822(date)}`, `Message-ID: <${id}>`];
+    const headers = [
+      `From: ${from}`,
+      `To: ${to}`,
+      `Subject: ${subject}`,
+      `Date: ${rfc2822(date)}`,
+      `Message-ID: <${id}>`,
+    ];
     if (inReplyTo) headers.push(`In-Reply-To: <${inReplyTo}>`);
     if (references.length) headers.push(`References: ${references.map((r) => `<${r}>`).join('\n ')}`);
     for (const [name, value] of Object.entries(extra)) headers.push(`${name}: ${value}`);
     headers.push('MIME-Version: 1.0', 'Content-Type: text/plain; charset=UTF-8', 'Content-Transfer-Encoding: 8bit');
     const text = body.replace(/^(>*From )/gm, '>$1');
-    this.messages.push({ date, text: `From ${address} ${asctime(date)}\n${headers.join('\n')}\n\n${text.trimEnd()}\n\n` });
+    this.messages.push({
+      date,
+      text: `From ${address} ${asctime(date)}\n${headers.join('\n')}\n\n${text.trimEnd()}\n\n`,
+    });
     return id;
   }
   toString() {
@@ -77,7 +86,8 @@ function apacheList() {
     'Flaky test: ReplicationIT.testFailover',
   ];
   for (const area of ['writer', 'reader', 'catalog', 'planner', 'replication', 'CLI']) {
-    for (const trouble of ['leaks file handles on error', 'logs at the wrong level', 'ignores the timeout setting']) topics.push(`The ${area} ${trouble}`);
+    for (const trouble of ['leaks file handles on error', 'logs at the wrong level', 'ignores the timeout setting'])
+      topics.push(`The ${area} ${trouble}`);
   }
   let clock = Date.UTC(2023, 0, 9, 8, 0, 0);
   const tick = (hours) => new Date((clock += Math.round(hours * 3600_000 * (0.5 + rnd()))));
@@ -219,7 +229,14 @@ function apacheList() {
     'Roadmap for 2.0',
   ];
   for (const subject of discussions) {
-    const root = mbox.add({ from: pick(people), to: LIST, subject, date: tick(30), id: id('discuss'), body: `Hi all,\n\nI would like to start a conversation about this. Thoughts?\n\nThanks\n` });
+    const root = mbox.add({
+      from: pick(people),
+      to: LIST,
+      subject,
+      date: tick(30),
+      id: id('discuss'),
+      body: `Hi all,\n\nI would like to start a conversation about this. Thoughts?\n\nThanks\n`,
+    });
     const refs = [root];
     const replies = 2 + Math.floor(rnd() * 4);
     for (let r = 0; r < replies; r++) {
@@ -248,9 +265,27 @@ function apacheList() {
       body: `Hi everyone,\n\nPlease vote on releasing Apache Quarry ${version} from RC1.\nThe vote is open for at least 72 hours.\n\n[ ] +1 Release\n[ ] -1 Do not release (please say why)\n`,
     });
     for (const voter of people.slice(1, 5)) {
-      mbox.add({ from: voter, to: LIST, subject: `Re: [VOTE] Release Apache Quarry ${version} (RC1)`, date: tick(8), id: id('vote'), inReplyTo: vote, references: [vote], body: `+1 (binding)\n\nChecked signatures, built from source, ran the tests.\n` });
+      mbox.add({
+        from: voter,
+        to: LIST,
+        subject: `Re: [VOTE] Release Apache Quarry ${version} (RC1)`,
+        date: tick(8),
+        id: id('vote'),
+        inReplyTo: vote,
+        references: [vote],
+        body: `+1 (binding)\n\nChecked signatures, built from source, ran the tests.\n`,
+      });
     }
-    mbox.add({ from: people[0], to: LIST, subject: `[RESULT][VOTE] Release Apache Quarry ${version} (RC1)`, date: tick(30), id: id('result'), inReplyTo: vote, references: [vote], body: `The vote passes with 4 binding +1 and no -1.\n` });
+    mbox.add({
+      from: people[0],
+      to: LIST,
+      subject: `[RESULT][VOTE] Release Apache Quarry ${version} (RC1)`,
+      date: tick(30),
+      id: id('result'),
+      inReplyTo: vote,
+      references: [vote],
+      body: `The vote passes with 4 binding +1 and no -1.\n`,
+    });
     mbox.add({
       from: people[0],
       to: 'announce@apache.org',
@@ -269,8 +304,17 @@ function kernelList() {
   const pick = (items) => items[Math.floor(rnd() * items.length)];
   const mbox = new Mbox();
   const LIST = 'netdev@vger.kernel.org';
-  const maintainers = ['Jakub Nowak <kuba@example.org>', 'Paola Abeni <pabeni@example.com>', 'Eric Dumont <edumont@example.net>'];
-  const contributors = ['Ravi Shankar <ravi.s@example.com>', 'Mia Keller <mia.keller@example.org>', 'Tomasz Zielinski <tz@example.net>', 'Yuki Sato <yuki@example.com>'];
+  const maintainers = [
+    'Jakub Nowak <kuba@example.org>',
+    'Paola Abeni <pabeni@example.com>',
+    'Eric Dumont <edumont@example.net>',
+  ];
+  const contributors = [
+    'Ravi Shankar <ravi.s@example.com>',
+    'Mia Keller <mia.keller@example.org>',
+    'Tomasz Zielinski <tz@example.net>',
+    'Yuki Sato <yuki@example.com>',
+  ];
   let clock = Date.UTC(2024, 1, 5, 9, 0, 0);
   const tick = (hours) => new Date((clock += Math.round(hours * 3600_000 * (0.5 + rnd()))));
   let n = 0;
@@ -333,8 +377,20 @@ function kernelList() {
     return cover;
   };
 
-  const fooPatches = ['net: foo: reset the MAC on probe', 'net: foo: keep the PHY powered in suspend', 'net: foo: report the reset reason'];
-  series({ author: contributors[0], tree: 'net-next', version: 1, title: 'net: foo: clean resets', patches: fooPatches, reviewers: [maintainers[1], maintainers[2], contributors[2]], trailers: [null, null, 'Reviewed-by'] });
+  const fooPatches = [
+    'net: foo: reset the MAC on probe',
+    'net: foo: keep the PHY powered in suspend',
+    'net: foo: report the reset reason',
+  ];
+  series({
+    author: contributors[0],
+    tree: 'net-next',
+    version: 1,
+    title: 'net: foo: clean resets',
+    patches: fooPatches,
+    reviewers: [maintainers[1], maintainers[2], contributors[2]],
+    trailers: [null, null, 'Reviewed-by'],
+  });
   series({
     author: contributors[0],
     tree: 'net-next',
@@ -360,7 +416,12 @@ function kernelList() {
     tree: 'net-next',
     version: 1,
     title: 'net: baz: add ethtool statistics',
-    patches: ['net: baz: count dropped frames', 'net: baz: expose counters through ethtool', 'net: baz: document the counters', 'selftests: net: cover baz counters'],
+    patches: [
+      'net: baz: count dropped frames',
+      'net: baz: expose counters through ethtool',
+      'net: baz: document the counters',
+      'selftests: net: cover baz counters',
+    ],
     reviewers: [maintainers[0], maintainers[1], contributors[0]],
     trailers: [null, null, null],
   });
@@ -374,7 +435,16 @@ function kernelList() {
     id: id('yuki'),
     body: `The message said "recieve".\n\nSigned-off-by: ${contributors[3]}\n${diff('drivers/net/qux.c', 88)}`,
   });
-  mbox.add({ from: maintainers[0], to: LIST, subject: 'Re: [PATCH net] net: qux: fix a typo in an error message', date: tick(6), id: id('kuba'), inReplyTo: single, references: [single], body: `> The message said "recieve".\n\nThis is net-next material, not a fix. Please resend when net-next opens.\n` });
+  mbox.add({
+    from: maintainers[0],
+    to: LIST,
+    subject: 'Re: [PATCH net] net: qux: fix a typo in an error message',
+    date: tick(6),
+    id: id('kuba'),
+    inReplyTo: single,
+    references: [single],
+    body: `> The message said "recieve".\n\nThis is net-next material, not a fix. Please resend when net-next opens.\n`,
+  });
   const rfc = mbox.add({
     from: contributors[1],
     to: LIST,
@@ -383,7 +453,16 @@ function kernelList() {
     id: id('mia'),
     body: `Sending as RFC to get an opinion on the interface first.\n\nSigned-off-by: ${contributors[1]}\n${diff('net/sched/sch_generic.c', 301)}`,
   });
-  mbox.add({ from: maintainers[2], to: LIST, subject: 'Re: [RFC PATCH net-next] net: sched: let qdiscs ask for a smaller quantum', date: tick(12), id: id('eric'), inReplyTo: rfc, references: [rfc], body: `I would rather see numbers first: what does this buy on a busy host?\n` });
+  mbox.add({
+    from: maintainers[2],
+    to: LIST,
+    subject: 'Re: [RFC PATCH net-next] net: sched: let qdiscs ask for a smaller quantum',
+    date: tick(12),
+    id: id('eric'),
+    inReplyTo: rfc,
+    references: [rfc],
+    body: `I would rather see numbers first: what does this buy on a busy host?\n`,
+  });
   const pull = mbox.add({
     from: maintainers[1],
     to: 'torvalds@example.org',
@@ -404,12 +483,32 @@ function kernelList() {
     extra: { Cc: LIST },
     body: `The pull request you sent on ${rfc2822(new Date(clock - 864e5))}:\n\n> git://git.kernel.org/pub/scm/linux/kernel/git/netdev/net.git tags/net-6.9-rc3\n\nhas been merged into torvalds/linux.git:\nhttps://git.kernel.org/torvalds/c/fedcba9876543210fedcba9876543210fedcba98\n\nThank you!\n\n-- \nDeet-doot-dot, I am a bot.\nhttps://korg.docs.kernel.org/prtracker.html\n`,
   });
-  for (const subject of ['How do I read the per-queue drop counters?', 'Regression: link flaps after resume on 6.8', 'Which tree should a driver cleanup go to?']) {
-    const question = mbox.add({ from: pick(contributors), to: LIST, subject, date: tick(30), id: id('q'), body: `Hi,\n\n${subject} I looked at the documentation but could not find it.\n\nThanks\n` });
+  for (const subject of [
+    'How do I read the per-queue drop counters?',
+    'Regression: link flaps after resume on 6.8',
+    'Which tree should a driver cleanup go to?',
+  ]) {
+    const question = mbox.add({
+      from: pick(contributors),
+      to: LIST,
+      subject,
+      date: tick(30),
+      id: id('q'),
+      body: `Hi,\n\n${subject} I looked at the documentation but could not find it.\n\nThanks\n`,
+    });
     let parent = question;
     const refs = [question];
     for (let r = 0; r < 2 + Math.floor(rnd() * 2); r++) {
-      parent = mbox.add({ from: pick([...maintainers, ...contributors]), to: LIST, subject: `Re: ${subject}`, date: tick(4), id: id('a'), inReplyTo: parent, references: [...refs], body: `> ${subject}\n\n${pick(['See the ethtool -S output for your driver.', 'Please bisect; it worked on 6.7 here.', 'net-next, unless it fixes a bug.'])}\n` });
+      parent = mbox.add({
+        from: pick([...maintainers, ...contributors]),
+        to: LIST,
+        subject: `Re: ${subject}`,
+        date: tick(4),
+        id: id('a'),
+        inReplyTo: parent,
+        references: [...refs],
+        body: `> ${subject}\n\n${pick(['See the ethtool -S output for your driver.', 'Please bisect; it worked on 6.7 here.', 'net-next, unless it fixes a bug.'])}\n`,
+      });
       refs.push(parent);
     }
   }

@@ -14,16 +14,49 @@ import { launch } from 'puppeteer-core';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CHROMIUM = process.env.LISTMINER_CHROMIUM ?? '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const IMAGES = join(ROOT, 'docs', 'images');
 
 const dir = mkdtempSync(join(tmpdir(), 'listminer-shots-'));
 try {
   const db = join(dir, 'store.db');
   const site = join(dir, 'site');
-  const cli = (...args) => execFileSync(process.execPath, [join(ROOT, 'bin', 'run.js'), ...args, '--db', db], { cwd: dir, encoding: 'utf8', env: { ...process.env, LISTMINER_DB: '', LISTMINER_CONFIG: '' } });
-  cli('lists', 'add', '--system', 'mbox', '--rules', 'public_inbox', join(ROOT, 'examples', 'kernel-net.mbox'), '--repo', 'https://github.com/torvalds/linux');
-  cli('lists', 'add', '--system', 'mbox', '--rules', 'apache_ponymail', join(ROOT, 'examples', 'quarry-dev.mbox'), '--repo', 'https://github.com/apache/quarry');
+  const cli = (...args) =>
+    execFileSync(process.execPath, [join(ROOT, 'bin', 'run.js'), ...args, '--db', db], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, LISTMINER_DB: '', LISTMINER_CONFIG: '' },
+    });
+  cli(
+    'lists',
+    'add',
+    '--system',
+    'mbox',
+    '--rules',
+    'public_inbox',
+    join(ROOT, 'examples', 'kernel-net.mbox'),
+    '--repo',
+    'https://github.com/torvalds/linux',
+  );
+  cli(
+    'lists',
+    'add',
+    '--system',
+    'mbox',
+    '--rules',
+    'apache_ponymail',
+    join(ROOT, 'examples', 'quarry-dev.mbox'),
+    '--repo',
+    'https://github.com/apache/quarry',
+  );
   cli('sync', '--full', '--now', '--quiet');
   const rendered = JSON.parse(cli('render', '--out', site, '--json'));
   const kernel = rendered.lists.find((list) => list.name.endsWith('kernel-net.mbox'));
@@ -31,9 +64,12 @@ try {
   const overview = join(site, quarry.path);
   // The kernel list's patch series with the most versions, and the thread of its latest version.
   const seriesList = readFileSync(join(site, kernel.path.replace(/index\.html$/, 'series.html')), 'utf8');
-  const threadsOf = (page) => [...readFileSync(join(site, page), 'utf8').matchAll(/href="\.\.\/\.\.\/(t\/[^"]+)"/g)].map((m) => m[1]);
+  const threadsOf = (page) =>
+    [...readFileSync(join(site, page), 'utf8').matchAll(/href="\.\.\/\.\.\/(t\/[^"]+)"/g)].map((m) => m[1]);
   const seriesPages = [...seriesList.matchAll(/href="\.\.\/\.\.\/(s\/[^"]+)"/g)].map((m) => m[1]);
-  const seriesPage = seriesPages.reduce((best, page) => (threadsOf(page).length > threadsOf(best).length ? page : best));
+  const seriesPage = seriesPages.reduce((best, page) =>
+    threadsOf(page).length > threadsOf(best).length ? page : best,
+  );
   const series = join(site, seriesPage);
   const thread = join(site, threadsOf(seriesPage).at(-1));
 

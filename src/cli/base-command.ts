@@ -19,17 +19,28 @@ export const systemsFlag = Flags.string({ description: 'systems.yaml to use inst
 /** How far back fetch reads, for fetch and sync. */
 export const fetchFlags = {
   now: Flags.boolean({ description: 'fetch even lists not due yet (ignore cadence and retry waits)' }),
-  months: Flags.integer({ description: 'for remote lists never fetched: how many recent months to read (a local archive is read whole) [default: backfill_months, else 12]', min: 1 }),
-  full: Flags.boolean({ description: "read the archive's whole history, months fetched before included (nothing is stored twice)" }),
+  months: Flags.integer({
+    description:
+      'for remote lists never fetched: how many recent months to read (a local archive is read whole) [default: backfill_months, else 12]',
+    min: 1,
+  }),
+  full: Flags.boolean({
+    description: "read the archive's whole history, months fetched before included (nothing is stored twice)",
+  }),
 };
 
 /** --list and --system, for every command that works list by list (resolved by selectLists). */
 export const listFlags = {
-  list: Flags.string({ description: 'only this list (address, inbox name or path); may be given more than once', multiple: true }),
+  list: Flags.string({
+    description: 'only this list (address, inbox name or path); may be given more than once',
+    multiple: true,
+  }),
   system: Flags.string({ description: "only this system's lists; chooses between lists that share a name" }),
 };
 
-export type CommandFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>;
+export type CommandFlags<T extends typeof Command> = Interfaces.InferredFlags<
+  (typeof BaseCommand)['baseFlags'] & T['flags']
+>;
 export type CommandArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>;
 
 /**
@@ -49,7 +60,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       description: 'YAML config file [env: LISTMINER_CONFIG; default ./listminer.yaml when present]',
       helpGroup: 'GLOBAL',
     }),
-    quiet: Flags.boolean({ description: 'print nothing when all went well; else only the failures, one line each (for cron)', helpGroup: 'GLOBAL' }),
+    quiet: Flags.boolean({
+      description: 'print nothing when all went well; else only the failures, one line each (for cron)',
+      helpGroup: 'GLOBAL',
+    }),
     debug: Flags.boolean({ description: 'show stack traces of errors', helpGroup: 'GLOBAL' }),
   };
 
@@ -140,13 +154,22 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    * is named on its own line, and the run ends with a sentence that counts
    * them (exit 4).
    */
-  protected stageFailures(stage: 'drain' | 'project', lists: ReadonlyArray<{ system: string; name: string; status: string; error?: string }>): Outcome {
+  protected stageFailures(
+    stage: 'drain' | 'project',
+    lists: ReadonlyArray<{ system: string; name: string; status: string; error?: string }>,
+  ): Outcome {
     const failed = lists.filter((list) => list.status === 'failed').length;
     if (failed === 0) return {};
     for (const line of describeStageFailures(stage, lists)) this.failure(line);
     const done = stage === 'drain' ? 'drained' : 'projected';
     const hint = 'Each list that failed is named above with its reason; run again with --debug for the stack.';
-    return { error: new ListminerError(`${failed} of ${lists.length} lists failed to ${stage}; the rest ${done}.`, ExitCode.partial, hint) };
+    return {
+      error: new ListminerError(
+        `${failed} of ${lists.length} lists failed to ${stage}; the rest ${done}.`,
+        ExitCode.partial,
+        hint,
+      ),
+    };
   }
 
   /** Set once `finish` printed the result: an error after it goes to stderr, so that stdout carries the result alone. */
@@ -160,7 +183,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   /** What fetching needs from the config file and the environment, for fetch and sync alike. */
-  protected fetchSettings(): Pick<FetchOptions, 'cadenceDays' | 'backfillMonths' | 'contactEmail' | 'cacheDir' | 'maxMessageBytes' | 'mailAccounts'> {
+  protected fetchSettings(): Pick<
+    FetchOptions,
+    'cadenceDays' | 'backfillMonths' | 'contactEmail' | 'cacheDir' | 'maxMessageBytes' | 'mailAccounts'
+  > {
     const { settings } = this;
     return {
       cadenceDays: settings.cadenceDays,
@@ -178,7 +204,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   /** Runs a stage's work under the progress view this run asks for (bars, plain lines, or none). */
   protected withProgress<R>(title: string, work: (progress: ProgressListener) => Promise<R>): Promise<R> {
-    return runWithProgress(title, chooseProgressMode({ quiet: this.flags.quiet, json: this.jsonEnabled() }), work, { signal: this.stopController?.signal });
+    return runWithProgress(title, chooseProgressMode({ quiet: this.flags.quiet, json: this.jsonEnabled() }), work, {
+      signal: this.stopController?.signal,
+    });
   }
 
   /*
@@ -242,14 +270,23 @@ interface DescribedError {
 /** Your input is wrong (2), the work failed (1), or listminer has a bug (1, and says so). */
 export function describeError(error: Error & { exitCode?: number; oclif?: { exit?: number } }): DescribedError {
   if (error instanceof ListminerError) {
-    return { message: redactSecrets(error.message), hint: error.hint && redactSecrets(error.hint), exitCode: error.exitCode };
+    return {
+      message: redactSecrets(error.message),
+      hint: error.hint && redactSecrets(error.hint),
+      exitCode: error.exitCode,
+    };
   }
   if (error instanceof Errors.CLIError) {
     // oclif's own parse errors: unknown flag, missing argument.
     const lines = error.message.split('\n').map((line) => line.trim());
-    const useful = lines.filter((line) => line && !/^The following errors? occurred:?$|^See more help with --help$/.test(line));
+    const useful = lines.filter(
+      (line) => line && !/^The following errors? occurred:?$|^See more help with --help$/.test(line),
+    );
     // oclif names a missing flag without its dashes ("Missing required flag out").
-    const message = redactSecrets(useful.join('; ') || error.message).replace(/(Missing required flags?:? )([a-z][\w-]*)/g, '$1--$2');
+    const message = redactSecrets(useful.join('; ') || error.message).replace(
+      /(Missing required flags?:? )([a-z][\w-]*)/g,
+      '$1--$2',
+    );
     return { message, hint: 'See --help for the flags and arguments.', exitCode: error.oclif?.exit ?? ExitCode.usage };
   }
   return {

@@ -4,7 +4,11 @@ import type { ProgressEvent, ProgressListener } from '../core/progress.js';
 export type ProgressMode = 'tty' | 'plain' | 'silent';
 
 /** Bars on a terminal, timestamped lines in cron and CI, nothing under --quiet or --json. */
-export function chooseProgressMode(options: { quiet?: boolean; json?: boolean; stream?: NodeJS.WriteStream }): ProgressMode {
+export function chooseProgressMode(options: {
+  quiet?: boolean;
+  json?: boolean;
+  stream?: NodeJS.WriteStream;
+}): ProgressMode {
   if (options.quiet || options.json) return 'silent';
   return (options.stream ?? process.stderr).isTTY ? 'tty' : 'plain';
 }
@@ -41,7 +45,12 @@ export async function runWithProgress<T>(
   title: string,
   mode: ProgressMode,
   work: (progress: ProgressListener) => Promise<T>,
-  options: { plainEveryMs?: number; write?: (line: string) => void; listr?: ListrViewOptions; signal?: AbortSignal } = {},
+  options: {
+    plainEveryMs?: number;
+    write?: (line: string) => void;
+    listr?: ListrViewOptions;
+    signal?: AbortSignal;
+  } = {},
 ): Promise<T> {
   switch (mode) {
     case 'silent':
@@ -63,7 +72,8 @@ function runWithPlainLines<T>(
   const every = options.plainEveryMs ?? 10_000;
   const stamp = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
   return work((event) => {
-    if (event.type === 'log') return write(`${stamp()} ${title}: ${event.level === 'warn' ? 'warning: ' : ''}${event.message}`);
+    if (event.type === 'log')
+      return write(`${stamp()} ${title}: ${event.level === 'warn' ? 'warning: ' : ''}${event.message}`);
     const line = lines.get(event.task) ?? { title: event.task };
     lines.set(event.task, line);
     if (event.type === 'start') Object.assign(line, { title: event.title, total: event.total });
@@ -101,7 +111,12 @@ interface Row {
  * default renderer draws an untitled task's subtasks at its own level, so the
  * rows line up under the stage title however long the chain grows.
  */
-async function runWithListr<T>(title: string, work: (progress: ProgressListener) => Promise<T>, options: ListrViewOptions = {}, signal?: AbortSignal): Promise<T> {
+async function runWithListr<T>(
+  title: string,
+  work: (progress: ProgressListener) => Promise<T>,
+  options: ListrViewOptions = {},
+  signal?: AbortSignal,
+): Promise<T> {
   const open = new Map<string, Row>();
   let rowsFailed = 0;
   let stageTask: { skip(message?: string): void } | undefined;
@@ -186,22 +201,29 @@ async function runWithListr<T>(title: string, work: (progress: ProgressListener)
             }
             row.draw?.();
           };
-          void work(listener).then(
-            (value) => {
-              result = value;
-            },
-            (error: unknown) => {
-              failure = { error };
-            },
-          ).finally(() => {
-            // Rows the work left open must end too, or the view would wait for them forever.
-            for (const [task, row] of open) {
-              open.delete(task);
-              row.end({ type: 'end', task, status: failure === undefined ? 'skipped' : 'failed', detail: failure === undefined ? 'not finished' : 'stopped' });
-            }
-            finished = true;
-            wake?.();
-          });
+          void work(listener)
+            .then(
+              (value) => {
+                result = value;
+              },
+              (error: unknown) => {
+                failure = { error };
+              },
+            )
+            .finally(() => {
+              // Rows the work left open must end too, or the view would wait for them forever.
+              for (const [task, row] of open) {
+                open.delete(task);
+                row.end({
+                  type: 'end',
+                  task,
+                  status: failure === undefined ? 'skipped' : 'failed',
+                  detail: failure === undefined ? 'not finished' : 'stopped',
+                });
+              }
+              finished = true;
+              wake?.();
+            });
           return stage.newListr([nextRowTask()], { concurrent: true });
         },
         rendererOptions: { outputBar: 5, persistentOutput: true },

@@ -14,15 +14,24 @@ export function renderExplanation(explanation: MessageExplanation): string {
   if (explanation.error) return [...lines, `cannot label it: ${explanation.error}`].join('\n');
   lines.push('');
   explanation.trials.forEach((trial, index) => {
-    lines.push(`${String(index + 1).padStart(3)}. ${trial.name} → ${trial.msgClass}: ${trial.matched ? 'MATCHED' : 'no match'}`);
+    lines.push(
+      `${String(index + 1).padStart(3)}. ${trial.name} → ${trial.msgClass}: ${trial.matched ? 'MATCHED' : 'no match'}`,
+    );
     for (const step of trial.steps) lines.push(`       ${describeStep(step)}`);
     if (trial.captures && Object.keys(trial.captures).length > 0) {
-      lines.push(`       captures: ${Object.entries(trial.captures).map(([name, value]) => `${name}=${JSON.stringify(value)}`).join(', ')}`);
+      lines.push(
+        `       captures: ${Object.entries(trial.captures)
+          .map(([name, value]) => `${name}=${JSON.stringify(value)}`)
+          .join(', ')}`,
+      );
     }
   });
   const winner = explanation.winner!;
   const untried = explanation.untried ? ` (${explanation.untried} later rule(s) not tried)` : '';
-  const verdict = winner.source === 'default' ? `no rule matched: ${winner.msgClass} (default)` : `${winner.msgClass} by ${winner.source}${untried}`;
+  const verdict =
+    winner.source === 'default'
+      ? `no rule matched: ${winner.msgClass} (default)`
+      : `${winner.msgClass} by ${winner.source}${untried}`;
   lines.push('', `winner: ${verdict}`);
   return lines.join('\n');
 }
@@ -32,7 +41,9 @@ function describeStep(step: MatcherStep): string {
     return `has_patch: the rule wants ${step.pattern}, the message has ${step.seen} — ${step.matched ? 'matched' : 'failed'}`;
   }
   const seen = `${JSON.stringify(step.seen)}${step.seenLength > step.seen.length ? ` (first ${step.seen.length} of ${step.seenLength} characters)` : ''}`;
-  return step.matched ? `${step.field} ${step.pattern} matched ${JSON.stringify(step.match)}` : `${step.field} ${step.pattern} did not match ${seen}`;
+  return step.matched
+    ? `${step.field} ${step.pattern} matched ${JSON.stringify(step.match)}`
+    : `${step.field} ${step.pattern} did not match ${seen}`;
 }
 
 function shortHash(hash: string): string {

@@ -54,21 +54,51 @@ function columnsFromEnv(): number | undefined {
  * name's distinguishing end stays whole); when even that does not fit, each
  * row is printed as a record of `title  value` lines instead.
  */
-export function renderTable(head: readonly Column[], rows: readonly (readonly Cell[])[], options: { width?: number } = {}): string {
+export function renderTable(
+  head: readonly Column[],
+  rows: readonly (readonly Cell[])[],
+  options: { width?: number } = {},
+): string {
   const columns = head.map((column) => (typeof column === 'string' ? { title: column, names: false } : column));
   const cells = rows.map((row) => columns.map((column, i) => formatCell(row[i], column.names)));
-  const numeric = columns.map((_, i) => cells.length > 0 && rows.every((row) => typeof row[i] === 'number' || row[i] === null || row[i] === undefined || row[i] === ''));
+  const numeric = columns.map(
+    (_, i) =>
+      cells.length > 0 &&
+      rows.every((row) => typeof row[i] === 'number' || row[i] === null || row[i] === undefined || row[i] === ''),
+  );
   const width = 'width' in options ? options.width : tableWidth();
-  if (width === undefined) return drawTable(columns.map((c) => c.title), cells, numeric);
+  if (width === undefined)
+    return drawTable(
+      columns.map((c) => c.title),
+      cells,
+      numeric,
+    );
 
-  const natural = columns.map((column, i) => Math.max(longestLine(column.title), ...cells.map((row) => longestLine(row[i]!))) + PADDING);
+  const natural = columns.map(
+    (column, i) => Math.max(longestLine(column.title), ...cells.map((row) => longestLine(row[i]!))) + PADDING,
+  );
   const least = columns.map((column, i) =>
-    numeric[i] ? natural[i]! : Math.min(natural[i]!, Math.max(longestWord(column.title) + PADDING, (column.names ? MIN_NAMING : MIN_TEXT) + PADDING)),
+    numeric[i]
+      ? natural[i]!
+      : Math.min(
+          natural[i]!,
+          Math.max(longestWord(column.title) + PADDING, (column.names ? MIN_NAMING : MIN_TEXT) + PADDING),
+        ),
   );
   // Each column has a border on its left, and the table one more on the right.
   const budget = width - (columns.length + 1);
-  const widths = fitColumns(natural, least, columns.map((c) => c.names), budget);
-  if (!widths) return renderRecords(columns.map((c) => c.title), cells, width);
+  const widths = fitColumns(
+    natural,
+    least,
+    columns.map((c) => c.names),
+    budget,
+  );
+  if (!widths)
+    return renderRecords(
+      columns.map((c) => c.title),
+      cells,
+      width,
+    );
   const wrapped = cells.map((row) => row.map((cell, i) => wrapText(cell, widths[i]! - PADDING, columns[i]!.names)));
   const titles = columns.map((column, i) => wrapText(column.title, widths[i]! - PADDING, false));
   return drawTable(titles, wrapped, numeric, widths);
@@ -79,12 +109,20 @@ export function renderTable(head: readonly Column[], rows: readonly (readonly Ce
  * the room left goes to the naming columns first, then evenly to the others
  * up to their natural width. Undefined when even the least widths do not fit.
  */
-export function fitColumns(natural: readonly number[], least: readonly number[], naming: readonly boolean[], budget: number): number[] | undefined {
+export function fitColumns(
+  natural: readonly number[],
+  least: readonly number[],
+  naming: readonly boolean[],
+  budget: number,
+): number[] | undefined {
   const widths = [...least];
   let left = budget - widths.reduce((a, b) => a + b, 0);
   if (left < 0) return undefined;
   for (const group of [true, false]) {
-    const members = natural.map((_, i) => i).filter((i) => naming[i] === group).sort((a, b) => natural[a]! - least[a]! - (natural[b]! - least[b]!));
+    const members = natural
+      .map((_, i) => i)
+      .filter((i) => naming[i] === group)
+      .sort((a, b) => natural[a]! - least[a]! - (natural[b]! - least[b]!));
     members.forEach((index, position) => {
       const share = Math.floor(left / (members.length - position));
       const grant = Math.min(natural[index]! - widths[index]!, share);
@@ -101,14 +139,28 @@ function renderRecords(titles: readonly string[], rows: readonly string[][], wid
   const room = Math.max(MIN_TEXT, width - titleWidth - 2);
   const rule = '─'.repeat(Math.min(width, titleWidth + 2 + room));
   const records = rows.map((row) =>
-    row.flatMap((cell, i) => (cell === '' ? [] : wrapText(cell, room, true).split('\n').map((line, n) => `${(n === 0 ? titles[i]! : '').padEnd(titleWidth)}  ${line}`))).join('\n'),
+    row
+      .flatMap((cell, i) =>
+        cell === ''
+          ? []
+          : wrapText(cell, room, true)
+              .split('\n')
+              .map((line, n) => `${(n === 0 ? titles[i]! : '').padEnd(titleWidth)}  ${line}`),
+      )
+      .join('\n'),
   );
   return [...records.flatMap((record) => [rule, record]), rule].join('\n');
 }
 
-function drawTable(titles: readonly string[], rows: readonly string[][], numeric: readonly boolean[], colWidths?: number[]): string {
+function drawTable(
+  titles: readonly string[],
+  rows: readonly string[][],
+  numeric: readonly boolean[],
+  colWidths?: number[],
+): string {
   const table = new Table({ head: [...titles], style: { head: [], border: [] }, ...(colWidths ? { colWidths } : {}) });
-  for (const row of rows) table.push(row.map((content, i) => (numeric[i] ? { content, hAlign: 'right' as const } : content)));
+  for (const row of rows)
+    table.push(row.map((content, i) => (numeric[i] ? { content, hAlign: 'right' as const } : content)));
   return table.toString();
 }
 

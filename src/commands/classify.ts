@@ -21,15 +21,28 @@ export default class Classify extends BaseCommand<typeof Classify> {
     ...listFlags,
     reclassify: Flags.boolean({ description: 'label every stored message again (after the rules changed)' }),
     'retry-shunted': Flags.boolean({ description: 'try messages that could not be parsed again' }),
-    'dry-run': Flags.boolean({ description: 'label and count as the run would, and write nothing (with --reclassify: the changes of class it would make)' }),
+    'dry-run': Flags.boolean({
+      description:
+        'label and count as the run would, and write nothing (with --reclassify: the changes of class it would make)',
+    }),
     explain: Flags.string({
-      description: 'show every rule tried on one stored message (its Message-ID, with or without <>, or its message key), why it matched or not, and the winner; writes nothing',
+      description:
+        'show every rule tried on one stored message (its Message-ID, with or without <>, or its message key), why it matched or not, and the winner; writes nothing',
       helpValue: 'MESSAGE',
       exclusive: ['reclassify', 'retry-shunted', 'dry-run'],
     }),
     systems: systemsFlag,
-    workers: Flags.integer({ description: 'threads that parse mail, the main thread included (1: the main thread alone) [default: one per CPU, at most 8; 1 on 2 CPUs]', min: 1, max: 64 }),
-    'match-budget': Flags.integer({ description: 'milliseconds the rules may take over one message before it is shunted as one they cannot match', default: 2000, min: 1 }),
+    workers: Flags.integer({
+      description:
+        'threads that parse mail, the main thread included (1: the main thread alone) [default: one per CPU, at most 8; 1 on 2 CPUs]',
+      min: 1,
+      max: 64,
+    }),
+    'match-budget': Flags.integer({
+      description: 'milliseconds the rules may take over one message before it is shunted as one they cannot match',
+      default: 2000,
+      min: 1,
+    }),
   };
 
   async run(): Promise<ClassifyResult | MessageExplanation> {
@@ -40,7 +53,11 @@ export default class Classify extends BaseCommand<typeof Classify> {
       const reference = flags.explain;
       const selection = { names: flags.list, system: flags.system };
       const explanation = await this.withStore((store) =>
-        explainMessage(store, systems, reference, { selection, maxMessageBytes: this.settings.maxMessageBytes, budgetMs: flags['match-budget'] }),
+        explainMessage(store, systems, reference, {
+          selection,
+          maxMessageBytes: this.settings.maxMessageBytes,
+          budgetMs: flags['match-budget'],
+        }),
       );
       this.show(renderExplanation(explanation));
       return this.finish(explanation);
@@ -57,7 +74,9 @@ export default class Classify extends BaseCommand<typeof Classify> {
       matchBudgetMs: flags['match-budget'],
       signal,
     };
-    const result = await this.withStore((store) => this.withProgress('classify', (progress) => classifyStaged(store, systems, options, progress)));
+    const result = await this.withStore((store) =>
+      this.withProgress('classify', (progress) => classifyStaged(store, systems, options, progress)),
+    );
     const classes = Object.entries(result.classes)
       .sort((a, b) => b[1] - a[1])
       .map(([name, count]) => `${name} ${count}`)

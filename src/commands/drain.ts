@@ -16,7 +16,11 @@ export default class Drain extends BaseCommand<typeof Drain> {
   ];
   static override flags = {
     ...listFlags,
-    workers: Flags.integer({ description: 'lists drained at once (never one list twice) [default: the workers setting]', min: 1, max: 64 }),
+    workers: Flags.integer({
+      description: 'lists drained at once (never one list twice) [default: the workers setting]',
+      min: 1,
+      max: 64,
+    }),
     systems: systemsFlag,
   };
 
@@ -27,7 +31,17 @@ export default class Drain extends BaseCommand<typeof Drain> {
     const result = await this.withStore(async (store) => {
       const listIds = await selectListIds(store, { names: flags.list, system: flags.system });
       return this.withProgress('drain', (progress) =>
-        drainLists(store, { listIds, workers: flags.workers ?? this.settings.workers, mirrorHandling: this.settings.mirrorHandling, systems, signal }, progress),
+        drainLists(
+          store,
+          {
+            listIds,
+            workers: flags.workers ?? this.settings.workers,
+            mirrorHandling: this.settings.mirrorHandling,
+            systems,
+            signal,
+          },
+          progress,
+        ),
       );
     });
     if (result.lists.length === 0 && !result.interrupted) this.note('Nothing to drain: no list holds classified mail.');
@@ -35,14 +49,28 @@ export default class Drain extends BaseCommand<typeof Drain> {
       this.show(
         renderTable(
           [naming('list'), 'status', 'drained', 'deferred', 'shunted', 'threads repaired'],
-          result.lists.map((l) => [`${l.system} ${l.name}`, l.error ? `${l.status}: ${l.error}` : l.status, l.drained, l.deferred, l.shunted, l.threadsRepaired]),
+          result.lists.map((l) => [
+            `${l.system} ${l.name}`,
+            l.error ? `${l.status}: ${l.error}` : l.status,
+            l.drained,
+            l.deferred,
+            l.shunted,
+            l.threadsRepaired,
+          ]),
         ),
       );
     }
     for (const list of result.lists.filter((l) => l.status === 'deferred')) {
-      this.note(`${list.system} ${list.name} has no repo; its ${list.deferred} messages wait. Give it one with \`${giveRepoCommand(list)}\`, then drain again.`);
+      this.note(
+        `${list.system} ${list.name} has no repo; its ${list.deferred} messages wait. Give it one with \`${giveRepoCommand(list)}\`, then drain again.`,
+      );
     }
-    if (result.interrupted) return this.finish(result, { stopped: this.stoppedAfter(`drained ${result.drained} messages of ${result.lists.length} lists, ${result.shunted} shunted`) });
+    if (result.interrupted)
+      return this.finish(result, {
+        stopped: this.stoppedAfter(
+          `drained ${result.drained} messages of ${result.lists.length} lists, ${result.shunted} shunted`,
+        ),
+      });
     return this.finish(result, this.stageFailures('drain', result.lists));
   }
 }

@@ -5,7 +5,8 @@ import { exportResearchTables, MANIFEST_FILE, type ExportResult } from '../core/
 import { EXPORT_FORMATS } from '../core/export/format-writer.js';
 
 export default class Export extends BaseCommand<typeof Export> {
-  static override summary = 'Write the research tables as Parquet, CSV or JSON Lines files, for pandas, R, Polars and DuckDB.';
+  static override summary =
+    'Write the research tables as Parquet, CSV or JSON Lines files, for pandas, R, Polars and DuckDB.';
   static override description =
     'Writes email_messages, threads, senders, issues, pull_requests and pr_equivalents into --out, one file per table (or per table and list with --per-list), and manifest.json beside them: the listminer version, the store, the time, the filters, and each file with its rows, bytes and columns. Rows are in key order, so an export run twice writes the same files. --since and --until keep mail by the UTC month it was sent; mail with no date is left out when either is given. Bodies only with --with-bodies.';
   static override examples = [
@@ -16,7 +17,10 @@ export default class Export extends BaseCommand<typeof Export> {
   static override flags = {
     ...listFlags,
     format: Flags.string({ description: 'file format', options: [...EXPORT_FORMATS], default: 'parquet' }),
-    out: Flags.string({ description: 'folder to write the files into (made when missing; files of the same names are replaced)', required: true }),
+    out: Flags.string({
+      description: 'folder to write the files into (made when missing; files of the same names are replaced)',
+      required: true,
+    }),
     'per-list': Flags.boolean({ description: 'one file per table and list instead of one per table' }),
     'with-bodies': Flags.boolean({ description: 'add the message text (body_text) to email_messages' }),
     since: Flags.string({ description: 'only mail sent in this UTC month (YYYY-MM) or later' }),
@@ -47,7 +51,9 @@ export default class Export extends BaseCommand<typeof Export> {
     );
     if (result.interrupted) {
       // An export does not resume: without manifest.json the folder is incomplete, and the next run writes it whole.
-      return this.finish(result, { stopped: `Stopped by a signal after ${result.files.length} files; ${MANIFEST_FILE} was not written. Run the export again.` });
+      return this.finish(result, {
+        stopped: `Stopped by a signal after ${result.files.length} files; ${MANIFEST_FILE} was not written. Run the export again.`,
+      });
     }
     this.show(
       renderTable(

@@ -16,7 +16,11 @@ export default class Fetch extends BaseCommand<typeof Fetch> {
   static override flags = {
     ...listFlags,
     ...fetchFlags,
-    workers: Flags.integer({ description: 'lists fetched at once [default: workers setting, else 2]', min: 1, max: 64 }),
+    workers: Flags.integer({
+      description: 'lists fetched at once [default: workers setting, else 2]',
+      min: 1,
+      max: 64,
+    }),
     systems: systemsFlag,
   };
 
@@ -44,28 +48,49 @@ export default class Fetch extends BaseCommand<typeof Fetch> {
     );
     this.render(result);
     const t = result.totals;
-    if (result.interrupted) return this.finish(result, { stopped: this.stoppedAfter(`fetched ${t.months} months of ${t.lists} lists, ${t.staged} messages staged`) });
+    if (result.interrupted)
+      return this.finish(result, {
+        stopped: this.stoppedAfter(`fetched ${t.months} months of ${t.lists} lists, ${t.staged} messages staged`),
+      });
     return this.finish(result, { listsFailed: t.failed > 0 });
   }
 
   private render(result: FetchResult): void {
     const worked = result.lists.filter((list) => list.status !== 'skipped');
-    for (const holder of result.heldElsewhere) this.note(`${holder.system} ${holder.list} was not fetched: ${describeHolder(holder)}.`);
+    for (const holder of result.heldElsewhere)
+      this.note(`${holder.system} ${holder.list} was not fetched: ${describeHolder(holder)}.`);
     // A skipped list is always named, with why and until when.
     for (const list of result.waiting) this.note(list.reason);
     for (const line of describeFailures(result)) this.failure(line);
     if (worked.length === 0) {
       // Lists kept back by a breaker, a retry wait or another process were named already, with the reason.
-      if (result.breakers.length === 0 && result.heldElsewhere.length === 0 && result.waiting.length === 0 && !result.interrupted) this.note('No list was due; `--now` fetches them anyway.');
+      if (
+        result.breakers.length === 0 &&
+        result.heldElsewhere.length === 0 &&
+        result.waiting.length === 0 &&
+        !result.interrupted
+      )
+        this.note('No list was due; `--now` fetches them anyway.');
       return;
     }
     this.show(
       renderTable(
         [naming('system'), naming('list'), 'status', 'months', 'staged', 'already stored', 'deletions', 'error'],
-        worked.map((l) => [l.system, l.list, l.status, `${l.monthsFetched}/${l.monthsPlanned}`, l.staged, l.duplicates, l.deletions, l.error?.message]),
+        worked.map((l) => [
+          l.system,
+          l.list,
+          l.status,
+          `${l.monthsFetched}/${l.monthsPlanned}`,
+          l.staged,
+          l.duplicates,
+          l.deletions,
+          l.error?.message,
+        ]),
       ),
     );
     const t = result.totals;
-    this.note(`${t.lists} lists, ${t.months} months, ${t.staged} messages staged, ${t.duplicates} already stored, ${t.deletions} deletions, ${t.failed} failed`);
+    this.note(
+      `${t.lists} lists, ${t.months} months, ${t.staged} messages staged, ${t.duplicates} already stored, ${t.deletions} deletions, ${t.failed} failed`,
+    );
   }
 }

@@ -15,8 +15,14 @@ export default class Project extends BaseCommand<typeof Project> {
   ];
   static override flags = {
     ...listFlags,
-    workers: Flags.integer({ description: 'lists projected at once (never one list twice) [default: the workers setting]', min: 1, max: 64 }),
-    'backfill-keys': Flags.boolean({ description: "fill native issues' external_key from [KEY-N] title prefixes first, and report keys already taken" }),
+    workers: Flags.integer({
+      description: 'lists projected at once (never one list twice) [default: the workers setting]',
+      min: 1,
+      max: 64,
+    }),
+    'backfill-keys': Flags.boolean({
+      description: "fill native issues' external_key from [KEY-N] title prefixes first, and report keys already taken",
+    }),
     systems: systemsFlag,
   };
 
@@ -27,16 +33,33 @@ export default class Project extends BaseCommand<typeof Project> {
     const result = await this.withStore(async (store) => {
       const listIds = await selectListIds(store, { names: flags.list, system: flags.system });
       return this.withProgress('project', (progress) =>
-        projectLists(store, { listIds, workers: flags.workers ?? this.settings.workers, systems, backfillKeys: flags['backfill-keys'], signal }, progress),
+        projectLists(
+          store,
+          {
+            listIds,
+            workers: flags.workers ?? this.settings.workers,
+            systems,
+            backfillKeys: flags['backfill-keys'],
+            signal,
+          },
+          progress,
+        ),
       );
     });
     if (result.backfill) {
-      this.show(`backfill: ${result.backfill.filled} issue keys filled, ${result.backfill.conflicts.length} already taken`);
+      this.show(
+        `backfill: ${result.backfill.filled} issue keys filled, ${result.backfill.conflicts.length} already taken`,
+      );
       if (result.backfill.conflicts.length > 0) {
         this.show(
           renderTable(
             [naming('key'), 'native issue', 'held by', 'kind'],
-            result.backfill.conflicts.map((c) => [c.key, c.issueId, c.heldBy, c.kind === 'shadow' ? 'missed-LINK shadow (synthetic)' : 'taken by a native issue']),
+            result.backfill.conflicts.map((c) => [
+              c.key,
+              c.issueId,
+              c.heldBy,
+              c.kind === 'shadow' ? 'missed-LINK shadow (synthetic)' : 'taken by a native issue',
+            ]),
           ),
         );
       }
@@ -45,12 +68,37 @@ export default class Project extends BaseCommand<typeof Project> {
     else {
       this.show(
         renderTable(
-          [naming('list'), 'policy', 'status', 'examined', 'linked', 'created', 'inherited', 'mirror', 'mailing-list only', 'new issues'],
-          result.lists.map((l) => [`${l.system} ${l.name}`, l.policy, l.error ? `${l.status}: ${l.error}` : l.status, l.examined, l.linked, l.created, l.inherited, l.mirror, l.none, l.issuesCreated]),
+          [
+            naming('list'),
+            'policy',
+            'status',
+            'examined',
+            'linked',
+            'created',
+            'inherited',
+            'mirror',
+            'mailing-list only',
+            'new issues',
+          ],
+          result.lists.map((l) => [
+            `${l.system} ${l.name}`,
+            l.policy,
+            l.error ? `${l.status}: ${l.error}` : l.status,
+            l.examined,
+            l.linked,
+            l.created,
+            l.inherited,
+            l.mirror,
+            l.none,
+            l.issuesCreated,
+          ]),
         ),
       );
     }
-    if (result.interrupted) return this.finish(result, { stopped: this.stoppedAfter(`projected ${result.examined} messages of ${result.lists.length} lists`) });
+    if (result.interrupted)
+      return this.finish(result, {
+        stopped: this.stoppedAfter(`projected ${result.examined} messages of ${result.lists.length} lists`),
+      });
     return this.finish(result, this.stageFailures('project', result.lists));
   }
 }

@@ -18,24 +18,45 @@ export default class Sync extends BaseCommand<typeof Sync> {
     '<%= config.bin %> sync kafka-dev.mbox --rules apache_ponymail --repo https://github.com/apache/kafka',
     '<%= config.bin %> sync --list dev@kafka.apache.org --now --json',
   ];
-  static override args = { path: Args.string({ description: 'a local mbox file or folder, .mbox.gz or Maildir to register and read whole' }) };
+  static override args = {
+    path: Args.string({ description: 'a local mbox file or folder, .mbox.gz or Maildir to register and read whole' }),
+  };
   static override flags = {
     ...listFlags,
     ...fetchFlags,
-    workers: Flags.integer({ description: 'lists fetched, drained and projected at once [default: workers setting, else 2]', min: 1, max: 64 }),
-    rules: Flags.string({ description: 'with PATH: the system whose rules classify its mail (e.g. apache_ponymail, public_inbox)' }),
-    repo: Flags.string({ description: 'with PATH: the repository the list is about; without one its mail waits (deferred)' }),
-    'match-budget': Flags.integer({ description: 'milliseconds the rules may take over one message before it is shunted as one they cannot match (as classify)', default: 2000, min: 1 }),
+    workers: Flags.integer({
+      description: 'lists fetched, drained and projected at once [default: workers setting, else 2]',
+      min: 1,
+      max: 64,
+    }),
+    rules: Flags.string({
+      description: 'with PATH: the system whose rules classify its mail (e.g. apache_ponymail, public_inbox)',
+    }),
+    repo: Flags.string({
+      description: 'with PATH: the repository the list is about; without one its mail waits (deferred)',
+    }),
+    'match-budget': Flags.integer({
+      description:
+        'milliseconds the rules may take over one message before it is shunted as one they cannot match (as classify)',
+      default: 2000,
+      min: 1,
+    }),
     systems: systemsFlag,
   };
 
   async run(): Promise<SyncResult> {
     const { flags, args, settings } = this;
-    if (!args.path && (flags.rules || flags.repo)) throw new InputError('--rules and --repo go with a PATH.', 'Give the mbox or Maildir to register, or use `listminer lists add` for a list already registered.');
+    if (!args.path && (flags.rules || flags.repo))
+      throw new InputError(
+        '--rules and --repo go with a PATH.',
+        'Give the mbox or Maildir to register, or use `listminer lists add` for a list already registered.',
+      );
     const systems = this.systems(flags.systems);
     const signal = this.stopSignal();
     const result = await this.withStore(async (store) => {
-      const local = args.path ? await addLocalList(store, systems, { path: args.path, rules: flags.rules, repoUrl: flags.repo }) : undefined;
+      const local = args.path
+        ? await addLocalList(store, systems, { path: args.path, rules: flags.rules, repoUrl: flags.repo })
+        : undefined;
       if (local) this.note(`${local.action} ${local.list.system} list ${local.list.name}`);
       const synced = await this.withProgress('sync', (progress) =>
         syncLists(
@@ -71,7 +92,8 @@ export default class Sync extends BaseCommand<typeof Sync> {
     });
     this.render(result);
     if (result.interrupted) return this.finish(result, { stopped: this.stoppedAfter(describeSync(result)) });
-    if (result.failed > 0) this.note(`${result.failed} list(s) failed (named above, each with its reason); the others went through.`);
+    if (result.failed > 0)
+      this.note(`${result.failed} list(s) failed (named above, each with its reason); the others went through.`);
     return this.finish(result, { listsFailed: result.failed > 0 });
   }
 
@@ -82,20 +104,40 @@ export default class Sync extends BaseCommand<typeof Sync> {
       renderTable(
         ['stage', 'lists', 'result'],
         [
-          ['fetch', t.lists, `${t.staged} staged, ${t.duplicates} already stored, ${t.months} months, ${t.failed} failed`],
-          ...(classify ? [['classify', classify.lists.length, `${classify.classified} classified, ${classify.shunted} shunted`]] : []),
-          ...(drain ? [['drain', drain.lists.length, `${drain.drained} drained, ${drain.deferred} deferred, ${drain.shunted} shunted`]] : []),
+          [
+            'fetch',
+            t.lists,
+            `${t.staged} staged, ${t.duplicates} already stored, ${t.months} months, ${t.failed} failed`,
+          ],
+          ...(classify
+            ? [['classify', classify.lists.length, `${classify.classified} classified, ${classify.shunted} shunted`]]
+            : []),
+          ...(drain
+            ? [
+                [
+                  'drain',
+                  drain.lists.length,
+                  `${drain.drained} drained, ${drain.deferred} deferred, ${drain.shunted} shunted`,
+                ],
+              ]
+            : []),
           ...(project ? [['project', project.lists.length, describeOutcomes(project)]] : []),
-          ...(result.people ? [['people', '', `${result.people.messagesRead} message(s) read, ${result.people.merges.length} merge(s)`]] : []),
+          ...(result.people
+            ? [['people', '', `${result.people.messagesRead} message(s) read, ${result.people.merges.length} merge(s)`]]
+            : []),
         ],
       ),
     );
-    for (const holder of fetch.heldElsewhere) this.note(`${holder.system} ${holder.list} was not fetched: ${describeHolder(holder)}.`);
+    for (const holder of fetch.heldElsewhere)
+      this.note(`${holder.system} ${holder.list} was not fetched: ${describeHolder(holder)}.`);
     // A skipped list is always named, with why and until when; a failed one with its month and reason, --quiet or not.
     for (const list of fetch.waiting) this.note(list.reason);
     for (const line of describeSyncFailures(result)) this.failure(line);
     const waiting = drain?.lists.filter((list) => list.status === 'deferred') ?? [];
-    for (const list of waiting) this.note(`${list.system} ${list.name} has no repo; its ${list.deferred} messages wait. Give it one with \`${giveRepoCommand(list)}\`, then sync again.`);
+    for (const list of waiting)
+      this.note(
+        `${list.system} ${list.name} has no repo; its ${list.deferred} messages wait. Give it one with \`${giveRepoCommand(list)}\`, then sync again.`,
+      );
   }
 }
 

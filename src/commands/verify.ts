@@ -23,7 +23,12 @@ export default class Verify extends BaseCommand<typeof Verify> {
     const { flags } = this;
     const systems = this.systems(flags.systems);
     const result = await this.withStore((store) =>
-      verifyStore(store, systems, { names: flags.list, system: flags.system }, { file: this.settings.path, expects: this.settings.verifyExpects }),
+      verifyStore(
+        store,
+        systems,
+        { names: flags.list, system: flags.system },
+        { file: this.settings.path, expects: this.settings.verifyExpects },
+      ),
     );
     this.show(
       renderTable(
@@ -37,7 +42,12 @@ export default class Verify extends BaseCommand<typeof Verify> {
         ]),
       ),
     );
-    this.show(renderTable(['invariant', 'holds', 'violations', 'details'], result.invariants.map((i) => [i.name, i.ok ? 'yes' : 'NO', i.violations, i.details.join('\n')])));
+    this.show(
+      renderTable(
+        ['invariant', 'holds', 'violations', 'details'],
+        result.invariants.map((i) => [i.name, i.ok ? 'yes' : 'NO', i.violations, i.details.join('\n')]),
+      ),
+    );
     if (result.failing.length === 0) return this.finish(result);
     const why = new Map(result.branches.map((b) => [b.name, b.why]));
     const named = result.failing.map((name) => (why.get(name) ? `${name} (required by ${why.get(name)})` : name));

@@ -17,7 +17,8 @@ export function parseDbTarget(value: string): DbTarget {
   return { kind: 'sqlite', path: resolve(value) };
 }
 
-const URL_HINT = 'A database URL reads postgres://HOST:PORT/DATABASE, with USER:PASSWORD@ before the host when needed; write special characters of the password as %XX escapes (@ as %40).';
+const URL_HINT =
+  'A database URL reads postgres://HOST:PORT/DATABASE, with USER:PASSWORD@ before the host when needed; write special characters of the password as %XX escapes (@ as %40).';
 
 function checkDatabaseUrl(value: string): string {
   let url: URL;
@@ -31,7 +32,10 @@ function checkDatabaseUrl(value: string): string {
     try {
       decodeURIComponent(part);
     } catch {
-      throw new InputError(`The database URL ${redactUrl(value)} holds a % that does not start a %XX escape.`, URL_HINT);
+      throw new InputError(
+        `The database URL ${redactUrl(value)} holds a % that does not start a %XX escape.`,
+        URL_HINT,
+      );
     }
   }
   return value;
@@ -56,7 +60,10 @@ export function chooseStoreTimeouts(env: NodeJS.ProcessEnv): StoreTimeouts {
     const value = env[name] === undefined || env[name] === '' ? NaN : Number(env[name]);
     return Number.isFinite(value) && value >= 0 ? Math.round(value * 1000) : undefined;
   };
-  return { busyTimeoutMs: seconds('LISTMINER_SQLITE_BUSY_TIMEOUT'), connectTimeoutMs: seconds('LISTMINER_PG_CONNECT_TIMEOUT') };
+  return {
+    busyTimeoutMs: seconds('LISTMINER_SQLITE_BUSY_TIMEOUT'),
+    connectTimeoutMs: seconds('LISTMINER_PG_CONNECT_TIMEOUT'),
+  };
 }
 
 /** The URL with any password replaced, safe to print or log. */

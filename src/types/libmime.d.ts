@@ -8,6 +8,11 @@ declare module 'libmime' {
   export function detectMimeType(extension: string): string;
   /** Undoes format=flowed (RFC 3676) on text held one character a byte; `delSp` for DelSp=yes. */
   export function decodeFlowed(text: string, delSp?: boolean): string;
-  const libmime: { decodeWords: typeof decodeWords; parseHeaderValue: typeof parseHeaderValue; detectMimeType: typeof detectMimeType; decodeFlowed: typeof decodeFlowed };
+  const libmime: {
+    decodeWords: typeof decodeWords;
+    parseHeaderValue: typeof parseHeaderValue;
+    detectMimeType: typeof detectMimeType;
+    decodeFlowed: typeof decodeFlowed;
+  };
   export default libmime;
 }

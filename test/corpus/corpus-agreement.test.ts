@@ -13,11 +13,21 @@ import { corpusMissing } from '../helpers/corpus.js';
  * it (test/fixtures/classify/corpus-labels.tsv). Agreement must stay at 98%
  * or more for each system's rules; docs/systems.md records the figures.
  */
-const FOLDERS = ['b4', 'grimoirelab-perceval', 'hyperkitty', 'incubator-ponymail-foal', 'james-project', 'notmuch', 'patchwork', 'public-inbox'];
+const FOLDERS = [
+  'b4',
+  'grimoirelab-perceval',
+  'hyperkitty',
+  'incubator-ponymail-foal',
+  'james-project',
+  'notmuch',
+  'patchwork',
+  'public-inbox',
+];
 
 /** The rules a researcher would read each archive with: its system's, or `generic` for local files of any list. */
 function systemOf(path: string): string {
-  if (path.startsWith('incubator-ponymail-foal/') || /^james-project\/.*\/mail[1-4]\.eml$/.test(path)) return 'apache_ponymail';
+  if (path.startsWith('incubator-ponymail-foal/') || /^james-project\/.*\/mail[1-4]\.eml$/.test(path))
+    return 'apache_ponymail';
   if (/^(?:public-inbox|b4|notmuch\/test\/corpora\/lkml)\//.test(path)) return 'public_inbox';
   return 'generic';
 }
@@ -44,7 +54,8 @@ const labels: Label[] = fixture('corpus-labels.tsv').map(([path, index, messageI
   note: note ?? '',
 }));
 const excluded = fixture('corpus-excluded.tsv').map(([path]) => path!);
-const isExcluded = (path: string) => excluded.some((entry) => (entry.endsWith('/') ? path.startsWith(entry) : path === entry));
+const isExcluded = (path: string) =>
+  excluded.some((entry) => (entry.endsWith('/') ? path.startsWith(entry) : path === entry));
 
 describe.skipIf(corpusMissing)('the bundled rules on the hand-labelled corpus', () => {
   const book = loadRuleBook(loadSystems());
@@ -55,7 +66,8 @@ describe.skipIf(corpusMissing)('the bundled rules on the hand-labelled corpus', 
     for (const folder of FOLDERS)
       for (const file of corpusMailFiles(folder)) {
         const count = corpusMessages(file).length;
-        for (let index = 0; index < count; index++) if (!labelled.has(`${file}#${index}`) && !isExcluded(file)) missing.push(`${file}#${index}`);
+        for (let index = 0; index < count; index++)
+          if (!labelled.has(`${file}#${index}`) && !isExcluded(file)) missing.push(`${file}#${index}`);
       }
     expect(missing).toEqual([]);
   });
@@ -73,11 +85,16 @@ describe.skipIf(corpusMissing)('the bundled rules on the hand-labelled corpus', 
       const tally = bySystem.get(system) ?? { total: 0, agreed: 0, misses: [] };
       tally.total++;
       if (verdict.classification.msgClass === label.expected) tally.agreed++;
-      else tally.misses.push(`${label.path}#${label.index}: rules say ${verdict.classification.msgClass} (${verdict.classification.source}), label ${label.expected}${label.note ? ` — ${label.note}` : ''}`);
+      else
+        tally.misses.push(
+          `${label.path}#${label.index}: rules say ${verdict.classification.msgClass} (${verdict.classification.source}), label ${label.expected}${label.note ? ` — ${label.note}` : ''}`,
+        );
       bySystem.set(system, tally);
     }
     for (const [system, { total, agreed, misses }] of [...bySystem].sort()) {
-      console.log(`${system}: ${agreed}/${total} agree (${((100 * agreed) / total).toFixed(1)}%)${misses.map((miss) => `\n  ${miss}`).join('')}`);
+      console.log(
+        `${system}: ${agreed}/${total} agree (${((100 * agreed) / total).toFixed(1)}%)${misses.map((miss) => `\n  ${miss}`).join('')}`,
+      );
     }
     expect([...bySystem.keys()].sort()).toEqual(['apache_ponymail', 'generic', 'public_inbox']);
     for (const [system, { total, agreed }] of bySystem) expect(agreed / total, system).toBeGreaterThanOrEqual(0.98);

@@ -7,11 +7,14 @@ import { expectDrainAccountsForEveryMessage } from '../helpers/drain-fixtures.js
 const read = (folder: string) => corpusFiles(folder).map((file) => readFileSync(corpusPath(file)));
 
 describeOnDialects('drain of the mail corpus on $dialect', (getStore) => {
-  it.skipIf(Boolean(corpusMissing))('accounts for every staged message per list, and a second drain changes nothing', async () => {
-    await expectDrainAccountsForEveryMessage(getStore(), {
-      withRepo: read('notmuch/test/corpora/default'),
-      kernel: read('notmuch/test/corpora/lkml'),
-      noRepo: read('notmuch/test/corpora/threading'),
-    });
-  });
+  it.skipIf(Boolean(corpusMissing))(
+    'accounts for every staged message per list, and a second drain changes nothing',
+    async () => {
+      await expectDrainAccountsForEveryMessage(getStore(), {
+        withRepo: read('notmuch/test/corpora/default'),
+        kernel: read('notmuch/test/corpora/lkml'),
+        noRepo: read('notmuch/test/corpora/threading'),
+      });
+    },
+  );
 });

@@ -19,14 +19,20 @@ import { serveArchives, stagedByMonth, total, type FetchJson, type Served } from
 const SNAPSHOTS = [
   { list: 'canorus-devel@lists.berlios.de', folder: 'berlios-canorus-devel-maillist', messages: 996 },
   { list: 'fetchmail-devel@lists.berlios.de', folder: 'berlios-fetchmail-devel-maillist', messages: 1655 },
-  { list: 'lightning-dev@lists.linuxfoundation.org', folder: 'lightning-dev-wget/lists.linuxfoundation.org/pipermail/lightning-dev', messages: 3988 },
+  {
+    list: 'lightning-dev@lists.linuxfoundation.org',
+    folder: 'lightning-dev-wget/lists.linuxfoundation.org/pipermail/lightning-dev',
+    messages: 3988,
+  },
 ];
 const distinctMessageIds = async (url: string, list: string) =>
   Number(
     (
-      await queryAt<{ n: number | string }>(url, 'SELECT COUNT(DISTINCT s.message_id) AS n FROM staged_messages s JOIN lists l ON l.id = s.list_id WHERE l.name = ?', [
-        list,
-      ])
+      await queryAt<{ n: number | string }>(
+        url,
+        'SELECT COUNT(DISTINCT s.message_id) AS n FROM staged_messages s JOIN lists l ON l.id = s.list_id WHERE l.name = ?',
+        [list],
+      )
     )[0]!.n,
   );
 
@@ -40,7 +46,10 @@ describeOnDialectDatabases(
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), 'listminer-pipermail-real-'));
       env = { LISTMINER_CACHE: join(dir, 'cache') };
-      served = await serveArchives(join(dir, 'served'), Object.fromEntries(SNAPSHOTS.map((s) => [s.list.split('@')[0]!, corpusPath(s.folder)])));
+      served = await serveArchives(
+        join(dir, 'served'),
+        Object.fromEntries(SNAPSHOTS.map((s) => [s.list.split('@')[0]!, corpusPath(s.folder)])),
+      );
     });
     afterAll(async () => {
       await served?.http11.close();
@@ -50,7 +59,9 @@ describeOnDialectDatabases(
 
     for (const snapshot of SNAPSHOTS) {
       it(`stores ${snapshot.messages} messages of ${snapshot.folder}, as many as its pages, over HTTP/1.1, HTTP/1.0 and read locally`, async () => {
-        const pages = new Map([...countMessagePages(corpusPath(snapshot.folder))].map(([volume, n]) => [monthOfVolume(volume), n]));
+        const pages = new Map(
+          [...countMessagePages(corpusPath(snapshot.folder))].map(([volume, n]) => [monthOfVolume(volume), n]),
+        );
         for (const [label, args, name] of [
           ['HTTP/1.1', ['--system', 'pipermail', snapshot.list, '--base-url', served.http11.url], snapshot.list],
           ['HTTP/1.0', ['--system', 'pipermail', snapshot.list, '--base-url', served.http10.url], snapshot.list],
@@ -59,18 +70,24 @@ describeOnDialectDatabases(
           const db = await databases.create();
           const added = await runCli(['lists', 'add', ...args, '--db', db.url], { env });
           expect(added.code, added.stderr).toBe(0);
-          const run = await runCliJson<FetchJson>(['fetch', '--list', name, '--full', '--db', db.url], { env, timeoutMs: 600_000 });
+          const run = await runCliJson<FetchJson>(['fetch', '--list', name, '--full', '--db', db.url], {
+            env,
+            timeoutMs: 600_000,
+          });
           expect(run.json.lists[0], `${label}: ${run.stderr}`).toMatchObject({ status: 'done' });
           const stored = await stagedByMonth(db.url, name);
           expect(await distinctMessageIds(db.url, name), label).toBe(snapshot.messages);
           expect(total(stored), label).toBe(snapshot.messages);
-          if (label !== 'local mbox') for (const [month, n] of pages) expect(stored.get(month) ?? 0, `${label} ${month}`).toBe(n);
+          if (label !== 'local mbox')
+            for (const [month, n] of pages) expect(stored.get(month) ?? 0, `${label} ${month}`).toBe(n);
         }
       }, 900_000);
     }
   },
   {
     skip: corpusMissing,
-    ...(LONG_MODE ? {} : { only: ['sqlite'] as const, onlyWhy: 'the full snapshots run on PostgreSQL too under LISTMINER_LONG=1' }),
+    ...(LONG_MODE
+      ? {}
+      : { only: ['sqlite'] as const, onlyWhy: 'the full snapshots run on PostgreSQL too under LISTMINER_LONG=1' }),
   },
 );

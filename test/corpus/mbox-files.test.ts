@@ -19,6 +19,11 @@ describe.skipIf(corpusMissing)('mbox source on corpus files', () => {
     ];
     files.forEach((file, i) => copyFileSync(corpusPath(file), join(dir, `${i}.mbox`)));
     const got = await collectAllMonths(createSource(), sourceContext('mbox', dir));
-    expect(got.map((item) => item.raw.toString('base64')).sort()).toEqual(files.flatMap((file) => messagesOf(corpusPath(file))).map((raw) => raw.toString('base64')).sort());
+    expect(got.map((item) => item.raw.toString('base64')).sort()).toEqual(
+      files
+        .flatMap((file) => messagesOf(corpusPath(file)))
+        .map((raw) => raw.toString('base64'))
+        .sort(),
+    );
   });
 });

@@ -8,9 +8,18 @@ import { corpusFiles, corpusMissing, corpusPath } from '../helpers/corpus.js';
  * by reading the file: the true number of messages and why.
  */
 const TRUE_COUNTS: Record<string, { messages: number; why: string }> = {
-  'notmuch/test/corpora/insert/mbox-attachment.eml': { messages: 1, why: 'line 28 is a git patch attached unquoted inside a MIME part' },
-  'patchwork/patchwork/tests/data/fuzz/codec-null.mbox': { messages: 1, why: '"From xl.org, netdev@…" is a body line with no date' },
-  'patchwork/patchwork/tests/data/fuzz/name-len.mbox': { messages: 1, why: '"From xl.org, netdev@…" is a body line with no date' },
+  'notmuch/test/corpora/insert/mbox-attachment.eml': {
+    messages: 1,
+    why: 'line 28 is a git patch attached unquoted inside a MIME part',
+  },
+  'patchwork/patchwork/tests/data/fuzz/codec-null.mbox': {
+    messages: 1,
+    why: '"From xl.org, netdev@…" is a body line with no date',
+  },
+  'patchwork/patchwork/tests/data/fuzz/name-len.mbox': {
+    messages: 1,
+    why: '"From xl.org, netdev@…" is a body line with no date',
+  },
 };
 
 /**
@@ -49,18 +58,23 @@ const files = corpusFiles()
 describe.skipIf(corpusMissing)('readMbox on the mail corpus', () => {
   it('finds the corpus mbox files', () => {
     expect(files.length).toBeGreaterThan(100);
-    expect(files.map((f) => f.path)).toContain('incubator-ponymail-foal/test/resources/users_ponymail_apache_org_2022-01.mbox');
+    expect(files.map((f) => f.path)).toContain(
+      'incubator-ponymail-foal/test/resources/users_ponymail_apache_org_2022-01.mbox',
+    );
   });
 
-  it.each(files.map((f) => [f.path, f.bytes] as const))('reads %s with the right message count', async (path, bytes) => {
-    const expected = TRUE_COUNTS[path]?.messages ?? countSeparatorLines(bytes);
-    let count = 0;
-    for await (const raw of readMbox(corpusPath(path))) {
-      expect(raw.length).toBeGreaterThan(0);
-      count++;
-    }
-    expect(count).toBe(expected);
-  });
+  it.each(files.map((f) => [f.path, f.bytes] as const))(
+    'reads %s with the right message count',
+    async (path, bytes) => {
+      const expected = TRUE_COUNTS[path]?.messages ?? countSeparatorLines(bytes);
+      let count = 0;
+      for await (const raw of readMbox(corpusPath(path))) {
+        expect(raw.length).toBeGreaterThan(0);
+        count++;
+      }
+      expect(count).toBe(expected);
+    },
+  );
 
   it('agrees with the manifest counts for the Pony Mail month downloads', async () => {
     const manifest: Record<string, number> = {

@@ -20,5 +20,4 @@ describe.skipIf(corpusMissing)('message identity on the mail corpus', () => {
     expect(files.reduce((n, file) => n + corpusMessages(file).length, 0)).toBeGreaterThan(500);
     expect(collidedBefore(files, corpusMessages)).toEqual(COLLIDED_BEFORE);
   });
-
 });

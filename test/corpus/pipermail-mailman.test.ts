@@ -14,9 +14,13 @@ describe.skipIf(corpusMissing)('pipermail source on the canorus-devel snapshot',
     const folder = corpusPath('berlios-canorus-devel-maillist');
     const server = await serveFolder(folder, '/pipermail/canorus-devel');
     try {
-      const source = createPipermailSource({ client: new HttpClient({ pacer: new Pacer({ clock: fakeClock() }), retries: 1 }) });
+      const source = createPipermailSource({
+        client: new HttpClient({ pacer: new Pacer({ clock: fakeClock() }), retries: 1 }),
+      });
       const context = sourceContext('pipermail', 'canorus-devel@lists.berlios.de', { baseUrl: server.url });
-      expect((await source.monthFingerprints!(context)).get('2014-01')).toBe("2014-January.txt.gz [ Gzip'd Text 709 bytes ]");
+      expect((await source.monthFingerprints!(context)).get('2014-01')).toBe(
+        "2014-January.txt.gz [ Gzip'd Text 709 bytes ]",
+      );
       const pages = readdirSync(join(folder, '2014-January')).filter((name) => /^\d{6}\.html$/.test(name)).length;
       expect(await collectMessages(source.fetchMonth(context, '2014-01'))).toHaveLength(pages);
     } finally {

@@ -19,6 +19,10 @@ describe.skipIf(corpusMissing)('pipermail source on the Perceval pipermail sampl
 
   it('splits each real month into its messages', () => {
     const count = (name: string) => splitMboxBuffer(data(name)).filter((raw) => raw.length > 0).length;
-    expect([count('pipermail_2015_november.mbox'), count('pipermail_2016_march.mbox'), count('pipermail_2016_april.mbox')]).toEqual([4, 1, 3]);
+    expect([
+      count('pipermail_2015_november.mbox'),
+      count('pipermail_2016_march.mbox'),
+      count('pipermail_2016_april.mbox'),
+    ]).toEqual([4, 1, 3]);
   });
 });

@@ -16,7 +16,8 @@ interface ReclassifyJson {
 }
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/classify/${name}`, import.meta.url));
-const messagesOf = (name: string) => splitMboxBuffer(readFileSync(fixture(`formats/${name}`))).map((raw) => ({ raw, ...identifyMessage(raw) }));
+const messagesOf = (name: string) =>
+  splitMboxBuffer(readFileSync(fixture(`formats/${name}`))).map((raw) => ({ raw, ...identifyMessage(raw) }));
 const OLD_RULES = fixture('systems-before-eras.yaml');
 
 /**
@@ -31,7 +32,13 @@ describeOnDialectDatabases('classify --reclassify after a rules upgrade on $dial
     const store = await openStore(db.url);
     try {
       // Ten GitHub mirror mails of every era on an Apache dev@ list, fifteen kernel mails in a local mbox.
-      const apache = (await store.lists.register({ system: 'apache_ponymail', name: 'dev@commons.apache.org', listAddress: 'dev@commons.apache.org' })).list.id;
+      const apache = (
+        await store.lists.register({
+          system: 'apache_ponymail',
+          name: 'dev@commons.apache.org',
+          listAddress: 'dev@commons.apache.org',
+        })
+      ).list.id;
       const kernel = (await store.lists.register({ system: 'mbox', name: 'lkml-export' })).list.id;
       await store.staging.stageBatch(apache, null, messagesOf('github-mirror-eras.mbox'));
       await store.staging.stageBatch(kernel, null, messagesOf('kernel.mbox'));

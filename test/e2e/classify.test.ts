@@ -13,7 +13,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('classify refuses a broken systems file', () => {
   it('exits 2 naming the file and the line of the bad rule', async () => {
     const bad = join(dir, 'bad.yaml');
-    const text = readFileSync(BUNDLED_SYSTEMS, 'utf8').replace('      - name: announce\n        class: announce\n', '      - name: announce\n        class: anounce\n');
+    const text = readFileSync(BUNDLED_SYSTEMS, 'utf8').replace(
+      '      - name: announce\n        class: announce\n',
+      '      - name: announce\n        class: anounce\n',
+    );
     writeFileSync(bad, text);
     const line = text.split('\n').findIndex((l) => l.includes('class: anounce')) + 1;
     const result = await runCli(['classify', '--systems', bad, '--db', join(dir, 'unused.db')]);
@@ -24,7 +27,10 @@ describe('classify refuses a broken systems file', () => {
 
   it('exits 2 for a regular expression that does not compile', async () => {
     const bad = join(dir, 'regex.yaml');
-    writeFileSync(bad, `systems:\n  mbox:\n    backend: mbox\n    rules:\n      - class: vote\n        subject: '[unclosed'\n`);
+    writeFileSync(
+      bad,
+      `systems:\n  mbox:\n    backend: mbox\n    rules:\n      - class: vote\n        subject: '[unclosed'\n`,
+    );
     const result = await runCli(['classify', '--systems', bad, '--db', join(dir, 'unused.db')]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(new RegExp(`${bad}:6 .*subject is not a valid regular expression`));
@@ -34,7 +40,12 @@ describe('classify refuses a broken systems file', () => {
 describeClassifyRuns(
   'classify on $dialect',
   {
-    apache: ['ponymail/users_ponymail_apache_org_2022-01.mbox', 'classify/formats/issue-trackers.mbox', 'classify/formats/commit-mail.mbox', 'project/kafka-dev.mbox'].map(fixtureMessages),
+    apache: [
+      'ponymail/users_ponymail_apache_org_2022-01.mbox',
+      'classify/formats/issue-trackers.mbox',
+      'classify/formats/commit-mail.mbox',
+      'project/kafka-dev.mbox',
+    ].map(fixtureMessages),
     kernel: ['kernel/series.mbox', 'kernel/revisions.mbox', 'classify/formats/kernel.mbox'].map(fixtureMessages),
   },
   { patches: 10, reviews: 3 },

@@ -32,8 +32,11 @@ const config = (handling: string) => {
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'listminer-derived-'));
   // The shipped rules without Jira's: its notifications are labelled discuss.
-  const systems = parse(readFileSync(SYSTEMS, 'utf8')) as { systems: Record<string, { rules?: Array<{ name?: string }> }> };
-  for (const system of Object.values(systems.systems)) if (system.rules) system.rules = system.rules.filter((rule) => !rule.name?.startsWith('jira'));
+  const systems = parse(readFileSync(SYSTEMS, 'utf8')) as {
+    systems: Record<string, { rules?: Array<{ name?: string }> }>;
+  };
+  for (const system of Object.values(systems.systems))
+    if (system.rules) system.rules = system.rules.filter((rule) => !rule.name?.startsWith('jira'));
   noJira = join(dir, 'no-jira.yaml');
   writeFileSync(noJira, stringify(systems));
 });
@@ -50,13 +53,17 @@ async function invariant(url: string, name: string): Promise<InvariantJson['inva
 }
 
 /** label_history's rows, and the stored messages whose provenance is not their staged row's (or is missing). */
-async function provenance(url: string): Promise<{ history: number; historyToIssueEvent: number; disagreeing: number; unproven: number }> {
+async function provenance(
+  url: string,
+): Promise<{ history: number; historyToIssueEvent: number; disagreeing: number; unproven: number }> {
   const store = await openStore(url);
   try {
     const count = async (sql: string) => Number((await store.db.get<{ n: number }>(sql))?.n ?? 0);
     return {
       history: await count('SELECT COUNT(*) AS n FROM label_history'),
-      historyToIssueEvent: await count("SELECT COUNT(*) AS n FROM label_history WHERE old_class = 'discuss' AND new_class = 'issue_event'"),
+      historyToIssueEvent: await count(
+        "SELECT COUNT(*) AS n FROM label_history WHERE old_class = 'discuss' AND new_class = 'issue_event'",
+      ),
       disagreeing: await count(
         `SELECT COUNT(*) AS n FROM email_messages e JOIN staged_messages s ON s.list_id = e.list_id AND s.message_key = e.message_key
          WHERE e.rules_hash IS DISTINCT FROM s.rules_hash OR e.listminer_version IS DISTINCT FROM s.listminer_version`,
@@ -75,7 +82,13 @@ async function expectRerunWritesNothing(url: string, configFile?: string): Promi
   const drain = await runCliJson<{ drained: number; lists: unknown[] }>(['drain', '--db', url, ...extra]);
   expect(drain.json).toMatchObject({ drained: 0, lists: [] });
   // project re-examines the threads of mirror mail that found nothing to link to (docs/project.md); it changes no row.
-  const project = await runCliJson<{ linked: number; created: number; inherited: number; mirror: number; none: number }>(['project', '--db', url, ...extra]);
+  const project = await runCliJson<{
+    linked: number;
+    created: number;
+    inherited: number;
+    mirror: number;
+    none: number;
+  }>(['project', '--db', url, ...extra]);
   expect(project.json).toMatchObject({ linked: 0, created: 0, inherited: 0, mirror: 0, none: 0 });
   expect(await digestWrittenTables(url)).toBe(before);
 }
@@ -96,103 +109,147 @@ describeOnDialectDatabases('derived data follows its inputs on $dialect', (datab
     await cli(['sync', ...ADD], rightFull.url, config('full'));
   }, LONG);
 
-  it('mail relabelled as Jira notifications is projected to its issues like mail labelled right the first time', async () => {
-    const db = await databases.create();
-    await cli(['sync', ...ADD, '--systems', noJira], db.url);
-    const before = await dumpDerivedTables(db.url);
-    expect(before.issues).toEqual([]);
-    // With nothing new, project examines only the threads whose mail waits for a GitHub import (docs/project.md).
-    const waiting = await runCliJson<{ examined: number }>(['project', '--db', db.url]);
-    const reclassify = await runCliJson<{ changes: Array<{ from: string; to: string; count: number }> }>(['classify', '--reclassify', '--db', db.url]);
-    expect(reclassify.json.changes).toEqual([{ from: 'discuss', to: 'issue_event', count: 164 }]);
-    // The relabelled mail waits for drain: pending, not mail drain went past.
-    expect(await invariant(db.url, 'no-stuck-mail')).toMatchObject({ ok: true });
-    await cli(['drain'], db.url);
-    // classify kept each replaced label once; drain brought the new labels' provenance to the research rows.
-    expect(await provenance(db.url)).toEqual({ history: 164, historyToIssueEvent: 164, disagreeing: 0, unproven: 0 });
-    const project = await runCliJson<{ examined: number; created: number; inherited: number; issuesCreated: number }>(['project', '--db', db.url]);
-    // Only the relabelled mail and its threads are examined again (besides those waiting for an import), not the whole list.
-    expect(project.json).toMatchObject({ examined: 164 + waiting.json.examined, created: 134, inherited: 30, issuesCreated: 30 });
-    const after = await dumpDerivedTables(db.url);
-    expect(after.issues.length).toBe(30);
-    expect(after).toEqual(await dumpDerivedTables(right.url));
-    expect(await invariant(db.url, 'derived-current')).toMatchObject({ ok: true, violations: 0 });
-    await expectRerunWritesNothing(db.url);
+  it(
+    'mail relabelled as Jira notifications is projected to its issues like mail labelled right the first time',
+    async () => {
+      const db = await databases.create();
+      await cli(['sync', ...ADD, '--systems', noJira], db.url);
+      const before = await dumpDerivedTables(db.url);
+      expect(before.issues).toEqual([]);
+      // With nothing new, project examines only the threads whose mail waits for a GitHub import (docs/project.md).
+      const waiting = await runCliJson<{ examined: number }>(['project', '--db', db.url]);
+      const reclassify = await runCliJson<{ changes: Array<{ from: string; to: string; count: number }> }>([
+        'classify',
+        '--reclassify',
+        '--db',
+        db.url,
+      ]);
+      expect(reclassify.json.changes).toEqual([{ from: 'discuss', to: 'issue_event', count: 164 }]);
+      // The relabelled mail waits for drain: pending, not mail drain went past.
+      expect(await invariant(db.url, 'no-stuck-mail')).toMatchObject({ ok: true });
+      await cli(['drain'], db.url);
+      // classify kept each replaced label once; drain brought the new labels' provenance to the research rows.
+      expect(await provenance(db.url)).toEqual({ history: 164, historyToIssueEvent: 164, disagreeing: 0, unproven: 0 });
+      const project = await runCliJson<{ examined: number; created: number; inherited: number; issuesCreated: number }>(
+        ['project', '--db', db.url],
+      );
+      // Only the relabelled mail and its threads are examined again (besides those waiting for an import), not the whole list.
+      expect(project.json).toMatchObject({
+        examined: 164 + waiting.json.examined,
+        created: 134,
+        inherited: 30,
+        issuesCreated: 30,
+      });
+      const after = await dumpDerivedTables(db.url);
+      expect(after.issues.length).toBe(30);
+      expect(after).toEqual(await dumpDerivedTables(right.url));
+      expect(await invariant(db.url, 'derived-current')).toMatchObject({ ok: true, violations: 0 });
+      await expectRerunWritesNothing(db.url);
 
-    // And back: the rules without Jira's undo it all, synthetic issues included.
-    await cli(['classify', '--reclassify', '--systems', noJira], db.url);
-    await cli(['drain'], db.url);
-    await cli(['project'], db.url);
-    expect(await dumpDerivedTables(db.url)).toEqual(before);
-    await expectRerunWritesNothing(db.url);
-  }, LONG);
+      // And back: the rules without Jira's undo it all, synthetic issues included.
+      await cli(['classify', '--reclassify', '--systems', noJira], db.url);
+      await cli(['drain'], db.url);
+      await cli(['project'], db.url);
+      expect(await dumpDerivedTables(db.url)).toEqual(before);
+      await expectRerunWritesNothing(db.url);
+    },
+    LONG,
+  );
 
-  it('a switch of mirror handling brings the bodies of mirror mail back from the raw bytes, and takes them out again', async () => {
-    const db = await databases.create();
-    await cli(['sync', ...ADD], db.url);
-    const metadataOnly = await dumpDerivedTables(db.url);
-    expect(metadataOnly.messages.filter((m) => / \| github_mirror \| .* \| 0 \| {2}\| /.test(m)).length).toBe(46);
-    const full = config('full');
-    await cli(['drain'], db.url, full);
-    await cli(['project'], db.url, full);
-    expect(await dumpDerivedTables(db.url)).toEqual(await dumpDerivedTables(rightFull.url));
-    await expectRerunWritesNothing(db.url, full);
+  it(
+    'a switch of mirror handling brings the bodies of mirror mail back from the raw bytes, and takes them out again',
+    async () => {
+      const db = await databases.create();
+      await cli(['sync', ...ADD], db.url);
+      const metadataOnly = await dumpDerivedTables(db.url);
+      expect(metadataOnly.messages.filter((m) => / \| github_mirror \| .* \| 0 \| {2}\| /.test(m)).length).toBe(46);
+      const full = config('full');
+      await cli(['drain'], db.url, full);
+      await cli(['project'], db.url, full);
+      expect(await dumpDerivedTables(db.url)).toEqual(await dumpDerivedTables(rightFull.url));
+      await expectRerunWritesNothing(db.url, full);
 
-    const back = config('metadata_only');
-    await cli(['drain'], db.url, back);
-    await cli(['project'], db.url, back);
-    expect(await dumpDerivedTables(db.url)).toEqual(await dumpDerivedTables(right.url));
-    expect(await invariant(db.url, 'derived-current')).toMatchObject({ ok: true });
-    await expectRerunWritesNothing(db.url, back);
-  }, LONG);
+      const back = config('metadata_only');
+      await cli(['drain'], db.url, back);
+      await cli(['project'], db.url, back);
+      expect(await dumpDerivedTables(db.url)).toEqual(await dumpDerivedTables(right.url));
+      expect(await invariant(db.url, 'derived-current')).toMatchObject({ ok: true });
+      await expectRerunWritesNothing(db.url, back);
+    },
+    LONG,
+  );
 
-  it('verify fails on derived rows that disagree with their inputs', async () => {
-    const db = await databases.create();
-    await cli(['sync', ...ADD], db.url);
-    expect(await invariant(db.url, 'derived-current')).toMatchObject({ ok: true, violations: 0 });
-    const store = await openStore(db.url);
-    try {
-      const created = await store.db.get<{ id: number; message_key: string }>("SELECT id, message_key FROM email_messages WHERE projected_kind = 'created' ORDER BY message_key LIMIT 1");
-      const inherited = await store.db.get<{ id: number; message_key: string }>("SELECT id, message_key FROM email_messages WHERE projected_kind = 'inherited' ORDER BY message_key LIMIT 1");
-      const discuss = await store.db.get<{ id: number; message_key: string }>("SELECT id, message_key FROM email_messages WHERE msg_class = 'discuss' ORDER BY message_key LIMIT 1");
-      // A stale projection, a link gone, a body missing on mail that always keeps one, a synthetic issue with no mail.
-      await store.db.run("UPDATE email_messages SET projected_kind = 'none' WHERE id = ?", [created!.id]);
-      await store.db.run('DELETE FROM issue_email_messages WHERE email_message_id = ?', [inherited!.id]);
-      await store.db.run('UPDATE email_messages SET body_stored = ? WHERE id = ?', [false, discuss!.id]);
-      const repoId = (await store.repos.byUrl(REPO))!.id;
-      await store.db.run('INSERT INTO issues (id, repo_id, external_key, state, is_synthetic, comment_count) VALUES (?, ?, ?, ?, ?, ?)', [-7, repoId, 'QUARRY-9999', 'open', true, 0]);
-      const result = await invariant(db.url, 'derived-current');
-      expect(result.ok).toBe(false);
-      const text = result.details.join('\n');
-      expect(text).toContain(`${created!.message_key}: tracker mail projected without its issue`);
-      expect(text).toContain(`${inherited!.message_key}: links disagree`);
-      expect(text).toContain(`${discuss!.message_key}: body kept or missing`);
-      expect(text).toContain('synthetic issue QUARRY-9999 (id -7): no mail');
-      const verify = await runCli(['verify', '--strict', '--db', db.url]);
-      expect(verify.code).not.toBe(0);
-    } finally {
-      await store.close();
-    }
-  }, LONG);
+  it(
+    'verify fails on derived rows that disagree with their inputs',
+    async () => {
+      const db = await databases.create();
+      await cli(['sync', ...ADD], db.url);
+      expect(await invariant(db.url, 'derived-current')).toMatchObject({ ok: true, violations: 0 });
+      const store = await openStore(db.url);
+      try {
+        const created = await store.db.get<{ id: number; message_key: string }>(
+          "SELECT id, message_key FROM email_messages WHERE projected_kind = 'created' ORDER BY message_key LIMIT 1",
+        );
+        const inherited = await store.db.get<{ id: number; message_key: string }>(
+          "SELECT id, message_key FROM email_messages WHERE projected_kind = 'inherited' ORDER BY message_key LIMIT 1",
+        );
+        const discuss = await store.db.get<{ id: number; message_key: string }>(
+          "SELECT id, message_key FROM email_messages WHERE msg_class = 'discuss' ORDER BY message_key LIMIT 1",
+        );
+        // A stale projection, a link gone, a body missing on mail that always keeps one, a synthetic issue with no mail.
+        await store.db.run("UPDATE email_messages SET projected_kind = 'none' WHERE id = ?", [created!.id]);
+        await store.db.run('DELETE FROM issue_email_messages WHERE email_message_id = ?', [inherited!.id]);
+        await store.db.run('UPDATE email_messages SET body_stored = ? WHERE id = ?', [false, discuss!.id]);
+        const repoId = (await store.repos.byUrl(REPO))!.id;
+        await store.db.run(
+          'INSERT INTO issues (id, repo_id, external_key, state, is_synthetic, comment_count) VALUES (?, ?, ?, ?, ?, ?)',
+          [-7, repoId, 'QUARRY-9999', 'open', true, 0],
+        );
+        const result = await invariant(db.url, 'derived-current');
+        expect(result.ok).toBe(false);
+        const text = result.details.join('\n');
+        expect(text).toContain(`${created!.message_key}: tracker mail projected without its issue`);
+        expect(text).toContain(`${inherited!.message_key}: links disagree`);
+        expect(text).toContain(`${discuss!.message_key}: body kept or missing`);
+        expect(text).toContain('synthetic issue QUARRY-9999 (id -7): no mail');
+        const verify = await runCli(['verify', '--strict', '--db', db.url]);
+        expect(verify.code).not.toBe(0);
+      } finally {
+        await store.close();
+      }
+    },
+    LONG,
+  );
 
-  it('lists rm --force takes the synthetic issues only its mail held, and leaves imported ones', async () => {
-    const db = await databases.create();
-    await cli(['sync', ...ADD], db.url);
-    const store = await openStore(db.url);
-    try {
-      const repoId = (await store.repos.byUrl(REPO))!.id;
-      await store.db.run('INSERT INTO issues (id, repo_id, number, title, state, is_synthetic, comment_count) VALUES (?, ?, ?, ?, ?, ?, ?)', [501, repoId, 5, 'imported', 'open', false, 0]);
-      expect(Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM issues WHERE is_synthetic = ?', [true]))!.n)).toBe(30);
-    } finally {
-      await store.close();
-    }
-    await cli(['lists', 'rm', QUARRY, '--force'], db.url);
-    const after = await openStore(db.url);
-    try {
-      const issues = await after.db.all<{ id: number }>('SELECT id FROM issues');
-      expect(issues.map((i) => Number(i.id))).toEqual([501]);
-    } finally {
-      await after.close();
-    }
-  }, LONG);
+  it(
+    'lists rm --force takes the synthetic issues only its mail held, and leaves imported ones',
+    async () => {
+      const db = await databases.create();
+      await cli(['sync', ...ADD], db.url);
+      const store = await openStore(db.url);
+      try {
+        const repoId = (await store.repos.byUrl(REPO))!.id;
+        await store.db.run(
+          'INSERT INTO issues (id, repo_id, number, title, state, is_synthetic, comment_count) VALUES (?, ?, ?, ?, ?, ?, ?)',
+          [501, repoId, 5, 'imported', 'open', false, 0],
+        );
+        expect(
+          Number(
+            (await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM issues WHERE is_synthetic = ?', [true]))!.n,
+          ),
+        ).toBe(30);
+      } finally {
+        await store.close();
+      }
+      await cli(['lists', 'rm', QUARRY, '--force'], db.url);
+      const after = await openStore(db.url);
+      try {
+        const issues = await after.db.all<{ id: number }>('SELECT id FROM issues');
+        expect(issues.map((i) => Number(i.id))).toEqual([501]);
+      } finally {
+        await after.close();
+      }
+    },
+    LONG,
+  );
 });

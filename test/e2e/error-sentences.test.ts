@@ -44,11 +44,23 @@ describe('errors of the user and of the machine are one sentence with the right 
   });
 
   it('export --out and the cache folder under /proc are refused at once: exit 2', async () => {
-    expectSentence(await cli(['export', '--out', '/proc/self/listminer-out']), 2, /--out \/proc\/self\/listminer-out is under \/proc, a kernel filesystem/);
-    expectSentence(await cli(['fetch', '--full'], { LISTMINER_CACHE: '/proc/listminer-cache' }), 2, /The cache folder \/proc\/listminer-cache is under \/proc/);
+    expectSentence(
+      await cli(['export', '--out', '/proc/self/listminer-out']),
+      2,
+      /--out \/proc\/self\/listminer-out is under \/proc, a kernel filesystem/,
+    );
+    expectSentence(
+      await cli(['fetch', '--full'], { LISTMINER_CACHE: '/proc/listminer-cache' }),
+      2,
+      /The cache folder \/proc\/listminer-cache is under \/proc/,
+    );
     const config = join(dir, 'proc-cache.yaml');
     writeFileSync(config, 'cache_dir: /sys/listminer\n');
-    expectSentence(await cli(['fetch', '--full', '--config', config]), 2, /The cache folder \/sys\/listminer is under \/sys/);
+    expectSentence(
+      await cli(['fetch', '--full', '--config', config]),
+      2,
+      /The cache folder \/sys\/listminer is under \/sys/,
+    );
   });
 
   it('a folder given as --config: exit 2', async () => {
@@ -58,7 +70,15 @@ describe('errors of the user and of the machine are one sentence with the right 
   it('a YAML alias bomb as --config: exit 2, naming the file', async () => {
     const bomb = join(dir, 'bomb.yaml');
     const lines = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
-    for (const [name, prev] of [['b', 'a'], ['c', 'b'], ['d', 'c'], ['e', 'd'], ['f', 'e'], ['g', 'f']]) lines.push(`${name}: &${name} [${new Array(9).fill(`*${prev}`).join(',')}]`);
+    for (const [name, prev] of [
+      ['b', 'a'],
+      ['c', 'b'],
+      ['d', 'c'],
+      ['e', 'd'],
+      ['f', 'e'],
+      ['g', 'f'],
+    ])
+      lines.push(`${name}: &${name} [${new Array(9).fill(`*${prev}`).join(',')}]`);
     writeFileSync(bomb, `${lines.join('\n')}\n`);
     expectSentence(await cli(['stats', '--config', bomb]), 2, /bomb\.yaml.*aliases/);
   });

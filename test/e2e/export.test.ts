@@ -89,7 +89,8 @@ function parseCsv(text: string): Array<Array<string | null>> {
       records.push(record);
       record = [];
       i += 2;
-    } else if (i < text.length) throw new Error(`unexpected character at ${i}: ${JSON.stringify(text.slice(i, i + 10))}`);
+    } else if (i < text.length)
+      throw new Error(`unexpected character at ${i}: ${JSON.stringify(text.slice(i, i + 10))}`);
   }
   if (record.length > 0) throw new Error('the last record does not end with CRLF');
   return records;
@@ -104,7 +105,12 @@ async function readRows(dir: string, file: string, format: Format): Promise<Row[
   }
   if (format === 'jsonl') {
     const text = await readFile(path, 'utf8');
-    return text === '' ? [] : text.split('\n').slice(0, -1).map((line) => JSON.parse(line) as Row);
+    return text === ''
+      ? []
+      : text
+          .split('\n')
+          .slice(0, -1)
+          .map((line) => JSON.parse(line) as Row);
   }
   return readParquet(path);
 }
@@ -121,8 +127,13 @@ async function readParquet(path: string): Promise<Row[]> {
 }
 
 async function parquetTypes(path: string): Promise<Array<{ name: string; type: string }>> {
-  const reader = await (await duckdb()).runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${path.replaceAll("'", "''")}')`);
-  return (reader.getRowObjectsJS() as Array<{ column_name: string; column_type: string }>).map((c) => ({ name: c.column_name, type: c.column_type }));
+  const reader = await (
+    await duckdb()
+  ).runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${path.replaceAll("'", "''")}')`);
+  return (reader.getRowObjectsJS() as Array<{ column_name: string; column_type: string }>).map((c) => ({
+    name: c.column_name,
+    type: c.column_type,
+  }));
 }
 
 const DUCKDB_TYPE_NAMES: Record<string, string> = { TIMESTAMPTZ: 'TIMESTAMP WITH TIME ZONE' };
@@ -132,7 +143,16 @@ describeOnDialectDatabases('export on $dialect', (databases) => {
   let out: string;
   const cli = (args: string[]) => runCli([...args, '--db', db.url]);
   const exportTo = async (dir: string, format: Format, extra: string[] = []) => {
-    const result = await runCliJson<ExportResult>(['export', '--db', db.url, '--format', format, '--out', dir, ...extra]);
+    const result = await runCliJson<ExportResult>([
+      'export',
+      '--db',
+      db.url,
+      '--format',
+      format,
+      '--out',
+      dir,
+      ...extra,
+    ]);
     expect(result.code, result.stderr).toBe(0);
     return result.json;
   };
@@ -144,15 +164,46 @@ describeOnDialectDatabases('export on $dialect', (databases) => {
       await store.close();
     }
   }
-  const count = async (text: string, params: unknown[] = []) => Number((await query<{ n: unknown }>(text, params))[0]!.n);
+  const count = async (text: string, params: unknown[] = []) =>
+    Number((await query<{ n: unknown }>(text, params))[0]!.n);
 
   beforeAll(async () => {
     db = await databases.create();
     out = await mkdtemp(join(tmpdir(), 'listminer-export-'));
     const stages = [
-      ['lists', 'add', '--system', 'mbox', '--rules', 'apache_ponymail', QUARRY, '--repo', 'https://github.com/apache/quarry'],
-      ['lists', 'add', '--system', 'mbox', '--rules', 'public_inbox', KERNEL, '--repo', 'https://github.com/torvalds/linux'],
-      ['lists', 'add', '--system', 'mbox', '--rules', 'apache_ponymail', TRICKY, '--repo', 'https://github.com/apache/quarry'],
+      [
+        'lists',
+        'add',
+        '--system',
+        'mbox',
+        '--rules',
+        'apache_ponymail',
+        QUARRY,
+        '--repo',
+        'https://github.com/apache/quarry',
+      ],
+      [
+        'lists',
+        'add',
+        '--system',
+        'mbox',
+        '--rules',
+        'public_inbox',
+        KERNEL,
+        '--repo',
+        'https://github.com/torvalds/linux',
+      ],
+      [
+        'lists',
+        'add',
+        '--system',
+        'mbox',
+        '--rules',
+        'apache_ponymail',
+        TRICKY,
+        '--repo',
+        'https://github.com/apache/quarry',
+      ],
       ['fetch', '--full', '--now'],
       ['classify'],
       ['drain'],
@@ -183,7 +234,9 @@ describeOnDialectDatabases('export on $dialect', (databases) => {
       pull_requests: await count('SELECT COUNT(*) AS n FROM pull_requests'),
       pr_equivalents: await count('SELECT COUNT(*) AS n FROM pr_equivalents'),
       people: await count('SELECT COUNT(DISTINCT sender_id) AS n FROM email_messages'),
-      identities: await count('SELECT COUNT(*) AS n FROM identities WHERE person_id IN (SELECT sender_id FROM email_messages)'),
+      identities: await count(
+        'SELECT COUNT(*) AS n FROM identities WHERE person_id IN (SELECT sender_id FROM email_messages)',
+      ),
     };
   }
 
@@ -200,7 +253,9 @@ describeOnDialectDatabases('export on $dialect', (databases) => {
       expect(manifest.listminer.version).toMatch(/^\d+\.\d+\.\d+/);
       expect(manifest.filters).toEqual({ lists: null, since: null, until: null, withBodies: true, perList: false });
       expect(manifest.files.map((f) => f.file).sort()).toEqual(TABLE_NAMES.map((t) => `${t}.${format}`).sort());
-      expect((await readdir(dir)).sort()).toEqual([...TABLE_NAMES.map((t) => `${t}.${format}`), 'manifest.json'].sort());
+      expect((await readdir(dir)).sort()).toEqual(
+        [...TABLE_NAMES.map((t) => `${t}.${format}`), 'manifest.json'].sort(),
+      );
       for (const file of manifest.files) {
         const rows = await readRows(dir, file.file, format);
         expect(rows.length, `${format} ${file.table}`).toBe(expected[file.table]);
@@ -215,7 +270,9 @@ describeOnDialectDatabases('export on $dialect', (databases) => {
     const dir = join(out, 'first', 'parquet');
     const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as ExportManifest;
     for (const file of manifest.files) {
-      expect(await parquetTypes(join(dir, file.file))).toEqual(file.columns.map((c) => ({ name: c.name, type: DUCKDB_TYPE_NAMES[c.type] ?? c.type })));
+      expect(await parquetTypes(join(dir, file.file))).toEqual(
+        file.columns.map((c) => ({ name: c.name, type: DUCKDB_TYPE_NAMES[c.type] ?? c.type })),
+      );
     }
     const mail = await readParquet(join(dir, 'email_messages.parquet'));
     const ids = mail.map((row) => Number(row.id));
@@ -251,7 +308,14 @@ describeOnDialectDatabases('export on $dialect', (databases) => {
     const reviewed = rows.find((row) => Array.isArray(row.trailers) && (row.trailers as unknown[]).length > 0);
     expect(reviewed, 'a message with trailers').toBeDefined();
     expect((reviewed!.trailers as Array<Record<string, unknown>>)[0]).toHaveProperty('kind');
-    expect(rows.every((row) => typeof row.captures !== 'string' && typeof row.trailers !== 'string' && typeof row.references_ids !== 'string')).toBe(true);
+    expect(
+      rows.every(
+        (row) =>
+          typeof row.captures !== 'string' &&
+          typeof row.trailers !== 'string' &&
+          typeof row.references_ids !== 'string',
+      ),
+    ).toBe(true);
   });
 
   it('an export run twice writes identical CSV and JSON Lines files, and Parquet files with the same rows', async () => {
@@ -259,9 +323,16 @@ describeOnDialectDatabases('export on $dialect', (databases) => {
       for (const table of TABLE_NAMES) {
         const file = `${table}.${format}`;
         if (format === 'parquet') {
-          expect(await readParquet(join(out, 'second', format, file)), file).toEqual(await readParquet(join(out, 'first', format, file)));
+          expect(await readParquet(join(out, 'second', format, file)), file).toEqual(
+            await readParquet(join(out, 'first', format, file)),
+          );
         } else {
-          expect((await readFile(join(out, 'second', format, file))).equals(await readFile(join(out, 'first', format, file))), file).toBe(true);
+          expect(
+            (await readFile(join(out, 'second', format, file))).equals(
+              await readFile(join(out, 'first', format, file)),
+            ),
+            file,
+          ).toBe(true);
         }
       }
     }
@@ -274,7 +345,10 @@ describeOnDialectDatabases('export on $dialect', (databases) => {
     expect(result.files).toHaveLength(TABLE_NAMES.length * lists.length);
     const mailFiles = result.files.filter((f) => f.table === 'email_messages');
     expect(mailFiles.map((f) => f.list?.name).sort()).toEqual(lists.map((l) => l.name).sort());
-    const inWindow = await count("SELECT COUNT(*) AS n FROM email_messages WHERE sent_at >= ? AND sent_at < ?", ['2024-03-01T00:00:00.000Z', '2024-05-01T00:00:00.000Z']);
+    const inWindow = await count('SELECT COUNT(*) AS n FROM email_messages WHERE sent_at >= ? AND sent_at < ?', [
+      '2024-03-01T00:00:00.000Z',
+      '2024-05-01T00:00:00.000Z',
+    ]);
     expect(inWindow).toBeGreaterThan(0);
     expect(mailFiles.reduce((sum, f) => sum + f.rows, 0)).toBe(inWindow);
     const trickyFile = mailFiles.find((f) => f.list?.name === TRICKY)!;
@@ -290,8 +364,12 @@ describeOnDialectDatabases('export on $dialect', (databases) => {
     try {
       await symlink(join(out, 'first', 'parquet'), join(dir, 'export'));
       // The example's nullable integers stay integers: Int64, not float64.
-      const check = '\nassert str(mail["repo_id"].dtype) == "Int64" and str(mail["patch_version"].dtype) == "Int64", mail.dtypes\n';
-      const run = spawnSync(pandas.python!, ['-c', readmeExample('pandas (2.0 or later', 'python') + check], { cwd: dir, encoding: 'utf8' });
+      const check =
+        '\nassert str(mail["repo_id"].dtype) == "Int64" and str(mail["patch_version"].dtype) == "Int64", mail.dtypes\n';
+      const run = spawnSync(pandas.python!, ['-c', readmeExample('pandas (2.0 or later', 'python') + check], {
+        cwd: dir,
+        encoding: 'utf8',
+      });
       expect(run.status, run.stderr).toBe(0);
       expect(run.stdout).toMatch(/message_count +participants +root_subject/);
     } finally {
@@ -329,12 +407,17 @@ describeOnDialectDatabases('export on $dialect', (databases) => {
 
   it('writes the same files, columns, types and row counts from SQLite and PostgreSQL', async () => {
     const manifests = new Map<Format, ExportManifest>();
-    for (const format of FORMATS) manifests.set(format, JSON.parse(await readFile(join(out, 'first', format, 'manifest.json'), 'utf8')) as ExportManifest);
+    for (const format of FORMATS)
+      manifests.set(
+        format,
+        JSON.parse(await readFile(join(out, 'first', format, 'manifest.json'), 'utf8')) as ExportManifest,
+      );
     manifestsByDialect.set(databases.dialect, manifests);
     const sqlite = manifestsByDialect.get('sqlite');
     if (databases.dialect === 'sqlite' || !sqlite) return;
     for (const format of FORMATS) {
-      const shape = (m: ExportManifest) => m.files.map((f) => ({ file: f.file, table: f.table, rows: f.rows, columns: f.columns }));
+      const shape = (m: ExportManifest) =>
+        m.files.map((f) => ({ file: f.file, table: f.table, rows: f.rows, columns: f.columns }));
       expect(shape(manifests.get(format)!)).toEqual(shape(sqlite.get(format)!));
     }
   });

@@ -13,7 +13,13 @@ import { volumeOfMonth } from '../helpers/mailman2-archive.js';
 import { stagedDigests } from '../helpers/store-digest.js';
 
 interface FetchJson {
-  lists: Array<{ list: string; status: string; monthsFetched: number; gaps?: string[]; error?: { kind: string; message: string } }>;
+  lists: Array<{
+    list: string;
+    status: string;
+    monthsFetched: number;
+    gaps?: string[];
+    error?: { kind: string; message: string };
+  }>;
 }
 interface Gap {
   month: string;
@@ -56,10 +62,24 @@ describeOnDialectDatabases('a month whose gzip is always cut short on $dialect',
   const gzips = new Map(MONTHS.map((month) => [fileOf(month), gzipSync(monthMbox(month))]));
 
   const addList = async (url: string) => {
-    const add = await runCli(['lists', 'add', '--system', 'pipermail', 'dev@example.org', '--base-url', `${server.url}/pipermail/dev`, '--db', url], { env });
+    const add = await runCli(
+      [
+        'lists',
+        'add',
+        '--system',
+        'pipermail',
+        'dev@example.org',
+        '--base-url',
+        `${server.url}/pipermail/dev`,
+        '--db',
+        url,
+      ],
+      { env },
+    );
     expect(add.code, add.stderr).toBe(0);
   };
-  const fetch = (...args: string[]) => runCliJson<FetchJson>(['fetch', '--months', String(MONTHS.length), ...args, '--db', db.url], { env });
+  const fetch = (...args: string[]) =>
+    runCliJson<FetchJson>(['fetch', '--months', String(MONTHS.length), ...args, '--db', db.url], { env });
   const listed = async () => (await runCliJson<ListsJson>(['lists', 'ls', '--db', db.url], { env })).json.lists[0]!;
 
   beforeAll(async () => {
@@ -67,7 +87,12 @@ describeOnDialectDatabases('a month whose gzip is always cut short on $dialect',
     env = { LISTMINER_CACHE: join(dir, 'cache') };
     server = await startArchiveServer((url, response) => {
       if (url.pathname === '/pipermail/dev/') {
-        return send(response, 200, `<html><body>${MONTHS.map((m) => `<a href="${fileOf(m)}">${m}</a>`).join('\n')}</body></html>`, { 'content-type': 'text/html' });
+        return send(
+          response,
+          200,
+          `<html><body>${MONTHS.map((m) => `<a href="${fileOf(m)}">${m}</a>`).join('\n')}</body></html>`,
+          { 'content-type': 'text/html' },
+        );
       }
       const name = url.pathname.split('/').pop()!;
       const gzip = gzips.get(name);
@@ -96,7 +121,11 @@ describeOnDialectDatabases('a month whose gzip is always cut short on $dialect',
     for (const run of [1, 2]) {
       const failed = await fetch('--now');
       expect(failed.code, failed.stderr).toBe(4);
-      expect(failed.json.lists[0]).toMatchObject({ status: 'failed', monthsFetched: run === 1 ? 1 : 0, error: { kind: 'transient' } });
+      expect(failed.json.lists[0]).toMatchObject({
+        status: 'failed',
+        monthsFetched: run === 1 ? 1 : 0,
+        error: { kind: 'transient' },
+      });
       expect(await listed()).toMatchObject({ lastMonth: MONTHS[0], failedAttempts: run, gaps: [] });
     }
     // The intact messages before the cut are staged, each whole and once.
@@ -113,7 +142,15 @@ describeOnDialectDatabases('a month whose gzip is always cut short on $dialect',
     expect(third.json.lists[0]).toMatchObject({ status: 'done', gaps: [BROKEN] });
     const list = await listed();
     expect(list).toMatchObject({ lastMonth: NOW_MONTH, scanComplete: false, failedAttempts: 0 });
-    expect(list.gaps).toEqual([{ month: BROKEN, failures: 3, lastError: expect.stringContaining(fileOf(BROKEN)), lastFailedAt: expect.any(String), gapSince: expect.any(String) }]);
+    expect(list.gaps).toEqual([
+      {
+        month: BROKEN,
+        failures: 3,
+        lastError: expect.stringContaining(fileOf(BROKEN)),
+        lastFailedAt: expect.any(String),
+        gapSince: expect.any(String),
+      },
+    ]);
     const staged = await stagedDigests(db.url);
     for (const month of MONTHS.filter((m) => m !== BROKEN)) {
       for (let i = 0; i < PER_MONTH; i++) expect(staged.has(`${month}-${i}@example.org`), `${month}-${i}`).toBe(true);
@@ -126,8 +163,14 @@ describeOnDialectDatabases('a month whose gzip is always cut short on $dialect',
     expect(stats.json.gaps).toMatchObject([{ list: 'dev@example.org', month: BROKEN, failures: 3 }]);
     const human = await runCli(['stats', '--db', db.url], { env });
     expect(human.stdout).toContain(BROKEN);
-    const verify = await runCliJson<{ invariants: Array<{ name: string; ok: boolean; details: string[] }>; failing: string[] }>(['verify', '--db', db.url], { env });
-    expect(verify.json.invariants.find((i) => i.name === 'no-fetch-gaps')).toMatchObject({ ok: false, details: [expect.stringContaining(BROKEN)] });
+    const verify = await runCliJson<{
+      invariants: Array<{ name: string; ok: boolean; details: string[] }>;
+      failing: string[];
+    }>(['verify', '--db', db.url], { env });
+    expect(verify.json.invariants.find((i) => i.name === 'no-fetch-gaps')).toMatchObject({
+      ok: false,
+      details: [expect.stringContaining(BROKEN)],
+    });
     expect(verify.json.failing).toContain('no-fetch-gaps');
     const strict = await runCli(['verify', '--strict', '--db', db.url], { env });
     expect(strict.code, strict.stderr).toBe(3);
@@ -148,7 +191,9 @@ describeOnDialectDatabases('a month whose gzip is always cut short on $dialect',
     expect(mended.json.lists[0]!.gaps ?? []).toEqual([]);
     expect(await listed()).toMatchObject({ gaps: [], scanComplete: true, lastMonth: NOW_MONTH });
     expect(await stagedDigests(db.url)).toEqual(clean);
-    const verify = await runCliJson<{ invariants: Array<{ name: string; ok: boolean }> }>(['verify', '--db', db.url], { env });
+    const verify = await runCliJson<{ invariants: Array<{ name: string; ok: boolean }> }>(['verify', '--db', db.url], {
+      env,
+    });
     expect(verify.json.invariants.find((i) => i.name === 'no-fetch-gaps')).toMatchObject({ ok: true });
   });
 });

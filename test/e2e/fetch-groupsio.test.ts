@@ -22,7 +22,8 @@ interface FetchJson {
 
 const TOKEN = 'gio-key-5f2c9e';
 const NOW = monthOf(new Date());
-const at = (monthsBack: number, day: number) => new Date(`${addMonths(NOW, -monthsBack)}-${String(day).padStart(2, '0')}T10:00:00Z`);
+const at = (monthsBack: number, day: number) =>
+  new Date(`${addMonths(NOW, -monthsBack)}-${String(day).padStart(2, '0')}T10:00:00Z`);
 
 describeOnDialectDatabases('fetch of groups.io groups through its API on $dialect', (databases) => {
   let dir: string;
@@ -33,23 +34,35 @@ describeOnDialectDatabases('fetch of groups.io groups through its API on $dialec
   const fetch = (extra: NodeJS.ProcessEnv = {}, args: string[] = []) =>
     runCliJson<FetchJson>(['fetch', '--full', '--now', ...args, '--db', db.url], { env: { ...env, ...extra } });
   const staged = (group: string) =>
-    queryAt<{ message_id: string }>(db.url, 'SELECT s.message_id FROM staged_messages s JOIN lists l ON l.id = s.list_id WHERE l.name = ? ORDER BY s.message_id', [group]).then((rows) =>
-      rows.map((row) => row.message_id),
-    );
-  const ids = (group: string, count: number) => Array.from({ length: count }, (_, i) => `${group}-${i}-${tag}@groups.example`).sort();
+    queryAt<{ message_id: string }>(
+      db.url,
+      'SELECT s.message_id FROM staged_messages s JOIN lists l ON l.id = s.list_id WHERE l.name = ? ORDER BY s.message_id',
+      [group],
+    ).then((rows) => rows.map((row) => row.message_id));
+  const ids = (group: string, count: number) =>
+    Array.from({ length: count }, (_, i) => `${group}-${i}-${tag}@groups.example`).sort();
 
   beforeAll(async () => {
     db = await databases.create();
     tag = databases.dialect;
     dir = mkdtempSync(join(tmpdir(), 'listminer-groupsio-e2e-'));
-    const messages = (group: string) => Array.from({ length: 9 }, (_, i) => groupsioMessage(`${group}-${i}-${tag}@groups.example`, at(3 - (i % 4), 2 + i), group));
+    const messages = (group: string) =>
+      Array.from({ length: 9 }, (_, i) =>
+        groupsioMessage(`${group}-${i}-${tag}@groups.example`, at(3 - (i % 4), 2 + i), group),
+      );
     server = await startGroupsioServer({
       token: TOKEN,
-      groups: { beagle: { id: 11, messages: messages('beagle') }, 'beagle+dev': { id: 12, messages: messages('beagle+dev') } },
+      groups: {
+        beagle: { id: 11, messages: messages('beagle') },
+        'beagle+dev': { id: 12, messages: messages('beagle+dev') },
+      },
     });
     env = { LISTMINER_CACHE: join(dir, 'cache'), LISTMINER_GROUPSIO_TOKEN: TOKEN };
     for (const group of ['beagle', 'beagle+dev']) {
-      const add = await runCli(['lists', 'add', group, '--system', 'groupsio', '--base-url', server.url, '--db', db.url], { env });
+      const add = await runCli(
+        ['lists', 'add', group, '--system', 'groupsio', '--base-url', server.url, '--db', db.url],
+        { env },
+      );
       expect(add.code, add.stderr).toBe(0);
     }
   });
@@ -64,7 +77,10 @@ describeOnDialectDatabases('fetch of groups.io groups through its API on $dialec
     expect(run.json.totals).toMatchObject({ staged: 18, failed: 0 });
     expect(await staged('beagle')).toEqual(ids('beagle', 9));
     expect(await staged('beagle+dev')).toEqual(ids('beagle+dev', 9));
-    const months = await queryAt<{ archive_month: string }>(db.url, "SELECT DISTINCT s.archive_month FROM staged_messages s JOIN lists l ON l.id = s.list_id WHERE l.name = 'beagle' ORDER BY 1");
+    const months = await queryAt<{ archive_month: string }>(
+      db.url,
+      "SELECT DISTINCT s.archive_month FROM staged_messages s JOIN lists l ON l.id = s.list_id WHERE l.name = 'beagle' ORDER BY 1",
+    );
     expect(months.map((row) => row.archive_month)).toEqual([3, 2, 1, 0].map((back) => addMonths(NOW, -back)));
     expect(new Set(server.authorizations)).toEqual(new Set([`Bearer ${TOKEN}`]));
     expect(run.stdout + run.stderr).not.toContain(TOKEN);
@@ -79,7 +95,10 @@ describeOnDialectDatabases('fetch of groups.io groups through its API on $dialec
   it('hands classify real mail: every message is classified, none shunted', async () => {
     const run = await runCli(['classify', '--db', db.url], { env });
     expect(run.code, run.stderr).toBe(0);
-    const statuses = await queryAt<{ status: string; n: number | string }>(db.url, 'SELECT status, COUNT(*) AS n FROM staged_messages GROUP BY status');
+    const statuses = await queryAt<{ status: string; n: number | string }>(
+      db.url,
+      'SELECT status, COUNT(*) AS n FROM staged_messages GROUP BY status',
+    );
     expect(Object.fromEntries(statuses.map((row) => [row.status, Number(row.n)]))).toEqual({ classified: 18 });
   });
 
@@ -90,7 +109,9 @@ describeOnDialectDatabases('fetch of groups.io groups through its API on $dialec
     const run = await fetch();
     expect(run.code, `${run.stderr}${run.stdout}`).toBe(0);
     expect(run.json.totals).toMatchObject({ staged: 2, failed: 0 });
-    expect(await staged('beagle')).toEqual([...ids('beagle', 9), `late-${tag}@groups.example`, `new-${tag}@groups.example`].sort());
+    expect(await staged('beagle')).toEqual(
+      [...ids('beagle', 9), `late-${tag}@groups.example`, `new-${tag}@groups.example`].sort(),
+    );
   });
 
   it('waits out 429s with Retry-After and still stores each message once', async () => {
@@ -113,7 +134,9 @@ describeOnDialectDatabases('fetch of groups.io groups through its API on $dialec
     const run = await fetch({ LISTMINER_GROUPSIO_TOKEN: wrong });
     expect(run.code).toBe(4);
     expect(run.json.lists.map((list) => list.error?.kind)).toEqual(['permanent', 'permanent']);
-    expect(run.json.lists[0]!.error!.message).toBe("127.0.0.1 refused the API key (unauthorized): set a valid one in LISTMINER_GROUPSIO_TOKEN or the config file's mail_accounts.");
+    expect(run.json.lists[0]!.error!.message).toBe(
+      "127.0.0.1 refused the API key (unauthorized): set a valid one in LISTMINER_GROUPSIO_TOKEN or the config file's mail_accounts.",
+    );
     expect(run.stdout + run.stderr).not.toContain(wrong);
   });
 
@@ -129,27 +152,48 @@ describeOnDialectDatabases('fetch of groups.io groups through its API on $dialec
     expect(found.code, found.stderr).toBe(0);
     expect(found.json).toMatchObject({ found: 2, added: 2 });
     expect(found.json.lists.map((list) => list.name).sort()).toEqual(['beagle', 'beagle+dev']);
-    const run = await runCliJson<FetchJson>(['fetch', '--full', '--now', '--config', config, '--db', other.url], { env: configured });
+    const run = await runCliJson<FetchJson>(['fetch', '--full', '--now', '--config', config, '--db', other.url], {
+      env: configured,
+    });
     expect(run.code, `${run.stderr}${run.stdout}`).toBe(0);
     expect(run.json.totals).toMatchObject({ staged: 20, failed: 0 });
   });
 
   it('fails a group the account is not in, one whose archive members may not download, and a fetch without a key, each in one sentence', async () => {
-    server.groups.set('closed', { id: 13, messages: [groupsioMessage(`c1-${tag}@groups.example`, at(1, 3), 'closed')], downloadArchives: false });
+    server.groups.set('closed', {
+      id: 13,
+      messages: [groupsioMessage(`c1-${tag}@groups.example`, at(1, 3), 'closed')],
+      downloadArchives: false,
+    });
     try {
       const other = await databases.create();
       for (const group of ['closed', 'elsewhere']) {
-        const add = await runCli(['lists', 'add', group, '--system', 'groupsio', '--base-url', server.url, '--db', other.url], { env });
+        const add = await runCli(
+          ['lists', 'add', group, '--system', 'groupsio', '--base-url', server.url, '--db', other.url],
+          { env },
+        );
         expect(add.code, add.stderr).toBe(0);
       }
       const run = await runCliJson<FetchJson>(['fetch', '--full', '--now', '--db', other.url], { env });
       expect(run.code).toBe(4);
       const errors = Object.fromEntries(run.json.lists.map((list) => [list.list, list.error]));
-      expect(errors.closed).toEqual(expect.objectContaining({ kind: 'permanent', message: '127.0.0.1 does not let members download the archive of closed; its owner can allow it (download_archives).' }));
-      expect(errors.elsewhere).toEqual(
-        expect.objectContaining({ kind: 'permanent', message: "The account of the API key is not subscribed to elsewhere on 127.0.0.1, and groups.io gives a group's archive to its members only." }),
+      expect(errors.closed).toEqual(
+        expect.objectContaining({
+          kind: 'permanent',
+          message:
+            '127.0.0.1 does not let members download the archive of closed; its owner can allow it (download_archives).',
+        }),
       );
-      const keyless = await runCliJson<FetchJson>(['fetch', '--full', '--now', '--list', 'closed', '--db', other.url], { env: { ...env, LISTMINER_GROUPSIO_TOKEN: '' } });
+      expect(errors.elsewhere).toEqual(
+        expect.objectContaining({
+          kind: 'permanent',
+          message:
+            "The account of the API key is not subscribed to elsewhere on 127.0.0.1, and groups.io gives a group's archive to its members only.",
+        }),
+      );
+      const keyless = await runCliJson<FetchJson>(['fetch', '--full', '--now', '--list', 'closed', '--db', other.url], {
+        env: { ...env, LISTMINER_GROUPSIO_TOKEN: '' },
+      });
       expect(keyless.json.lists[0]!.error!.message).toBe(
         'No groups.io API key for 127.0.0.1: set LISTMINER_GROUPSIO_TOKEN, or give the config file a mail_accounts entry for 127.0.0.1 with the key as its password.',
       );

@@ -42,7 +42,9 @@ function monthMbox(month: string): Buffer {
 }
 
 function indexPage(): Buffer {
-  return Buffer.from(`<html><body>${MONTHS.map((m) => `<a href="${fileOf(m)}">${fileOf(m)}</a>`).join('\n')}</body></html>\n`);
+  return Buffer.from(
+    `<html><body>${MONTHS.map((m) => `<a href="${fileOf(m)}">${fileOf(m)}</a>`).join('\n')}</body></html>\n`,
+  );
 }
 
 /** How the raw server answers the month under test. */
@@ -52,22 +54,43 @@ function answer(mode: Mode, body: Buffer, socket: import('node:net').Socket): vo
   switch (mode) {
     case 'length-close':
       // What HTTP/1.0 servers do: the length, then the connection closed.
-      socket.end(Buffer.concat([Buffer.from(head200({ 'content-type': 'text/plain', 'content-length': body.length, connection: 'close' }, '1.0')), body]));
+      socket.end(
+        Buffer.concat([
+          Buffer.from(
+            head200({ 'content-type': 'text/plain', 'content-length': body.length, connection: 'close' }, '1.0'),
+          ),
+          body,
+        ]),
+      );
       return;
     case 'no-length-close':
       socket.end(Buffer.concat([Buffer.from(head200({ 'content-type': 'text/plain' })), body]));
       return;
     case 'chunked':
       socket.end(
-        Buffer.concat([Buffer.from(head200({ 'content-type': 'text/plain', 'transfer-encoding': 'chunked', connection: 'close' })), chunksOf(body, 16_384), Buffer.from('0\r\n\r\n')]),
+        Buffer.concat([
+          Buffer.from(head200({ 'content-type': 'text/plain', 'transfer-encoding': 'chunked', connection: 'close' })),
+          chunksOf(body, 16_384),
+          Buffer.from('0\r\n\r\n'),
+        ]),
       );
       return;
     case 'short-length':
-      socket.end(Buffer.concat([Buffer.from(head200({ 'content-type': 'text/plain', 'content-length': body.length, connection: 'close' })), body.subarray(0, body.length >> 1)]));
+      socket.end(
+        Buffer.concat([
+          Buffer.from(head200({ 'content-type': 'text/plain', 'content-length': body.length, connection: 'close' })),
+          body.subarray(0, body.length >> 1),
+        ]),
+      );
       return;
     case 'mid-chunk': {
       const chunked = chunksOf(body, 16_384);
-      socket.end(Buffer.concat([Buffer.from(head200({ 'content-type': 'text/plain', 'transfer-encoding': 'chunked' })), chunked.subarray(0, (chunked.length >> 1) + 7)]));
+      socket.end(
+        Buffer.concat([
+          Buffer.from(head200({ 'content-type': 'text/plain', 'transfer-encoding': 'chunked' })),
+          chunked.subarray(0, (chunked.length >> 1) + 7),
+        ]),
+      );
       return;
     }
     case 'no-header':
@@ -87,7 +110,10 @@ describeOnDialectDatabases('fetch from servers that close the connection on $dia
   const bodies = new Map(MONTHS.map((month) => [fileOf(month), monthMbox(month)]));
 
   const addList = async (url: string, base: string) => {
-    const add = await runCli(['lists', 'add', '--system', 'pipermail', 'dev@example.org', '--base-url', base, '--db', url], { env });
+    const add = await runCli(
+      ['lists', 'add', '--system', 'pipermail', 'dev@example.org', '--base-url', base, '--db', url],
+      { env },
+    );
     expect(add.code, add.stderr).toBe(0);
   };
 
@@ -156,7 +182,11 @@ describeOnDialectDatabases('fetch from servers that close the connection on $dia
       expect(failed.code, failed.stderr).toBe(4);
       expect(failed.json.lists[0]).toMatchObject({ status: 'failed', monthsFetched: 1, error: { kind: 'transient' } });
       const listed = await runCliJson<ListsJson>(['lists', 'ls', '--db', db.url], { env });
-      expect(listed.json.lists[0]).toMatchObject({ failedAttempts: 1, lastFailure: expect.stringContaining(fileOf(BROKEN)), lastMonth: MONTHS[0] });
+      expect(listed.json.lists[0]).toMatchObject({
+        failedAttempts: 1,
+        lastFailure: expect.stringContaining(fileOf(BROKEN)),
+        lastMonth: MONTHS[0],
+      });
       for (const [key, digest] of await stagedDigests(db.url)) expect(clean.get(key), key).toBe(digest);
 
       mode = 'length-close';

@@ -53,7 +53,11 @@ function ponyMail(behaviour: Map<string, Behaviour>) {
   return (url: URL, response: ServerResponse) => {
     const params = url.searchParams;
     if (url.pathname === '/api/stats.lua') {
-      return send(response, 200, JSON.stringify({ firstYear: 2010, firstMonth: 1, lastYear: 2026, lastMonth: 1, hits: 0, emails: [] }));
+      return send(
+        response,
+        200,
+        JSON.stringify({ firstYear: 2010, firstMonth: 1, lastYear: 2026, lastMonth: 1, hits: 0, emails: [] }),
+      );
     }
     if (url.pathname !== '/api/mbox.lua') return send(response, 404, 'not found');
     const month = params.get('date') ?? '';
@@ -70,9 +74,14 @@ function ponyMail(behaviour: Map<string, Behaviour>) {
         return send(response, 429, 'slow down', { 'retry-after': '7200' });
       case 'html':
         // A proxy's maintenance page, sent with 200 in place of the month.
-        return send(response, 200, '<!DOCTYPE html>\n<html><head><title>Service Unavailable</title></head><body>Back soon</body></html>\n', {
-          'content-type': 'text/html; charset=utf-8',
-        });
+        return send(
+          response,
+          200,
+          '<!DOCTYPE html>\n<html><head><title>Service Unavailable</title></head><body>Back soon</body></html>\n',
+          {
+            'content-type': 'text/html; charset=utf-8',
+          },
+        );
       case 'short-429':
         return count % 2 === 1 ? send(response, 429, 'slow down', { 'retry-after': '1' }) : send(response, 200, body);
       default:
@@ -81,7 +90,9 @@ function ponyMail(behaviour: Map<string, Behaviour>) {
   };
 }
 
-async function listState(url: string): Promise<{ last_month: string | null; scan_complete: unknown; retry_after: string | null; failed_attempts: number }> {
+async function listState(
+  url: string,
+): Promise<{ last_month: string | null; scan_complete: unknown; retry_after: string | null; failed_attempts: number }> {
   const store = await openStore(url);
   try {
     return (await store.db.get('SELECT last_month, scan_complete, retry_after, failed_attempts FROM lists'))!;
@@ -100,7 +111,10 @@ describeOnDialectDatabases('fetch from a misbehaving Pony Mail archive on $diale
   let env: NodeJS.ProcessEnv;
 
   const addList = async (url: string) => {
-    const add = await runCli(['lists', 'add', '--system', 'apache_ponymail', 'dev@x.apache.org', '--base-url', server.url, '--db', url], { env });
+    const add = await runCli(
+      ['lists', 'add', '--system', 'apache_ponymail', 'dev@x.apache.org', '--base-url', server.url, '--db', url],
+      { env },
+    );
     expect(add.code, add.stderr).toBe(0);
   };
 
@@ -130,26 +144,34 @@ describeOnDialectDatabases('fetch from a misbehaving Pony Mail archive on $diale
     ['a 502 on a month in the middle of the range', '502', 'transient'],
     ['a 429 whose Retry-After is too long to wait out', 'long-429', 'rate_limited'],
     ['an HTML page sent with 200 in place of the month', 'html', 'transient'],
-  ] as const)('after %s: exit 4, no checkpoint past it, and the next --now run ends with exactly the clean run’s messages', async (_name, fault, kind) => {
-    behaviour.set(BROKEN, fault);
-    const failed = await runCliJson<FetchJson>(['fetch', '--months', '4', '--db', db.url], { env });
-    expect(failed.code, failed.stderr).toBe(4);
-    expect(failed.json.totals.failed).toBe(1);
-    expect(failed.json.lists[0]).toMatchObject({ status: 'failed', monthsFetched: 1, monthsPlanned: 4, error: { kind } });
-    const state = await listState(db.url);
-    expect(state.last_month).toBe(MONTHS[0]);
-    expect(Boolean(state.scan_complete)).toBe(false);
-    expect(state.retry_after).not.toBeNull();
-    // What was staged is a part of the clean run, byte for byte: no half message.
-    for (const [key, digest] of await stagedDigests(db.url)) expect(clean.get(key), key).toBe(digest);
+  ] as const)(
+    'after %s: exit 4, no checkpoint past it, and the next --now run ends with exactly the clean run’s messages',
+    async (_name, fault, kind) => {
+      behaviour.set(BROKEN, fault);
+      const failed = await runCliJson<FetchJson>(['fetch', '--months', '4', '--db', db.url], { env });
+      expect(failed.code, failed.stderr).toBe(4);
+      expect(failed.json.totals.failed).toBe(1);
+      expect(failed.json.lists[0]).toMatchObject({
+        status: 'failed',
+        monthsFetched: 1,
+        monthsPlanned: 4,
+        error: { kind },
+      });
+      const state = await listState(db.url);
+      expect(state.last_month).toBe(MONTHS[0]);
+      expect(Boolean(state.scan_complete)).toBe(false);
+      expect(state.retry_after).not.toBeNull();
+      // What was staged is a part of the clean run, byte for byte: no half message.
+      for (const [key, digest] of await stagedDigests(db.url)) expect(clean.get(key), key).toBe(digest);
 
-    behaviour.clear();
-    const again = await runCliJson<FetchJson>(['fetch', '--now', '--db', db.url], { env });
-    expect(again.code, again.stderr).toBe(0);
-    expect(again.json.lists[0]).toMatchObject({ status: 'done' });
-    expect(await stagedDigests(db.url)).toEqual(clean);
-    expect((await listState(db.url)).last_month).toBe(NOW_MONTH);
-  });
+      behaviour.clear();
+      const again = await runCliJson<FetchJson>(['fetch', '--now', '--db', db.url], { env });
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.json.lists[0]).toMatchObject({ status: 'done' });
+      expect(await stagedDigests(db.url)).toEqual(clean);
+      expect((await listState(db.url)).last_month).toBe(NOW_MONTH);
+    },
+  );
 
   it('waits out a short Retry-After inside the request and finishes the month', async () => {
     behaviour.set(BROKEN, 'short-429');
@@ -186,12 +208,18 @@ describeOnDialectDatabases('fetch while a host breaker is open on $dialect', (da
       ['dev@x.apache.org', server.url],
       ['dev@y.apache.org', server.url.replace('127.0.0.1', 'localhost')],
     ]) {
-      const add = await runCli(['lists', 'add', '--system', 'apache_ponymail', address!, '--base-url', base!, '--db', db.url], { env });
+      const add = await runCli(
+        ['lists', 'add', '--system', 'apache_ponymail', address!, '--base-url', base!, '--db', db.url],
+        { env },
+      );
       expect(add.code, add.stderr).toBe(0);
     }
     const store = await openStore(db.url);
     try {
-      for (let i = 0; i < 10; i++) await store.breakers.recordFailure(blockedHost, new Date(), (failures) => breakerOpenUntil(failures, new Date()));
+      for (let i = 0; i < 10; i++)
+        await store.breakers.recordFailure(blockedHost, new Date(), (failures) =>
+          breakerOpenUntil(failures, new Date()),
+        );
     } finally {
       await store.close();
     }
@@ -208,7 +236,9 @@ describeOnDialectDatabases('fetch while a host breaker is open on $dialect', (da
     );
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.lists.map((l) => [l.list, l.status])).toEqual([['dev@y.apache.org', 'done']]);
-    expect(run.json.breakers).toEqual([{ host: blockedHost, why: 'breaker', openUntil: expect.any(String), lists: ['dev@x.apache.org'] }]);
+    expect(run.json.breakers).toEqual([
+      { host: blockedHost, why: 'breaker', openUntil: expect.any(String), lists: ['dev@x.apache.org'] },
+    ]);
     expect(server.requests.some((r) => r.includes('domain=x.apache.org'))).toBe(false);
 
     const human = await runCli(['fetch', '--now', '--db', db.url], { env });
@@ -217,9 +247,18 @@ describeOnDialectDatabases('fetch while a host breaker is open on $dialect', (da
   });
 
   it('reports a named list behind an open breaker as skipped for that reason, not as not due', async () => {
-    const run = await runCliJson<FetchJson & { lists: Array<{ reason?: string }> }>(['fetch', '--now', '--list', 'dev@x.apache.org', '--db', db.url], { env });
+    const run = await runCliJson<FetchJson & { lists: Array<{ reason?: string }> }>(
+      ['fetch', '--now', '--list', 'dev@x.apache.org', '--db', db.url],
+      { env },
+    );
     expect(run.code, run.stderr).toBe(0);
-    expect(run.json.lists).toMatchObject([{ list: 'dev@x.apache.org', status: 'skipped', reason: expect.stringContaining(`${blockedHost} failed 10 times in a row`) }]);
+    expect(run.json.lists).toMatchObject([
+      {
+        list: 'dev@x.apache.org',
+        status: 'skipped',
+        reason: expect.stringContaining(`${blockedHost} failed 10 times in a row`),
+      },
+    ]);
     const human = await runCli(['fetch', '--now', '--list', 'dev@x.apache.org', '--db', db.url], { env });
     expect(human.stderr).toContain('breaker is open until');
     expect(human.stderr).not.toContain('--now fetches it anyway');
@@ -244,7 +283,10 @@ describeOnDialectDatabases('fetch after a host asked for a long wait on $dialect
     );
     db = await databases.create();
     for (const address of ['dev@x.apache.org', 'users@x.apache.org']) {
-      const add = await runCli(['lists', 'add', '--system', 'apache_ponymail', address, '--base-url', server.url, '--db', db.url], { env });
+      const add = await runCli(
+        ['lists', 'add', '--system', 'apache_ponymail', address, '--base-url', server.url, '--db', db.url],
+        { env },
+      );
       expect(add.code, add.stderr).toBe(0);
     }
   });
@@ -260,7 +302,14 @@ describeOnDialectDatabases('fetch after a host asked for a long wait on $dialect
     );
     expect(run.code, run.stderr).toBe(4);
     expect(run.json.lists.map((l) => [l.list, l.status])).toEqual([['dev@x.apache.org', 'failed']]);
-    expect(run.json.breakers).toEqual([{ host: new URL(server.url).host, why: 'rate_limited', openUntil: expect.any(String), lists: ['users@x.apache.org'] }]);
+    expect(run.json.breakers).toEqual([
+      {
+        host: new URL(server.url).host,
+        why: 'rate_limited',
+        openUntil: expect.any(String),
+        lists: ['users@x.apache.org'],
+      },
+    ]);
     expect(server.requests.some((r) => r.includes('list=users'))).toBe(false);
   });
 });

@@ -25,19 +25,25 @@ interface FetchJson {
   totals: { staged: number; failed: number };
 }
 interface LsJson {
-  lists: Array<{ name: string; skippedEntries: Array<{ path: string; reason: string; firstSeenAt: string; lastSeenAt: string }> }>;
+  lists: Array<{
+    name: string;
+    skippedEntries: Array<{ path: string; reason: string; firstSeenAt: string; lastSeenAt: string }>;
+  }>;
 }
 
 const NOW_MONTH = monthOf(new Date());
 /** A moment in the month `back` months before this one. */
-const inMonth = (back: number, day = 10) => new Date(`${addMonths(NOW_MONTH, -back)}-${String(day).padStart(2, '0')}T12:00:00Z`);
+const inMonth = (back: number, day = 10) =>
+  new Date(`${addMonths(NOW_MONTH, -back)}-${String(day).padStart(2, '0')}T12:00:00Z`);
 /** `From x@example.org Mon Mar 10 12:00:00 2025`, the From_ line of a message sent at `at`. */
 const fromLine = (at: Date) => {
   const [weekday, day, month, year, time] = at.toUTCString().replace(',', '').split(' ');
   return `From x@example.org ${weekday} ${month} ${day} ${time} ${year}`;
 };
-const mail = (id: string, at: Date) => `From: ${id}@example.org\nDate: ${at.toUTCString()}\nMessage-ID: <${id}@example.org>\nSubject: ${id}\n\nbody of ${id}\n`;
-const mbox = (messages: Array<[string, Date]>) => messages.map(([id, at]) => `${fromLine(at)}\n${mail(id, at)}\n`).join('');
+const mail = (id: string, at: Date) =>
+  `From: ${id}@example.org\nDate: ${at.toUTCString()}\nMessage-ID: <${id}@example.org>\nSubject: ${id}\n\nbody of ${id}\n`;
+const mbox = (messages: Array<[string, Date]>) =>
+  messages.map(([id, at]) => `${fromLine(at)}\n${mail(id, at)}\n`).join('');
 
 const stagedKeys = async (url: string, list: string) =>
   (
@@ -48,11 +54,21 @@ const stagedKeys = async (url: string, list: string) =>
     )
   ).map((r) => r.message_key);
 const listRow = async (url: string, list: string) =>
-  (await queryAt<{ last_month: string | null; last_failure: string | null }>(url, 'SELECT last_month, last_failure FROM lists WHERE name = ?', [list]))[0]!;
+  (
+    await queryAt<{ last_month: string | null; last_failure: string | null }>(
+      url,
+      'SELECT last_month, last_failure FROM lists WHERE name = ?',
+      [list],
+    )
+  )[0]!;
 const fetchedMonths = async (url: string, list: string) =>
-  (await queryAt<{ month: string }>(url, 'SELECT f.month FROM fetched_months f JOIN lists l ON l.id = f.list_id WHERE l.name = ? ORDER BY f.month', [list])).map(
-    (r) => r.month,
-  );
+  (
+    await queryAt<{ month: string }>(
+      url,
+      'SELECT f.month FROM fetched_months f JOIN lists l ON l.id = f.list_id WHERE l.name = ? ORDER BY f.month',
+      [list],
+    )
+  ).map((r) => r.month);
 
 /** A file replaced as a whole (a new inode), as a copy or a download does. */
 function replaceFile(path: string, content: string | Buffer): void {
@@ -85,12 +101,20 @@ describeOnDialectDatabases('fetch of local sources on $dialect', (databases) => 
   it('stores each of several header-less messages and lone transport headers once, and nothing more on a re-run', async () => {
     const path = join(dir, 'headerless.mbox');
     const at = (day: number) => fromLine(inMonth(1, day));
-    const texts = ['hello there\nhow are you', 'a second note\non two lines', 'third', 'fourth one', 'the fifth:\nwith a colon'];
+    const texts = [
+      'hello there\nhow are you',
+      'a second note\non two lines',
+      'third',
+      'fourth one',
+      'the fifth:\nwith a colon',
+    ];
     writeFileSync(
       path,
-      [...texts.map((text, i) => `${at(i + 1)}\n${text}\n`), `${at(8)}\nReceived: from relay1.example.org\n`, `${at(9)}\nReceived: from relay2.example.org\n`].join(
-        '\n',
-      ),
+      [
+        ...texts.map((text, i) => `${at(i + 1)}\n${text}\n`),
+        `${at(8)}\nReceived: from relay1.example.org\n`,
+        `${at(9)}\nReceived: from relay2.example.org\n`,
+      ].join('\n'),
     );
     await add('mbox', path);
     const first = await fetch(path);
@@ -104,7 +128,13 @@ describeOnDialectDatabases('fetch of local sources on $dialect', (databases) => 
 
   it('reads again the checkpointed months of an mbox file that was replaced by a larger one, and follows its history back', async () => {
     const path = join(dir, 'growing.mbox');
-    writeFileSync(path, mbox([['a1', inMonth(3)], ['b1', inMonth(1)]]));
+    writeFileSync(
+      path,
+      mbox([
+        ['a1', inMonth(3)],
+        ['b1', inMonth(1)],
+      ]),
+    );
     await add('mbox', path);
     const first = await fetch(path);
     expect(first.list).toMatchObject({ status: 'done', staged: 2 });
@@ -124,7 +154,9 @@ describeOnDialectDatabases('fetch of local sources on $dialect', (databases) => 
     const grown = await fetch(path, '--now');
     expect(grown.code, grown.stderr).toBe(0);
     expect(grown.list).toMatchObject({ status: 'done', staged: 4 });
-    expect(await stagedKeys(db.url, path)).toEqual(['a0', 'a1', 'b1', 'b2', 'c1', 'old'].map((id) => `${id}@example.org`));
+    expect(await stagedKeys(db.url, path)).toEqual(
+      ['a0', 'a1', 'b1', 'b2', 'c1', 'old'].map((id) => `${id}@example.org`),
+    );
 
     const same = await fetch(path, '--now');
     expect(same.list).toMatchObject({ status: 'done', monthsPlanned: 0, staged: 0 });
@@ -139,7 +171,15 @@ describeOnDialectDatabases('fetch of local sources on $dialect', (databases) => 
     writeFileSync(join(folder, 'a.mbox'), mbox([['f1', inMonth(2)]]));
     await add('mbox', folder);
     expect((await fetch(folder)).list).toMatchObject({ status: 'done', staged: 1 });
-    writeFileSync(join(folder, 'b.mbox.gz'), gzipSync(mbox([['f2', inMonth(2, 3)], ['f3', inMonth(1)]])));
+    writeFileSync(
+      join(folder, 'b.mbox.gz'),
+      gzipSync(
+        mbox([
+          ['f2', inMonth(2, 3)],
+          ['f3', inMonth(1)],
+        ]),
+      ),
+    );
     const full = await fetch(folder, '--now', '--full');
     expect(full.list).toMatchObject({ status: 'done', staged: 2 });
     expect(await stagedKeys(db.url, folder)).toEqual(['f1@example.org', 'f2@example.org', 'f3@example.org']);
@@ -188,7 +228,9 @@ describeOnDialectDatabases('fetch of local sources on $dialect', (databases) => 
 
     const again = await fetch(root, '--now');
     expect(again.list).toMatchObject({ status: 'done', staged: 0 });
-    const later = (await runCliJson<LsJson>(['lists', 'ls', '--db', db.url], { env })).json.lists.find((l) => l.name === root)!.skippedEntries;
+    const later = (await runCliJson<LsJson>(['lists', 'ls', '--db', db.url], { env })).json.lists.find(
+      (l) => l.name === root,
+    )!.skippedEntries;
     expect(later.map((e) => e.firstSeenAt)).toEqual(entries.map((e) => e.firstSeenAt));
 
     // Fixed: the link's message appears, the other two go. The message is read, and nothing is left skipped.
@@ -198,7 +240,10 @@ describeOnDialectDatabases('fetch of local sources on $dialect', (databases) => 
     const fixed = await fetch(root, '--now');
     expect(fixed.list).toMatchObject({ status: 'done', staged: 1 });
     expect(await stagedKeys(db.url, root)).toEqual(['g1@example.org', 'g2@example.org', 'g3@example.org']);
-    expect((await runCliJson<LsJson>(['lists', 'ls', '--db', db.url], { env })).json.lists.find((l) => l.name === root)!.skippedEntries).toEqual([]);
+    expect(
+      (await runCliJson<LsJson>(['lists', 'ls', '--db', db.url], { env })).json.lists.find((l) => l.name === root)!
+        .skippedEntries,
+    ).toEqual([]);
   });
 
   it('skips a dangling symlink and a FIFO in an mbox folder and stages the rest', async () => {
@@ -211,7 +256,10 @@ describeOnDialectDatabases('fetch of local sources on $dialect', (databases) => 
     const first = await fetch(folder);
     expect(first.code, first.stderr).toBe(0);
     expect(first.list).toMatchObject({ status: 'done', staged: 1 });
-    expect(first.list.skippedEntries?.map((e) => e.path).sort()).toEqual([join(folder, 'b.mbox'), join(folder, 'c.mbox')]);
+    expect(first.list.skippedEntries?.map((e) => e.path).sort()).toEqual([
+      join(folder, 'b.mbox'),
+      join(folder, 'c.mbox'),
+    ]);
   });
 
   it('stages the intact part of a cut .mbox.gz, leaves its last month unfinished with one sentence, and reads it whole once mended', async () => {
@@ -226,7 +274,9 @@ describeOnDialectDatabases('fetch of local sources on $dialect', (databases) => 
       ['z3', inMonth(1, 12)],
     ];
     const filler = 'a line of text that gzip cannot squeeze to nothing, 0123456789\n'.repeat(30);
-    const plain = Buffer.from(ids.map(([id, at]) => `${fromLine(at)}\n${mail(id, at).replace('\n\n', `\n\n${filler}`)}\n`).join(''));
+    const plain = Buffer.from(
+      ids.map(([id, at]) => `${fromLine(at)}\n${mail(id, at).replace('\n\n', `\n\n${filler}`)}\n`).join(''),
+    );
     const whole = gzipSync(plain, { level: 1 });
     const lastStart = plain.indexOf('From: z3@');
     let cut: Buffer | undefined;
@@ -247,7 +297,10 @@ describeOnDialectDatabases('fetch of local sources on $dialect', (databases) => 
     expect(failed.list).toMatchObject({ status: 'failed', staged: 6, error: { kind: 'transient' } });
     const sentence = `${path} ends early (its gzip data is cut short): the messages before the damage were staged, the rest cannot be read, so ${addMonths(NOW_MONTH, -1)} stays unfinished and is read again on the next fetch.`;
     expect(failed.list.error!.message).toBe(sentence);
-    expect(await listRow(db.url, path)).toMatchObject({ last_month: addMonths(NOW_MONTH, -2), last_failure: `${addMonths(NOW_MONTH, -1)}: ${sentence}` });
+    expect(await listRow(db.url, path)).toMatchObject({
+      last_month: addMonths(NOW_MONTH, -2),
+      last_failure: `${addMonths(NOW_MONTH, -1)}: ${sentence}`,
+    });
     expect(await fetchedMonths(db.url, path)).toEqual([addMonths(NOW_MONTH, -3), addMonths(NOW_MONTH, -2)]);
 
     const retried = await fetch(path, '--now');

@@ -20,7 +20,11 @@ function slowSource(list) {
     async *fetchMonth() {
       for (let i = 0; i < 4; i++) {
         await sleep(40);
-        yield { raw: Buffer.from(`From: a@example.org\nSubject: ${list.name} ${i}\nMessage-ID: <${list.name}-${i}@example.org>\n\nbody ${i}\n`) };
+        yield {
+          raw: Buffer.from(
+            `From: a@example.org\nSubject: ${list.name} ${i}\nMessage-ID: <${list.name}-${i}@example.org>\n\nbody ${i}\n`,
+          ),
+        };
       }
     },
     async close() {

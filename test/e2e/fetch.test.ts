@@ -12,13 +12,23 @@ import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 import { kernelMail, PublicInboxArchive, withMessageId } from '../helpers/public-inbox-archive.js';
 
 interface FetchJson {
-  lists: Array<{ list: string; status: string; monthsFetched: number; monthsPlanned: number; seen: number; staged: number; duplicates: number; deletions: number }>;
+  lists: Array<{
+    list: string;
+    status: string;
+    monthsFetched: number;
+    monthsPlanned: number;
+    seen: number;
+    staged: number;
+    duplicates: number;
+    deletions: number;
+  }>;
   totals: { staged: number; failed: number };
 }
 
 const NOW_MONTH = monthOf(new Date());
 /** A moment in the month `back` months before this one. */
-const inMonth = (back: number, day = 10, hour = 12) => new Date(`${addMonths(NOW_MONTH, -back)}-${String(day).padStart(2, '0')}T${String(hour).padStart(2, '0')}:00:00Z`);
+const inMonth = (back: number, day = 10, hour = 12) =>
+  new Date(`${addMonths(NOW_MONTH, -back)}-${String(day).padStart(2, '0')}T${String(hour).padStart(2, '0')}:00:00Z`);
 
 async function stagedKeys(url: string, list: string): Promise<string[]> {
   const store = await openStore(url);
@@ -46,7 +56,10 @@ describeOnDialectDatabases('fetch of a public-inbox archive on $dialect', (datab
     env = { LISTMINER_CACHE: join(dir, 'cache') };
     archive = new PublicInboxArchive(join(dir, 'archive'), 'linux-kselftest');
     const half = Math.floor(mail.length / 2);
-    archive.addCommits(0, mail.slice(0, half).map((raw, i) => ({ raw, at: inMonth(3, 1 + (i % 27)) })));
+    archive.addCommits(
+      0,
+      mail.slice(0, half).map((raw, i) => ({ raw, at: inMonth(3, 1 + (i % 27)) })),
+    );
     archive.addCommits(1, [
       ...mail.slice(half).map((raw, i) => ({ raw, at: inMonth(2, 1 + (i % 27)) })),
       { raw: mail[0]!, at: inMonth(1, 3), kind: 'd' as const },
@@ -58,12 +71,22 @@ describeOnDialectDatabases('fetch of a public-inbox archive on $dialect', (datab
   });
 
   it('clones every epoch through file:// and stages the whole history with its deletion', async () => {
-    const add = await runCli(['lists', 'add', '--system', 'public_inbox', 'linux-kselftest', '--base-url', archive.baseUrl, '--db', db.url], { env });
+    const add = await runCli(
+      ['lists', 'add', '--system', 'public_inbox', 'linux-kselftest', '--base-url', archive.baseUrl, '--db', db.url],
+      { env },
+    );
     expect(add.code, add.stderr).toBe(0);
     const fetch = await runCliJson<FetchJson>(['fetch', '--full', '--db', db.url], { env });
     expect(fetch.code, fetch.stderr).toBe(0);
     const [list] = fetch.json.lists;
-    expect(list).toMatchObject({ list: 'linux-kselftest', status: 'done', monthsPlanned: 4, monthsFetched: 4, seen: mail.length + 1, deletions: 1 });
+    expect(list).toMatchObject({
+      list: 'linux-kselftest',
+      status: 'done',
+      monthsPlanned: 4,
+      monthsFetched: 4,
+      seen: mail.length + 1,
+      deletions: 1,
+    });
     const keys = await stagedKeys(db.url, 'linux-kselftest');
     expect(keys).toHaveLength(list!.staged);
     expect(list!.staged + list!.duplicates).toBe(mail.length + 1);
@@ -81,7 +104,11 @@ describeOnDialectDatabases('fetch of a public-inbox archive on $dialect', (datab
 
   it('picks up new mail, and a new epoch, on the next fetch without duplicating any', async () => {
     const before = await stagedKeys(db.url, 'linux-kselftest');
-    const fresh = [withMessageId(mail[2]!, 'new-1@kernel.example'), withMessageId(mail[3]!, 'new-2@kernel.example'), withMessageId(mail[4]!, 'new-3@kernel.example')];
+    const fresh = [
+      withMessageId(mail[2]!, 'new-1@kernel.example'),
+      withMessageId(mail[3]!, 'new-2@kernel.example'),
+      withMessageId(mail[4]!, 'new-3@kernel.example'),
+    ];
     archive.addCommits(1, [{ raw: fresh[0]!, at: inMonth(0, 1, 1) }]);
     archive.addCommits(2, [
       { raw: fresh[1]!, at: inMonth(0, 1, 2) },
@@ -92,7 +119,11 @@ describeOnDialectDatabases('fetch of a public-inbox archive on $dialect', (datab
     expect(fetch.code, fetch.stderr).toBe(0);
     expect(fetch.json.lists[0]).toMatchObject({ staged: 3, duplicates: 2 });
     const after = await stagedKeys(db.url, 'linux-kselftest');
-    expect(after.filter((key) => !before.includes(key)).sort()).toEqual(['new-1@kernel.example', 'new-2@kernel.example', 'new-3@kernel.example']);
+    expect(after.filter((key) => !before.includes(key)).sort()).toEqual([
+      'new-1@kernel.example',
+      'new-2@kernel.example',
+      'new-3@kernel.example',
+    ]);
   });
 
   it('reads a past month again when an epoch that appears late (a lagging mirror) files mail under it, and only that month', async () => {
@@ -100,7 +131,11 @@ describeOnDialectDatabases('fetch of a public-inbox archive on $dialect', (datab
     archive.addCommits(3, [{ raw: late, at: inMonth(2, 9) }]);
     const fetch = await runCliJson<FetchJson>(['fetch', '--now', '--db', db.url], { env });
     expect(fetch.code, fetch.stderr).toBe(0);
-    expect(fetch.json.lists[0]).toMatchObject({ monthsFetched: 2, staged: 1, duplicates: mail.length - Math.floor(mail.length / 2) + 5 });
+    expect(fetch.json.lists[0]).toMatchObject({
+      monthsFetched: 2,
+      staged: 1,
+      duplicates: mail.length - Math.floor(mail.length / 2) + 5,
+    });
     expect(await stagedKeys(db.url, 'linux-kselftest')).toContain('late-epoch@kernel.example');
   });
 
@@ -112,7 +147,10 @@ describeOnDialectDatabases('fetch of a public-inbox archive on $dialect', (datab
   });
 
   it('exits 4 when a list fails and still fetches the others', async () => {
-    const add = await runCli(['lists', 'add', '--system', 'public_inbox', 'no-such-inbox', '--base-url', archive.baseUrl, '--db', db.url], { env });
+    const add = await runCli(
+      ['lists', 'add', '--system', 'public_inbox', 'no-such-inbox', '--base-url', archive.baseUrl, '--db', db.url],
+      { env },
+    );
     expect(add.code, add.stderr).toBe(0);
     const fetch = await runCliJson<FetchJson>(['fetch', '--now', '--db', db.url], { env });
     expect(fetch.code).toBe(4);
@@ -135,7 +173,10 @@ describeOnDialectDatabases('a fetch stopped mid-month on $dialect', (databases) 
     const mail = kernelMail();
     archive = new PublicInboxArchive(join(dir, 'archive'), 'lkml');
     // One large month: many batches, so the stop lands between two of them.
-    const big = Array.from({ length: 12_000 }, (_, i) => ({ raw: withMessageId(mail[i % mail.length]!, `gen-${i}@kernel.example`), at: inMonth(1, 1 + (i % 27), i % 24) }));
+    const big = Array.from({ length: 12_000 }, (_, i) => ({
+      raw: withMessageId(mail[i % mail.length]!, `gen-${i}@kernel.example`),
+      at: inMonth(1, 1 + (i % 27), i % 24),
+    }));
     archive.addCommits(0, [...mail.map((raw, i) => ({ raw, at: inMonth(2, 1 + (i % 27)) })), ...big]);
     env = { LISTMINER_CACHE: join(dir, 'cache') };
     clean = await registered();
@@ -148,7 +189,10 @@ describeOnDialectDatabases('a fetch stopped mid-month on $dialect', (databases) 
 
   async function registered(): Promise<TestDatabase> {
     const db = await databases.create();
-    const add = await runCli(['lists', 'add', '--system', 'public_inbox', 'lkml', '--base-url', archive.baseUrl, '--db', db.url], { env });
+    const add = await runCli(
+      ['lists', 'add', '--system', 'public_inbox', 'lkml', '--base-url', archive.baseUrl, '--db', db.url],
+      { env },
+    );
     expect(add.code, add.stderr).toBe(0);
     return db;
   }
@@ -164,7 +208,10 @@ describeOnDialectDatabases('a fetch stopped mid-month on $dialect', (databases) 
     const store = await openStore(db.url);
     try {
       for (;;) {
-        const row = await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM staged_messages WHERE archive_month = ?', [bigMonth]);
+        const row = await store.db.get<{ n: number }>(
+          'SELECT COUNT(*) AS n FROM staged_messages WHERE archive_month = ?',
+          [bigMonth],
+        );
         if (Number(row!.n) >= 1000) break;
         if (child.exitCode !== null) throw new Error('the fetch ended before it could be stopped');
         await new Promise((resolve) => setTimeout(resolve, 10));
@@ -184,7 +231,10 @@ describeOnDialectDatabases('a fetch stopped mid-month on $dialect', (databases) 
     expect(await queryAt(db.url, 'SELECT month FROM fetched_months WHERE month = ?', [bigMonth])).toEqual([]);
     const [partial] = await queryAt<{ n: number }>(db.url, 'SELECT COUNT(*) AS n FROM staged_messages');
     expect(Number(partial!.n)).toBeLessThan(12_000);
-    const [held] = await queryAt<{ locked_pid: number }>(db.url, "SELECT locked_pid FROM stage_locks WHERE stage = 'fetch'");
+    const [held] = await queryAt<{ locked_pid: number }>(
+      db.url,
+      "SELECT locked_pid FROM stage_locks WHERE stage = 'fetch'",
+    );
     expect(Number(held!.locked_pid)).toBe(pid);
 
     // The dead process's lock is recovered; the month is read again from its start.
@@ -198,7 +248,10 @@ describeOnDialectDatabases('a fetch stopped mid-month on $dialect', (databases) 
     const db = await registered();
     const { code } = await stopMidMonth(db, 'SIGINT');
     expect(code).toBe(130);
-    const [list] = await queryAt<{ locked_at: string | null; last_month: string | null; failed_attempts: number }>(db.url, "SELECT fetch_lock.locked_at, last_month, failed_attempts FROM lists LEFT JOIN stage_locks fetch_lock ON fetch_lock.list_id = lists.id AND fetch_lock.stage = 'fetch'");
+    const [list] = await queryAt<{ locked_at: string | null; last_month: string | null; failed_attempts: number }>(
+      db.url,
+      "SELECT fetch_lock.locked_at, last_month, failed_attempts FROM lists LEFT JOIN stage_locks fetch_lock ON fetch_lock.list_id = lists.id AND fetch_lock.stage = 'fetch'",
+    );
     expect(list).toMatchObject({ locked_at: null, last_month: addMonths(NOW_MONTH, -2) });
     expect(Number(list!.failed_attempts)).toBe(0);
     const rerun = await runCliJson<FetchJson>(['fetch', '--db', db.url], { env });
@@ -232,10 +285,16 @@ describeOnDialectDatabases('two fetch processes on one $dialect database', (data
       });
     expect(await Promise.all([run(), run()])).toEqual([0, 0]);
 
-    const work = readFileSync(log, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { list: string; pid: number; start: number; end: number });
+    const work = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { list: string; pid: number; start: number; end: number });
     expect(work.map((w) => w.list).sort()).toEqual(Array.from({ length: 12 }, (_, i) => `list-${i}`).sort());
     expect(new Set(work.map((w) => w.pid)).size).toBe(2);
-    const staged = await queryAt<{ message_key: string; n: number }>(db.url, 'SELECT message_key, COUNT(*) AS n FROM staged_messages GROUP BY message_key');
+    const staged = await queryAt<{ message_key: string; n: number }>(
+      db.url,
+      'SELECT message_key, COUNT(*) AS n FROM staged_messages GROUP BY message_key',
+    );
     expect(staged).toHaveLength(48);
     expect(staged.every((row) => Number(row.n) === 1)).toBe(true);
   });

@@ -6,7 +6,12 @@ import { splitMboxBuffer } from '../../src/core/archive/mbox-reader.js';
 import { runCli } from '../helpers/cli.js';
 import type { Dialect } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
-import { cleanFetch, fetchKilledAndResumed, type CleanFetch, type KillPointsOptions } from '../helpers/fetch-kill-points.js';
+import {
+  cleanFetch,
+  fetchKilledAndResumed,
+  type CleanFetch,
+  type KillPointsOptions,
+} from '../helpers/fetch-kill-points.js';
 import { generateListMbox } from '../helpers/generated-list-mail.js';
 import { groupsioMessage, startGroupsioServer, type GroupsioServer } from '../helpers/groupsio-server.js';
 import { LONG_MODE, shortOrLong } from '../helpers/long-mode.js';
@@ -31,12 +36,19 @@ describeOnDialectDatabases('a groups.io fetch killed with SIGKILL and run again 
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'listminer-groupsio-resume-'));
-    const traffic = splitMboxBuffer(generateListMbox(shortOrLong(900, 3000), { tag: `gio-${databases.dialect}`, stepHours: 9 }));
+    const traffic = splitMboxBuffer(
+      generateListMbox(shortOrLong(900, 3000), { tag: `gio-${databases.dialect}`, stepHours: 9 }),
+    );
     server = await startGroupsioServer({
       token: TOKEN,
       groups: {
         busy: { id: 1, messages: traffic },
-        quiet: { id: 2, messages: [groupsioMessage(`q1-${databases.dialect}@groups.example`, new Date('2024-05-02T10:00:00Z'), 'quiet')] },
+        quiet: {
+          id: 2,
+          messages: [
+            groupsioMessage(`q1-${databases.dialect}@groups.example`, new Date('2024-05-02T10:00:00Z'), 'quiet'),
+          ],
+        },
       },
     });
     options = {
@@ -46,7 +58,10 @@ describeOnDialectDatabases('a groups.io fetch killed with SIGKILL and run again 
       prepare: async (db, scenario) => {
         const env = { LISTMINER_CACHE: join(dir, `cache-${scenario}`), LISTMINER_GROUPSIO_TOKEN: TOKEN };
         for (const group of ['busy', 'quiet']) {
-          const add = await runCli(['lists', 'add', group, '--system', 'groupsio', '--base-url', server.url, '--db', db.url], { env });
+          const add = await runCli(
+            ['lists', 'add', group, '--system', 'groupsio', '--base-url', server.url, '--db', db.url],
+            { env },
+          );
           expect(add.code, add.stderr).toBe(0);
         }
         return env;
@@ -60,8 +75,14 @@ describeOnDialectDatabases('a groups.io fetch killed with SIGKILL and run again 
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it(`ends with the clean run's rows and no lock, wherever fetch was killed (${SCENARIOS[databases.dialect]} scenarios of two kills)`, async () => {
-    const landed = await fetchKilledAndResumed(clean, options);
-    console.log(`groupsio-resume on ${databases.dialect}: killed with ${landed.map((n) => n ?? 'ended').join(', ')} of ${Object.keys(clean.staged).length} messages staged (clean run ${clean.ms} ms)`);
-  }, TIMEOUT_MS);
+  it(
+    `ends with the clean run's rows and no lock, wherever fetch was killed (${SCENARIOS[databases.dialect]} scenarios of two kills)`,
+    async () => {
+      const landed = await fetchKilledAndResumed(clean, options);
+      console.log(
+        `groupsio-resume on ${databases.dialect}: killed with ${landed.map((n) => n ?? 'ended').join(', ')} of ${Object.keys(clean.staged).length} messages staged (clean run ${clean.ms} ms)`,
+      );
+    },
+    TIMEOUT_MS,
+  );
 });

@@ -11,7 +11,7 @@ describe('help, typos and refused commands', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('shows a command\'s help with `help COMMAND`, topics included', async () => {
+  it("shows a command's help with `help COMMAND`, topics included", async () => {
     const sync = await runCli(['help', 'sync'], { cwd: dir });
     expect(sync.code, sync.stderr).toBe(0);
     expect(sync.stdout).toContain('$ listminer sync');
@@ -39,7 +39,8 @@ describe('help, typos and refused commands', () => {
 
   it('lists the bundled systems in `lists add --help`', async () => {
     const result = await runCli(['lists', 'add', '--help'], { cwd: dir });
-    for (const system of ['apache_ponymail', 'public_inbox', 'pipermail', 'hyperkitty', 'mbox', 'maildir']) expect(result.stdout).toContain(`${system}:`);
+    for (const system of ['apache_ponymail', 'public_inbox', 'pipermail', 'hyperkitty', 'mbox', 'maildir'])
+      expect(result.stdout).toContain(`${system}:`);
   });
 
   it('draws the usage of `repos import` as the ways it can be called', async () => {

@@ -41,13 +41,21 @@ describeOnDialectDatabases('messages over max_message_bytes on $dialect', (datab
     writeFileSync(join(dir, 'listminer.yaml'), `max_message_bytes: ${CAP}\n`);
     writeFileSync(
       join(dir, 'huge.mbox'),
-      [message('first', 2000), message('just-under', CAP - 4096), message('just-over', CAP + 100), message('giant', GIANT), message('last', 2000)].join(''),
+      [
+        message('first', 2000),
+        message('just-under', CAP - 4096),
+        message('just-over', CAP + 100),
+        message('giant', GIANT),
+        message('last', 2000),
+      ].join(''),
     );
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   const run = async (args: string[]) => {
-    const exit = await runCliMeasured([...args, '--db', db.url, '--json'], { env: { LISTMINER_CONFIG: join(dir, 'listminer.yaml'), LISTMINER_CACHE: join(dir, 'cache') } });
+    const exit = await runCliMeasured([...args, '--db', db.url, '--json'], {
+      env: { LISTMINER_CONFIG: join(dir, 'listminer.yaml'), LISTMINER_CACHE: join(dir, 'cache') },
+    });
     const peakMb = Math.round(exit.peakRssBytes / 1024 / 1024);
     console.log(`huge messages on ${databases.dialect}: ${args.join(' ')}: exit ${exit.code}, peak ${peakMb} MB`);
     expect(exit.code, exit.stderr).toBe(0);
@@ -57,7 +65,17 @@ describeOnDialectDatabases('messages over max_message_bytes on $dialect', (datab
 
   it('stages every message, shunts the ones over the cap unparsed with their size as the reason, drains the others', async () => {
     const list = join(dir, 'huge.mbox');
-    await run(['lists', 'add', '--system', 'mbox', list, '--rules', 'public_inbox', '--repo', 'https://github.com/example/huge']);
+    await run([
+      'lists',
+      'add',
+      '--system',
+      'mbox',
+      list,
+      '--rules',
+      'public_inbox',
+      '--repo',
+      'https://github.com/example/huge',
+    ]);
     expect(await run(['fetch', '--full'])).toMatchObject({ totals: { staged: 5, failed: 0 } });
     expect(await run(['classify'])).toMatchObject({ classified: 3 });
     expect(await run(['drain'])).toMatchObject({ drained: 3, shunted: 0 });
@@ -72,7 +90,9 @@ describeOnDialectDatabases('messages over max_message_bytes on $dialect', (datab
     ]);
     for (const row of rows.filter((r) => r.status === 'shunted')) {
       expect(Number(row.size)).toBeGreaterThan(CAP);
-      expect(row.error).toBe(`too large to parse: ${row.size} bytes, over max_message_bytes (${CAP}); its raw bytes are kept`);
+      expect(row.error).toBe(
+        `too large to parse: ${row.size} bytes, over max_message_bytes (${CAP}); its raw bytes are kept`,
+      );
     }
     // Rule 1: the bytes are kept.
     const raws = await queryAt<{ n: number }>(db.url, 'SELECT COUNT(*) AS n FROM staged_message_raws');
@@ -84,7 +104,10 @@ describeOnDialectDatabases('messages over max_message_bytes on $dialect', (datab
 
   it('leaves them shunted, still unparsed, when shunted mail is retried', async () => {
     expect(await run(['classify', '--retry-shunted'])).toMatchObject({ classified: 0, shunted: 2 });
-    const rows = await queryAt<Row>(db.url, "SELECT message_id, status, size, error FROM staged_messages WHERE status = 'shunted' ORDER BY id");
+    const rows = await queryAt<Row>(
+      db.url,
+      "SELECT message_id, status, size, error FROM staged_messages WHERE status = 'shunted' ORDER BY id",
+    );
     expect(rows.map((r) => r.message_id)).toEqual(['just-over@example.org', 'giant@example.org']);
   });
 });

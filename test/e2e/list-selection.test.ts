@@ -28,7 +28,15 @@ describeOnDialectDatabases('--list on $dialect', (databases) => {
   const cli = (args: string[]) => runCliJson<Record<string, unknown>>([...args, '--db', db.url], { cwd: dir });
 
   it('finds a local list by the relative path it was added with, in fetch, classify and drain', async () => {
-    const add = await cli(['lists', 'add', '--system', 'mbox', './relative.mbox', '--repo', 'https://github.com/example/relative']);
+    const add = await cli([
+      'lists',
+      'add',
+      '--system',
+      'mbox',
+      './relative.mbox',
+      '--repo',
+      'https://github.com/example/relative',
+    ]);
     expect(add.code, add.stderr).toBe(0);
 
     const fetch = await cli(['fetch', '--list', './relative.mbox', '--full', '--now']);
@@ -53,7 +61,9 @@ describeOnDialectDatabases('--list on $dialect', (databases) => {
       const refused = await runCli([stage, '--list', './relative.mbox', '--db', db.url], { cwd: dir });
       expect(refused.code, stage).toBe(2);
       expect(refused.stderr, stage).toContain('names 2 lists');
-      expect(refused.stderr, stage).toMatch(/mbox .*relative\.mbox.*generic .*relative\.mbox|generic .*relative\.mbox.*mbox .*relative\.mbox/);
+      expect(refused.stderr, stage).toMatch(
+        /mbox .*relative\.mbox.*generic .*relative\.mbox|generic .*relative\.mbox.*mbox .*relative\.mbox/,
+      );
     }
     const chosen = await cli(['fetch', '--list', './relative.mbox', '--system', 'mbox', '--full', '--now']);
     expect(chosen.code, chosen.stderr).toBe(0);

@@ -13,7 +13,17 @@ describeOnDialectDatabases('lists and repos commands on $dialect', (databases) =
   });
 
   it('adds a Pony Mail list with its repo and shows it in lists ls --json', async () => {
-    const add = await runCli(['lists', 'add', '--system', 'apache_ponymail', 'dev@kafka.apache.org', '--repo', 'https://github.com/apache/kafka', '--db', db.url]);
+    const add = await runCli([
+      'lists',
+      'add',
+      '--system',
+      'apache_ponymail',
+      'dev@kafka.apache.org',
+      '--repo',
+      'https://github.com/apache/kafka',
+      '--db',
+      db.url,
+    ]);
     expect(add.code, add.stderr).toBe(0);
     expect(add.stderr).toContain('added apache_ponymail list dev@kafka.apache.org');
     const ls = await runCliJson<{ lists: Array<Record<string, unknown>> }>(['lists', 'ls', '--db', db.url]);
@@ -29,7 +39,15 @@ describeOnDialectDatabases('lists and repos commands on $dialect', (databases) =
   });
 
   it('does not make a second row when the same list is added again', async () => {
-    const again = await runCliJson<{ action: string }>(['lists', 'add', '--system', 'apache_ponymail', 'DEV@kafka.apache.org', '--db', db.url]);
+    const again = await runCliJson<{ action: string }>([
+      'lists',
+      'add',
+      '--system',
+      'apache_ponymail',
+      'DEV@kafka.apache.org',
+      '--db',
+      db.url,
+    ]);
     expect(again.json.action).toBe('unchanged');
     const ls = await runCliJson<{ lists: unknown[] }>(['lists', 'ls', '--db', db.url]);
     expect(ls.json.lists).toHaveLength(1);
@@ -54,15 +72,43 @@ describeOnDialectDatabases('lists and repos commands on $dialect', (databases) =
   });
 
   it('reports an error as JSON on stdout under --json', async () => {
-    const result = await runCliJson<{ error: { message: string; exitCode: number } }>(['lists', 'add', '--system', 'nope', 'a@b.org', '--db', db.url]);
+    const result = await runCliJson<{ error: { message: string; exitCode: number } }>([
+      'lists',
+      'add',
+      '--system',
+      'nope',
+      'a@b.org',
+      '--db',
+      db.url,
+    ]);
     expect(result.code).toBe(2);
     expect(result.json.error).toMatchObject({ exitCode: 2, message: 'Unknown archive system "nope".' });
   });
 
   it('registers a repo once and ties lists waiting for it', async () => {
-    await runCli(['lists', 'add', '--system', 'public_inbox', 'netdev', '--repo', 'https://git.kernel.org/pub/scm/linux/kernel/git/netdev/net.git', '--db', db.url]);
-    const add = await runCliJson<{ unchanged: number; repos: Array<{ action: string; repo: { url: string } }> }>(['repos', 'add', 'https://github.com/Apache/Kafka.git', '--db', db.url]);
-    expect(add.json).toMatchObject({ added: 0, unchanged: 1, repos: [{ action: 'unchanged', repo: { url: 'https://github.com/apache/kafka' } }] });
+    await runCli([
+      'lists',
+      'add',
+      '--system',
+      'public_inbox',
+      'netdev',
+      '--repo',
+      'https://git.kernel.org/pub/scm/linux/kernel/git/netdev/net.git',
+      '--db',
+      db.url,
+    ]);
+    const add = await runCliJson<{ unchanged: number; repos: Array<{ action: string; repo: { url: string } }> }>([
+      'repos',
+      'add',
+      'https://github.com/Apache/Kafka.git',
+      '--db',
+      db.url,
+    ]);
+    expect(add.json).toMatchObject({
+      added: 0,
+      unchanged: 1,
+      repos: [{ action: 'unchanged', repo: { url: 'https://github.com/apache/kafka' } }],
+    });
     const repos = await runCliJson<{ repos: Array<{ url: string }> }>(['repos', 'ls', '--db', db.url]);
     expect(repos.json.repos.map((r) => r.url)).toEqual([
       'https://git.kernel.org/pub/scm/linux/kernel/git/netdev/net',

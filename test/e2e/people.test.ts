@@ -37,7 +37,10 @@ describeOnDialectDatabases('people behind the addresses on $dialect', (databases
   const rows = <T>(sql: string, params: string[] = []) => withStoreAt(db.url, (store) => store.db.all<T>(sql, params));
   const count = async (sql: string) => Number((await rows<{ n: number }>(sql))[0]!.n);
   const personOf = async (address: string) => {
-    const found = await rows<{ sender_id: number }>('SELECT DISTINCT sender_id FROM email_messages WHERE from_address = ?', [address]);
+    const found = await rows<{ sender_id: number }>(
+      'SELECT DISTINCT sender_id FROM email_messages WHERE from_address = ?',
+      [address],
+    );
     expect(found, address).toHaveLength(1);
     return Number(found[0]!.sender_id);
   };
@@ -57,7 +60,9 @@ describeOnDialectDatabases('people behind the addresses on $dialect', (databases
 
   it("joins a sender's two addresses when one message from the first signs off with the second, in the same name", async () => {
     expect(await personOf('ann@corp.example')).toBe(await personOf('ann@home.example'));
-    const merges = await rows<{ rule: string; reason: string; undone_at: unknown }>('SELECT rule, reason, undone_at FROM person_merges');
+    const merges = await rows<{ rule: string; reason: string; undone_at: unknown }>(
+      'SELECT rule, reason, undone_at FROM person_merges',
+    );
     expect(merges).toHaveLength(1);
     expect(merges[0]).toMatchObject({ rule: 'trailer', undone_at: null });
     expect(merges[0]!.reason).toContain('Signed-off-by: Ann Example <ann@home.example>');
@@ -79,9 +84,10 @@ describeOnDialectDatabases('people behind the addresses on $dialect', (databases
 
   it('records a noreply sign-off as an address of its sender, and the GitHub login it names', async () => {
     const dora = await personOf('dora@mail.example');
-    const identities = await rows<{ kind: string; value: string; source: string }>('SELECT kind, value, source FROM identities WHERE person_id = ? ORDER BY kind, value', [
-      String(dora),
-    ]);
+    const identities = await rows<{ kind: string; value: string; source: string }>(
+      'SELECT kind, value, source FROM identities WHERE person_id = ? ORDER BY kind, value',
+      [String(dora)],
+    );
     expect(identities).toEqual(
       expect.arrayContaining([
         { kind: 'email', value: '12345+dora-gh@users.noreply.github.com', source: 'trailer' },
@@ -92,15 +98,21 @@ describeOnDialectDatabases('people behind the addresses on $dialect', (databases
   });
 
   it('counts a person once among the participants of a series (pr_equivalents)', async () => {
-    const series = await rows<{ participants: number }>("SELECT participants FROM pr_equivalents WHERE title LIKE '%start in reset%'");
+    const series = await rows<{ participants: number }>(
+      "SELECT participants FROM pr_equivalents WHERE title LIKE '%start in reset%'",
+    );
     expect(series.map((s) => Number(s.participants))).toEqual([1]);
   });
 
   it('gives in stats --json people and addresses, equal to the counts the tables hold', async () => {
     const { code, json, stderr } = await cliJson<StatsResult>(['stats']);
     expect(code, stderr).toBe(0);
-    const people = await count('SELECT COUNT(DISTINCT sender_id) AS n FROM email_messages WHERE is_bot = FALSE AND sender_id IS NOT NULL');
-    const addresses = await count('SELECT COUNT(DISTINCT from_address) AS n FROM email_messages WHERE is_bot = FALSE AND sender_id IS NOT NULL');
+    const people = await count(
+      'SELECT COUNT(DISTINCT sender_id) AS n FROM email_messages WHERE is_bot = FALSE AND sender_id IS NOT NULL',
+    );
+    const addresses = await count(
+      'SELECT COUNT(DISTINCT from_address) AS n FROM email_messages WHERE is_bot = FALSE AND sender_id IS NOT NULL',
+    );
     expect(json.people).toEqual({
       people,
       addresses,
@@ -144,7 +156,9 @@ describeOnDialectDatabases('people behind the addresses on $dialect', (databases
   });
 
   it('a mailmap merges the addresses it names and nothing else, and importing it again changes nothing', async () => {
-    const addresses = await rows<{ from_address: string; sender_id: number | null }>('SELECT DISTINCT from_address, sender_id FROM email_messages ORDER BY from_address');
+    const addresses = await rows<{ from_address: string; sender_id: number | null }>(
+      'SELECT DISTINCT from_address, sender_id FROM email_messages ORDER BY from_address',
+    );
     const imported = await cliJson<MailmapOutcome>(['people', 'import-mailmap', MAILMAP]);
     expect(imported.code, imported.stderr).toBe(0);
     expect(imported.json).toMatchObject({ entries: 3, merges: 1 });
@@ -154,9 +168,13 @@ describeOnDialectDatabases('people behind the addresses on $dialect', (databases
     expect(await personOf('carl@new.example')).toBe(carl);
     for (const { from_address, sender_id } of addresses) {
       if (from_address === 'carl@new.example') continue;
-      expect(await personOf(from_address).catch(() => null), from_address).toBe(sender_id === null ? null : Number(sender_id));
+      expect(await personOf(from_address).catch(() => null), from_address).toBe(
+        sender_id === null ? null : Number(sender_id),
+      );
     }
-    const names = await rows<{ name: string }>('SELECT name FROM contributors WHERE id = ?', [String(await personOf('ann@home.example'))]);
+    const names = await rows<{ name: string }>('SELECT name FROM contributors WHERE id = ?', [
+      String(await personOf('ann@home.example')),
+    ]);
     expect(names[0]!.name).toBe('Ann Q. Example');
     const after = await snapshot();
     const again = await cliJson<MailmapOutcome>(['people', 'import-mailmap', MAILMAP]);
@@ -169,7 +187,9 @@ describeOnDialectDatabases('people behind the addresses on $dialect', (databases
     expect(later.code, later.stderr).toBe(0);
     const hana = await personOf('hana@a.example');
     expect(await personOf('hana@b.example')).toBe(hana);
-    expect((await rows<{ name: string }>('SELECT name FROM contributors WHERE id = ?', [String(hana)]))[0]!.name).toBe('Hana Unseen');
+    expect((await rows<{ name: string }>('SELECT name FROM contributors WHERE id = ?', [String(hana)]))[0]!.name).toBe(
+      'Hana Unseen',
+    );
     const before = await snapshot();
     const again = await cliJson<ResolveResult>(['people', 'resolve']);
     expect(again.json).toMatchObject({ messagesRead: 0, merges: [] });
@@ -216,16 +236,28 @@ describeOnDialectDatabases('people behind the addresses on $dialect', (databases
       const first = await cliJson<ResolveResult>(['people', 'resolve', '--api-url', github.url], env);
       expect(first.code, first.stderr).toBe(0);
       expect(first.json.githubSkipped).toBeNull();
-      expect(github.searches.filter((s) => s.startsWith('/search/users')).sort()).toEqual(['/search/users?q=eve@often.example in:email', '/search/users?q=fay@private.example in:email']);
+      expect(github.searches.filter((s) => s.startsWith('/search/users')).sort()).toEqual([
+        '/search/users?q=eve@often.example in:email',
+        '/search/users?q=fay@private.example in:email',
+      ]);
       expect(github.searches).toContain('/search/commits?q=author-email:fay@private.example');
       expect(github.searches.some((s) => s.includes('gus@rare.example'))).toBe(false);
       const eve = await personOf('eve@often.example');
-      const login = await rows<{ value: string; source: string }>("SELECT value, source FROM identities WHERE person_id = ? AND kind = 'github_login'", [String(eve)]);
+      const login = await rows<{ value: string; source: string }>(
+        "SELECT value, source FROM identities WHERE person_id = ? AND kind = 'github_login'",
+        [String(eve)],
+      );
       expect(login).toEqual([{ value: 'eve-gh', source: 'github-api' }]);
-      const fay = await rows<{ login: string | null; retry_after: unknown }>("SELECT login, retry_after FROM github_lookups WHERE address = 'fay@private.example'");
+      const fay = await rows<{ login: string | null; retry_after: unknown }>(
+        "SELECT login, retry_after FROM github_lookups WHERE address = 'fay@private.example'",
+      );
       expect(fay).toHaveLength(1);
       expect(fay[0]!.login).toBeNull();
-      expect(new Date(String(fay[0]!.retry_after instanceof Date ? fay[0]!.retry_after.toISOString() : fay[0]!.retry_after)).getTime()).toBeGreaterThan(Date.now());
+      expect(
+        new Date(
+          String(fay[0]!.retry_after instanceof Date ? fay[0]!.retry_after.toISOString() : fay[0]!.retry_after),
+        ).getTime(),
+      ).toBeGreaterThan(Date.now());
 
       const asked = github.searches.length;
       const again = await cliJson<ResolveResult>(['people', 'resolve', '--api-url', github.url], env);
@@ -239,22 +271,41 @@ describeOnDialectDatabases('people behind the addresses on $dialect', (databases
 describeOnDialectDatabases('people of the kernel sample on $dialect', (databases) => {
   it('resolves trailers and mail of one person, sent from two addresses, to one person', async () => {
     const db = await databases.create();
-    const sync = await runCliJson<SyncResult>(['sync', KERNEL, '--rules', 'public_inbox', '--repo', 'https://github.com/torvalds/linux', '--db', db.url], NO_TOKEN);
+    const sync = await runCliJson<SyncResult>(
+      ['sync', KERNEL, '--rules', 'public_inbox', '--repo', 'https://github.com/torvalds/linux', '--db', db.url],
+      NO_TOKEN,
+    );
     expect(sync.code, sync.stderr).toBe(0);
     await withStoreAt(db.url, async (store) => {
       const senders = await store.db.all<{ from_name: string; people: number }>(
         'SELECT from_name, COUNT(DISTINCT sender_id) AS people FROM email_messages WHERE sender_id IS NOT NULL GROUP BY from_name ORDER BY from_name',
       );
       for (const row of senders) expect(Number(row.people), row.from_name).toBe(1);
-      const tomasz = await store.db.all<{ from_address: string }>("SELECT DISTINCT from_address FROM email_messages WHERE from_name = 'Tomasz Zielinski' ORDER BY from_address");
+      const tomasz = await store.db.all<{ from_address: string }>(
+        "SELECT DISTINCT from_address FROM email_messages WHERE from_name = 'Tomasz Zielinski' ORDER BY from_address",
+      );
       expect(tomasz.map((r) => r.from_address)).toEqual(['tomasz.zielinski@vendor.example', 'tz@example.net']);
       // Every trailer names an address of the person who sent mail under that name.
-      const mail = await store.db.all<{ trailers: unknown }>("SELECT trailers FROM email_messages WHERE trailers IS NOT NULL");
-      const trailers = mail.flatMap((m) => (typeof m.trailers === 'string' ? JSON.parse(m.trailers) : m.trailers) as Array<{ name: string; address: string }>);
+      const mail = await store.db.all<{ trailers: unknown }>(
+        'SELECT trailers FROM email_messages WHERE trailers IS NOT NULL',
+      );
+      const trailers = mail.flatMap(
+        (m) =>
+          (typeof m.trailers === 'string' ? JSON.parse(m.trailers) : m.trailers) as Array<{
+            name: string;
+            address: string;
+          }>,
+      );
       expect(trailers.length).toBeGreaterThan(10);
       for (const trailer of trailers) {
-        const owner = await store.db.get<{ person_id: number }>("SELECT person_id FROM identities WHERE kind = 'email' AND value = ?", [trailer.address]);
-        const sender = await store.db.get<{ sender_id: number }>('SELECT DISTINCT sender_id FROM email_messages WHERE from_name = ? AND sender_id IS NOT NULL', [trailer.name]);
+        const owner = await store.db.get<{ person_id: number }>(
+          "SELECT person_id FROM identities WHERE kind = 'email' AND value = ?",
+          [trailer.address],
+        );
+        const sender = await store.db.get<{ sender_id: number }>(
+          'SELECT DISTINCT sender_id FROM email_messages WHERE from_name = ? AND sender_id IS NOT NULL',
+          [trailer.name],
+        );
         expect(Number(owner?.person_id), `${trailer.name} <${trailer.address}>`).toBe(Number(sender?.sender_id));
       }
     });

@@ -12,10 +12,15 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function kernelMaildir(): string {
   const root = join(dir, 'lkml');
   for (const folder of ['cur', 'new', 'tmp']) mkdirSync(join(root, folder), { recursive: true });
-  ['kernel/series.mbox', 'kernel/revisions.mbox', 'classify/formats/kernel.mbox'].flatMap(fixtureMessages).forEach((raw, i) => {
-    writeFileSync(join(root, 'cur', `${1704800000 + i}.M${i}P4242.host:2,S`), raw);
-  });
+  ['kernel/series.mbox', 'kernel/revisions.mbox', 'classify/formats/kernel.mbox']
+    .flatMap(fixtureMessages)
+    .forEach((raw, i) => {
+      writeFileSync(join(root, 'cur', `${1704800000 + i}.M${i}P4242.host:2,S`), raw);
+    });
   return root;
 }
 
-describePipeline('the pipeline on list mail, $dialect', () => ({ apache: fixturePath('ponymail'), lkml: kernelMaildir() }));
+describePipeline('the pipeline on list mail, $dialect', () => ({
+  apache: fixturePath('ponymail'),
+  lkml: kernelMaildir(),
+}));

@@ -18,7 +18,14 @@ const RT = 'rt:rt.cpan.org#64321';
 const DEBBUGS = 'debbugs:bugs.debian.org#510516';
 
 interface ProjectJson {
-  lists: Array<{ status: string; linked: number; created: number; inherited: number; none: number; issuesCreated: number }>;
+  lists: Array<{
+    status: string;
+    linked: number;
+    created: number;
+    inherited: number;
+    none: number;
+    issuesCreated: number;
+  }>;
 }
 
 /** The messages of a fixture, each as the bytes an mbox holds after its From line. */
@@ -27,7 +34,14 @@ function fixtureMessages(name: string): Buffer[] {
 }
 
 function writeMbox(path: string, messages: Buffer[]): void {
-  writeFileSync(path, Buffer.concat(messages.map((m) => Buffer.concat([Buffer.from('From tracker-test Mon Jan  1 00:00:00 2024\n'), m, Buffer.from('\n')]))));
+  writeFileSync(
+    path,
+    Buffer.concat(
+      messages.map((m) =>
+        Buffer.concat([Buffer.from('From tracker-test Mon Jan  1 00:00:00 2024\n'), m, Buffer.from('\n')]),
+      ),
+    ),
+  );
 }
 
 describeOnDialectDatabases('project of Bugzilla, debbugs, RT and GH-N mail on $dialect', (databases) => {
@@ -41,17 +55,35 @@ describeOnDialectDatabases('project of Bugzilla, debbugs, RT and GH-N mail on $d
     }
   };
   const issueRows = (db: TestDatabase) =>
-    withStoreAt(db.url, (store) => store.db.all<Record<string, unknown>>('SELECT id, external_key, title, state, is_synthetic, comment_count FROM issues WHERE is_synthetic = ? ORDER BY external_key', [true]));
+    withStoreAt(db.url, (store) =>
+      store.db.all<Record<string, unknown>>(
+        'SELECT id, external_key, title, state, is_synthetic, comment_count FROM issues WHERE is_synthetic = ? ORDER BY external_key',
+        [true],
+      ),
+    );
   // verify's derived-current takes tracker issues, their thread's mail and GitHub references for what project derives.
   const derivedCurrent = async (db: TestDatabase) => {
-    const run = await runCliJson<{ invariants: Array<{ name: string; ok: boolean; violations: number; details: string[] }> }>(['verify', '--db', db.url]);
+    const run = await runCliJson<{
+      invariants: Array<{ name: string; ok: boolean; violations: number; details: string[] }>;
+    }>(['verify', '--db', db.url]);
     return run.json.invariants.find((i) => i.name === 'derived-current');
   };
-  const kinds = (db: TestDatabase) => withStoreAt(db.url, (store) => store.db.all<{ message_key: string; projected_kind: string }>('SELECT message_key, projected_kind FROM email_messages ORDER BY message_key'));
+  const kinds = (db: TestDatabase) =>
+    withStoreAt(db.url, (store) =>
+      store.db.all<{ message_key: string; projected_kind: string }>(
+        'SELECT message_key, projected_kind FROM email_messages ORDER BY message_key',
+      ),
+    );
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'listminer-trackers-'));
-    server = await startGitHubApiServer({ owner: 'acme', name: 'widget', issues: [githubIssue(3)], pulls: [githubPull(6)], pageSize: 10 });
+    server = await startGitHubApiServer({
+      owner: 'acme',
+      name: 'widget',
+      issues: [githubIssue(3)],
+      pulls: [githubPull(6)],
+      pageSize: 10,
+    });
   });
   afterAll(async () => {
     await server.close();
@@ -62,21 +94,67 @@ describeOnDialectDatabases('project of Bugzilla, debbugs, RT and GH-N mail on $d
     const db = await databases.create();
     const folder = join(dir, `trackers-${db.dialect}`);
     mkdirSync(folder);
-    const [bugzilla, rt, debbugs] = [fixtureMessages('bugzilla.mbox'), fixtureMessages('rt.mbox'), fixtureMessages('debbugs.mbox')];
+    const [bugzilla, rt, debbugs] = [
+      fixtureMessages('bugzilla.mbox'),
+      fixtureMessages('rt.mbox'),
+      fixtureMessages('debbugs.mbox'),
+    ];
     // First each bug's opening mail (and the debbugs follow-up of a person, which names no tracker host).
     writeMbox(join(folder, 'first.mbox'), [bugzilla[0]!, rt[0]!, debbugs[0]!, debbugs[1]!]);
-    const add = await runCli(['lists', 'add', '--system', 'mbox', '--rules', 'apache_ponymail', folder, '--repo', KAFKA, '--db', db.url]);
+    const add = await runCli([
+      'lists',
+      'add',
+      '--system',
+      'mbox',
+      '--rules',
+      'apache_ponymail',
+      folder,
+      '--repo',
+      KAFKA,
+      '--db',
+      db.url,
+    ]);
     expect(add.code, add.stderr).toBe(0);
     await pipeline(db);
     const first = await cli(db, ['project']);
     expect(first.code, first.stderr).toBe(0);
-    expect(first.json.lists).toMatchObject([{ status: 'projected', created: 3, inherited: 1, none: 0, issuesCreated: 3 }]);
+    expect(first.json.lists).toMatchObject([
+      { status: 'projected', created: 3, inherited: 1, none: 0, issuesCreated: 3 },
+    ]);
     const ids = Object.fromEntries([BUGZILLA, RT, DEBBUGS].map((key) => [key, syntheticIssueId(KAFKA, key)]));
-    expect((await issueRows(db)).map((i) => ({ ...i, id: Number(i.id), is_synthetic: Boolean(i.is_synthetic), comment_count: Number(i.comment_count) }))).toEqual([
-      { id: ids[BUGZILLA], external_key: BUGZILLA, title: 'Connector leaks file handles on restart', state: 'open', is_synthetic: true, comment_count: 1 },
-      { id: ids[DEBBUGS], external_key: DEBBUGS, title: 'kafka: is not a native package', state: 'open', is_synthetic: true, comment_count: 2 },
+    expect(
+      (await issueRows(db)).map((i) => ({
+        ...i,
+        id: Number(i.id),
+        is_synthetic: Boolean(i.is_synthetic),
+        comment_count: Number(i.comment_count),
+      })),
+    ).toEqual([
+      {
+        id: ids[BUGZILLA],
+        external_key: BUGZILLA,
+        title: 'Connector leaks file handles on restart',
+        state: 'open',
+        is_synthetic: true,
+        comment_count: 1,
+      },
+      {
+        id: ids[DEBBUGS],
+        external_key: DEBBUGS,
+        title: 'kafka: is not a native package',
+        state: 'open',
+        is_synthetic: true,
+        comment_count: 2,
+      },
       // Bugzilla's bug 64321 and RT's ticket 64321 are two issues.
-      { id: ids[RT], external_key: RT, title: 'Producer drops messages over 1 MB', state: 'open', is_synthetic: true, comment_count: 1 },
+      {
+        id: ids[RT],
+        external_key: RT,
+        title: 'Producer drops messages over 1 MB',
+        state: 'open',
+        is_synthetic: true,
+        comment_count: 1,
+      },
     ]);
 
     // Then the mail that resolves or closes each: the same issues, their state and counts follow.
@@ -106,7 +184,11 @@ describeOnDialectDatabases('project of Bugzilla, debbugs, RT and GH-N mail on $d
       { external_key: DEBBUGS, message_key: 'handler.510516.B.123092083210412.ack@bugs.debian.org', role: 'event' },
       // A person's mail that names the bug but no tracker host belongs to the issue through its thread.
       { external_key: DEBBUGS, message_key: 'd99ff6bb9a3f9f1774358e10a61f8717@phys.ethz.ch', role: 'comment' },
-      { external_key: DEBBUGS, message_key: 'handler.510516.D510516.123218137011064.notifdone@bugs.debian.org', role: 'event' },
+      {
+        external_key: DEBBUGS,
+        message_key: 'handler.510516.D510516.123218137011064.notifdone@bugs.debian.org',
+        role: 'event',
+      },
       { external_key: RT, message_key: 'rt-4.0.18-31025-1591092165-1113.64321-4-0@rt.cpan.org', role: 'event' },
       { external_key: RT, message_key: 'rt-4.0.18-8812-1591259400-377.64321-5-0@rt.cpan.org', role: 'event' },
     ]);
@@ -129,7 +211,16 @@ describeOnDialectDatabases('project of Bugzilla, debbugs, RT and GH-N mail on $d
     expect(before.code, before.stderr).toBe(0);
     expect(before.json.lists).toMatchObject([{ status: 'projected', linked: 0, none: 3, issuesCreated: 0 }]);
     // The import brings issue 3 and pull request 6; the next run links the mail that names them.
-    const imported = await runCli(['repos', 'import', 'acme/widget', '--github', '--api-url', server.url, '--db', db.url]);
+    const imported = await runCli([
+      'repos',
+      'import',
+      'acme/widget',
+      '--github',
+      '--api-url',
+      server.url,
+      '--db',
+      db.url,
+    ]);
     expect(imported.code, imported.stderr).toBe(0);
     const run = await cli(db, ['project']);
     expect(run.code, run.stderr).toBe(0);
@@ -140,12 +231,20 @@ describeOnDialectDatabases('project of Bugzilla, debbugs, RT and GH-N mail on $d
       { message_key: 'issue3-note@example.org', projected_kind: 'linked' },
     ]);
     const linked = await withStoreAt(db.url, async (store) => ({
-      issues: await store.db.all('SELECT i.number, m.message_key, l.role FROM issue_email_messages l JOIN issues i ON i.id = l.issue_id JOIN email_messages m ON m.id = l.email_message_id'),
-      pulls: await store.db.all('SELECT p.number, m.message_key, l.role FROM pull_request_email_messages l JOIN pull_requests p ON p.id = l.pull_request_id JOIN email_messages m ON m.id = l.email_message_id'),
+      issues: await store.db.all(
+        'SELECT i.number, m.message_key, l.role FROM issue_email_messages l JOIN issues i ON i.id = l.issue_id JOIN email_messages m ON m.id = l.email_message_id',
+      ),
+      pulls: await store.db.all(
+        'SELECT p.number, m.message_key, l.role FROM pull_request_email_messages l JOIN pull_requests p ON p.id = l.pull_request_id JOIN email_messages m ON m.id = l.email_message_id',
+      ),
       synthetic: await store.db.all('SELECT id FROM issues WHERE is_synthetic = ?', [true]),
     }));
-    expect(linked.issues.map((r) => ({ ...(r as object), number: Number((r as { number: number }).number) }))).toEqual([{ number: 3, message_key: 'issue3-note@example.org', role: 'reference' }]);
-    expect(linked.pulls.map((r) => ({ ...(r as object), number: Number((r as { number: number }).number) }))).toEqual([{ number: 6, message_key: 'gh6-question@example.org', role: 'reference' }]);
+    expect(linked.issues.map((r) => ({ ...(r as object), number: Number((r as { number: number }).number) }))).toEqual([
+      { number: 3, message_key: 'issue3-note@example.org', role: 'reference' },
+    ]);
+    expect(linked.pulls.map((r) => ({ ...(r as object), number: Number((r as { number: number }).number) }))).toEqual([
+      { number: 6, message_key: 'gh6-question@example.org', role: 'reference' },
+    ]);
     expect(linked.synthetic).toEqual([]);
     expect(await derivedCurrent(db)).toMatchObject({ ok: true, violations: 0, details: [] });
   });

@@ -18,7 +18,18 @@ const LATE = readFileSync(join(FIXTURES, 'kafka-dev-late.mbox'));
 const KAFKA_9 = syntheticIssueId(KAFKA, 'KAFKA-9');
 
 interface ProjectJson {
-  lists: Array<{ name: string; status: string; policy: string; examined: number; linked: number; created: number; inherited: number; mirror: number; none: number; issuesCreated: number }>;
+  lists: Array<{
+    name: string;
+    status: string;
+    policy: string;
+    examined: number;
+    linked: number;
+    created: number;
+    inherited: number;
+    mirror: number;
+    none: number;
+    issuesCreated: number;
+  }>;
   examined: number;
   issuesCreated: number;
   backfill?: { filled: number; conflicts: Array<{ issueId: number; key: string; heldBy: number; kind: string }> };
@@ -35,34 +46,73 @@ async function withStore<T>(url: string, fn: (store: Store) => Promise<T>): Prom
 
 /** An mbox file of these messages, in this order. */
 function writeMbox(path: string, messages: Buffer[]): void {
-  writeFileSync(path, Buffer.concat(messages.map((m) => Buffer.concat([Buffer.from('From project-test Mon Jan  1 00:00:00 2024\n'), m, Buffer.from('\n')]))));
+  writeFileSync(
+    path,
+    Buffer.concat(
+      messages.map((m) =>
+        Buffer.concat([Buffer.from('From project-test Mon Jan  1 00:00:00 2024\n'), m, Buffer.from('\n')]),
+      ),
+    ),
+  );
 }
 
 /** The natives an import would have brought: issue 7 titled with its Jira key, issue 13, pull requests 12 and (optionally) 14. */
 async function insertNatives(url: string, options: { pr14: boolean }): Promise<void> {
   await withStore(url, async (store) => {
     const repoId = (await store.repos.byUrl(KAFKA))!.id;
-    const issue = 'INSERT INTO issues (id, repo_id, number, title, state, is_synthetic, comment_count, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)';
-    await store.db.run(issue, [7001, repoId, 7, '[KAFKA-7] Consumer hangs on rebalance', 'open', false, 2, '2023-12-31T00:00:00.000Z']);
-    await store.db.run(issue, [13001, repoId, 13, 'Broker crash on startup', 'open', false, 0, '2024-01-04T15:00:00.000Z']);
+    const issue =
+      'INSERT INTO issues (id, repo_id, number, title, state, is_synthetic, comment_count, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)';
+    await store.db.run(issue, [
+      7001,
+      repoId,
+      7,
+      '[KAFKA-7] Consumer hangs on rebalance',
+      'open',
+      false,
+      2,
+      '2023-12-31T00:00:00.000Z',
+    ]);
+    await store.db.run(issue, [
+      13001,
+      repoId,
+      13,
+      'Broker crash on startup',
+      'open',
+      false,
+      0,
+      '2024-01-04T15:00:00.000Z',
+    ]);
     await insertPullRequest(store, repoId, 12);
     if (options.pr14) await insertPullRequest(store, repoId, 14);
   });
 }
 
 async function insertPullRequest(store: Store, repoId: number, number: number): Promise<void> {
-  await store.db.run('INSERT INTO pull_requests (id, repo_id, number, title, state) VALUES (?, ?, ?, ?, ?)', [number * 1000 + 1, repoId, number, `PR ${number}`, 'open']);
+  await store.db.run('INSERT INTO pull_requests (id, repo_id, number, title, state) VALUES (?, ?, ?, ?, ?)', [
+    number * 1000 + 1,
+    repoId,
+    number,
+    `PR ${number}`,
+    'open',
+  ]);
 }
 
 /** What project wrote, named by message keys and people rather than row ids (which depend on the order mail was stored in). */
-async function projection(url: string): Promise<Record<'issues' | 'issueLinks' | 'pullRequestLinks' | 'kinds', unknown[]>> {
+async function projection(
+  url: string,
+): Promise<Record<'issues' | 'issueLinks' | 'pullRequestLinks' | 'kinds', unknown[]>> {
   return withStore(url, async (store) => {
     const issues = await store.db.all<Record<string, unknown>>(
       'SELECT id, number, external_key, title, state, author_id, is_synthetic, comment_count, created_at, updated_at FROM issues ORDER BY id',
     );
     const person = 'COALESCE(c.email, c.github_login)';
     return {
-      issues: issues.map((i) => ({ ...i, id: Number(i.id), is_synthetic: Boolean(i.is_synthetic), comment_count: Number(i.comment_count) })),
+      issues: issues.map((i) => ({
+        ...i,
+        id: Number(i.id),
+        is_synthetic: Boolean(i.is_synthetic),
+        comment_count: Number(i.comment_count),
+      })),
       issueLinks: (
         await store.db.all<Record<string, unknown>>(
           `SELECT l.issue_id, m.message_key, l.role, ${person} AS author FROM issue_email_messages l
@@ -111,7 +161,19 @@ describeOnDialectDatabases('project command on $dialect', (databases) => {
   };
   /** A local mbox list over this folder, tied to apache/kafka and classified with the Apache rules. */
   const addList = async (db: TestDatabase, folder: string) => {
-    const add = await runCli(['lists', 'add', '--system', 'mbox', '--rules', 'apache_ponymail', folder, '--repo', KAFKA, '--db', db.url]);
+    const add = await runCli([
+      'lists',
+      'add',
+      '--system',
+      'mbox',
+      '--rules',
+      'apache_ponymail',
+      folder,
+      '--repo',
+      KAFKA,
+      '--db',
+      db.url,
+    ]);
     expect(add.code, add.stderr).toBe(0);
   };
   /** Makes the next fetch read the list's old months again, as if the archive had gained mail in them. */
@@ -144,16 +206,40 @@ describeOnDialectDatabases('project command on $dialect', (databases) => {
   });
 
   it('links tracker mail to the native issue titled with its key, synthesizes the other, and ties the rest of each thread to it', async () => {
-    expect(firstRun.lists).toMatchObject([{ policy: 'clean_fit', status: 'projected', examined: 16, linked: 1, created: 5, inherited: 4, mirror: 3, none: 3, issuesCreated: 1 }]);
+    expect(firstRun.lists).toMatchObject([
+      {
+        policy: 'clean_fit',
+        status: 'projected',
+        examined: 16,
+        linked: 1,
+        created: 5,
+        inherited: 4,
+        mirror: 3,
+        none: 3,
+        issuesCreated: 1,
+      },
+    ]);
     const { issues, issueLinks, pullRequestLinks, kinds } = await projection(forward.url);
     expect(issues).toEqual([
-      expect.objectContaining({ id: KAFKA_9, number: null, external_key: 'KAFKA-9', title: 'Producer drops records', state: 'closed', author_id: null, is_synthetic: true, comment_count: 8 }),
+      expect.objectContaining({
+        id: KAFKA_9,
+        number: null,
+        external_key: 'KAFKA-9',
+        title: 'Producer drops records',
+        state: 'closed',
+        author_id: null,
+        is_synthetic: true,
+        comment_count: 8,
+      }),
       // Native issues keep what their import says: mail links to them, it does not rewrite them.
       expect.objectContaining({ id: 7001, external_key: null, state: 'open', comment_count: 2, is_synthetic: false }),
       expect.objectContaining({ id: 13001, state: 'open', comment_count: 0 }),
     ]);
     const k9 = issues.find((i) => (i as { id: number }).id === KAFKA_9) as Record<string, string>;
-    expect([new Date(k9.created_at!).toISOString(), new Date(k9.updated_at!).toISOString()]).toEqual(['2024-01-02T09:00:00.000Z', '2024-01-08T09:00:00.000Z']);
+    expect([new Date(k9.created_at!).toISOString(), new Date(k9.updated_at!).toISOString()]).toEqual([
+      '2024-01-02T09:00:00.000Z',
+      '2024-01-08T09:00:00.000Z',
+    ]);
     expect(kinds).toEqual([
       { message_key: 'JIRA.7.created@Atlassian.JIRA', projected_kind: 'linked' },
       { message_key: 'JIRA.9.closed@Atlassian.JIRA', projected_kind: 'created' },
@@ -192,7 +278,7 @@ describeOnDialectDatabases('project command on $dialect', (databases) => {
     ]);
   });
 
-  it('ties a reply that arrives in a later run to its thread\'s issue, and links mirror mail once its pull request is imported', async () => {
+  it("ties a reply that arrives in a later run to its thread's issue, and links mirror mail once its pull request is imported", async () => {
     copyFileSync(join(FIXTURES, 'kafka-dev-late.mbox'), join(forwardFolder, 'kafka-dev-late.mbox'));
     await forgetFetchedMonths(forward);
     await pipeline(forward);
@@ -233,14 +319,20 @@ describeOnDialectDatabases('project command on $dialect', (databases) => {
     expect(await projection(reverse.url)).toEqual(await projection(forward.url));
   });
 
-  it('reports a synthetic issue whose key a native issue\'s title carries as a missed-LINK shadow', async () => {
+  it("reports a synthetic issue whose key a native issue's title carries as a missed-LINK shadow", async () => {
     await withStore(forward.url, async (store) => {
       const repoId = (await store.repos.byUrl(KAFKA))!.id;
-      await store.db.run('INSERT INTO issues (id, repo_id, number, title, state, is_synthetic) VALUES (?, ?, ?, ?, ?, ?)', [9001, repoId, 99, '[KAFKA-9] Producer drops records', 'closed', false]);
+      await store.db.run(
+        'INSERT INTO issues (id, repo_id, number, title, state, is_synthetic) VALUES (?, ?, ?, ?, ?, ?)',
+        [9001, repoId, 99, '[KAFKA-9] Producer drops records', 'closed', false],
+      );
     });
     const run = await cli(forward, ['project', '--backfill-keys']);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.json.backfill).toEqual({ filled: 1, conflicts: [{ issueId: 9001, repoId: expect.any(Number), key: 'KAFKA-9', heldBy: KAFKA_9, kind: 'shadow' }] });
+    expect(run.json.backfill).toEqual({
+      filled: 1,
+      conflicts: [{ issueId: 9001, repoId: expect.any(Number), key: 'KAFKA-9', heldBy: KAFKA_9, kind: 'shadow' }],
+    });
     const rows = await withStore(forward.url, async (store) => ({
       keys: await store.db.all('SELECT id, external_key FROM issues WHERE id IN (7001, 9001) ORDER BY id'),
       shadows: await store.db.all('SELECT synthetic_issue_id, native_issue_id, external_key FROM issue_key_shadows'),
@@ -249,9 +341,13 @@ describeOnDialectDatabases('project command on $dialect', (databases) => {
       { id: 7001, external_key: 'KAFKA-7' },
       { id: 9001, external_key: null },
     ]);
-    expect(rows.shadows.map((r) => ({ ...r, synthetic_issue_id: Number((r as { synthetic_issue_id: number }).synthetic_issue_id), native_issue_id: Number((r as { native_issue_id: number }).native_issue_id) }))).toEqual([
-      { synthetic_issue_id: KAFKA_9, native_issue_id: 9001, external_key: 'KAFKA-9' },
-    ]);
+    expect(
+      rows.shadows.map((r) => ({
+        ...r,
+        synthetic_issue_id: Number((r as { synthetic_issue_id: number }).synthetic_issue_id),
+        native_issue_id: Number((r as { native_issue_id: number }).native_issue_id),
+      })),
+    ).toEqual([{ synthetic_issue_id: KAFKA_9, native_issue_id: 9001, external_key: 'KAFKA-9' }]);
     // Reported again, never failing; nothing new is filled.
     const again = await cli(forward, ['project', '--backfill-keys']);
     expect(again.code, again.stderr).toBe(0);
@@ -278,10 +374,23 @@ describe.skipIf(Boolean(postgresSkipReason))('two project processes on one postg
       const folder = join(dir, `list-${i}`);
       mkdirSync(folder);
       writeMbox(join(folder, 'jira.mbox'), jira);
-      const add = await runCli(['lists', 'add', '--system', 'mbox', '--rules', 'apache_ponymail', folder, '--repo', KAFKA, '--db', db.url]);
+      const add = await runCli([
+        'lists',
+        'add',
+        '--system',
+        'mbox',
+        '--rules',
+        'apache_ponymail',
+        folder,
+        '--repo',
+        KAFKA,
+        '--db',
+        db.url,
+      ]);
       expect(add.code, add.stderr).toBe(0);
     }
-    for (const stage of [['fetch', '--full', '--now'], ['classify'], ['drain']]) expect((await runCli([...stage, '--db', db.url])).code).toBe(0);
+    for (const stage of [['fetch', '--full', '--now'], ['classify'], ['drain']])
+      expect((await runCli([...stage, '--db', db.url])).code).toBe(0);
 
     const [one, two] = await Promise.all([
       runCliJson<ProjectJson>(['project', '--db', db.url, '--workers', '2']),
@@ -293,7 +402,9 @@ describe.skipIf(Boolean(postgresSkipReason))('two project processes on one postg
     expect(projected.sort()).toEqual(Array.from({ length: 6 }, (_, i) => join(dir, `list-${i}`)).sort());
     expect(one.json.issuesCreated + two.json.issuesCreated).toBe(2); // KAFKA-7 and KAFKA-9: no native issue here
     const rows = await withStore(db.url, async (store) => ({
-      issues: await store.db.all<{ external_key: string; comment_count: number; state: string }>('SELECT external_key, comment_count, state FROM issues ORDER BY external_key'),
+      issues: await store.db.all<{ external_key: string; comment_count: number; state: string }>(
+        'SELECT external_key, comment_count, state FROM issues ORDER BY external_key',
+      ),
       unprojected: await store.db.all('SELECT id FROM email_messages WHERE projected_kind IS NULL'),
     }));
     expect(rows.issues.map((r) => ({ ...r, comment_count: Number(r.comment_count) }))).toEqual([

@@ -10,8 +10,12 @@ import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 
 const SAMPLE = new URL('../../examples/quarry-dev.mbox', import.meta.url).pathname;
 /** Messages in the sample, one per From_ line (each with its own Message-ID). */
-const SAMPLE_MESSAGES = readFileSync(SAMPLE, 'latin1').split('\n').filter((line) => line.startsWith('From ')).length;
-const MANIFEST = JSON.parse(readFileSync(new URL('../../oclif.manifest.json', import.meta.url), 'utf8')) as { commands: Record<string, unknown> };
+const SAMPLE_MESSAGES = readFileSync(SAMPLE, 'latin1')
+  .split('\n')
+  .filter((line) => line.startsWith('From ')).length;
+const MANIFEST = JSON.parse(readFileSync(new URL('../../oclif.manifest.json', import.meta.url), 'utf8')) as {
+  commands: Record<string, unknown>;
+};
 const THIS_MONTH = monthOf(new Date());
 const [YEAR, MONTH] = THIS_MONTH.split('-').map(Number);
 
@@ -19,17 +23,28 @@ const [YEAR, MONTH] = THIS_MONTH.split('-').map(Number);
 function startFailingPonyMail(): Promise<ArchiveServer> {
   return startArchiveServer((url, response) => {
     if (url.pathname === '/api/preferences.lua') {
-      return send(response, 200, JSON.stringify({ lists: { 'quarry.apache.org': { dev: 294 } } }), { 'content-type': 'application/json' });
+      return send(response, 200, JSON.stringify({ lists: { 'quarry.apache.org': { dev: 294 } } }), {
+        'content-type': 'application/json',
+      });
     }
     if (url.pathname === '/api/stats.lua') {
-      return send(response, 200, JSON.stringify({ firstYear: YEAR, firstMonth: MONTH, lastYear: YEAR, lastMonth: MONTH, hits: 0, emails: [] }));
+      return send(
+        response,
+        200,
+        JSON.stringify({ firstYear: YEAR, firstMonth: MONTH, lastYear: YEAR, lastMonth: MONTH, hits: 0, emails: [] }),
+      );
     }
     return send(response, 403, 'forbidden');
   });
 }
 
 const expectSilent = (run: CliResult, what: string) => {
-  expect({ what, code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({ what, code: 0, stdout: '', stderr: '' });
+  expect({ what, code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({
+    what,
+    code: 0,
+    stdout: '',
+    stderr: '',
+  });
 };
 
 describeOnDialectDatabases('quiet runs and named failures on $dialect', (databases) => {
@@ -54,22 +69,47 @@ describeOnDialectDatabases('quiet runs and named failures on $dialect', (databas
   });
 
   it("stages every message of a local archive on the README's cron path, printing nothing", async () => {
-    expectSilent(await cli(['lists', 'add', '--system', 'mbox', '--rules', 'apache_ponymail', mbox, '--repo', 'https://github.com/apache/quarry', '--quiet']), 'lists add');
+    expectSilent(
+      await cli([
+        'lists',
+        'add',
+        '--system',
+        'mbox',
+        '--rules',
+        'apache_ponymail',
+        mbox,
+        '--repo',
+        'https://github.com/apache/quarry',
+        '--quiet',
+      ]),
+      'lists add',
+    );
     // The cron entry: the remote lists' 12-month window does not apply to a local archive, and nothing says it is due: it always is.
     for (const stage of ['fetch', 'classify', 'drain', 'project']) expectSilent(await cli([stage, '--quiet']), stage);
-    const staged = await queryAt<{ n: number }>(db.url, 'SELECT COUNT(*) AS n FROM staged_messages s JOIN lists l ON l.id = s.list_id WHERE l.name = ?', [mbox]);
+    const staged = await queryAt<{ n: number }>(
+      db.url,
+      'SELECT COUNT(*) AS n FROM staged_messages s JOIN lists l ON l.id = s.list_id WHERE l.name = ?',
+      [mbox],
+    );
     expect(Number(staged[0]!.n)).toBe(SAMPLE_MESSAGES);
     const stored = await queryAt<{ n: number }>(db.url, 'SELECT COUNT(*) AS n FROM email_messages');
     expect(Number(stored[0]!.n)).toBe(SAMPLE_MESSAGES);
     // stats' last month is the last month with mail, not where the scan stands (the present).
-    const stats = await runCliJson<{ lists: Array<{ lastMonth: string; lastMailMonth: string }> }>(['stats', '--db', db.url], { env });
+    const stats = await runCliJson<{ lists: Array<{ lastMonth: string; lastMailMonth: string }> }>(
+      ['stats', '--db', db.url],
+      { env },
+    );
     expect(stats.json.lists).toEqual([expect.objectContaining({ lastMonth: THIS_MONTH, lastMailMonth: '2024-06' })]);
     expect((await cli(['stats'])).stdout).toMatch(/last mail/);
   }, 300_000);
 
   it('reads nothing of a local archive that has not changed, and its new mail when it has', async () => {
-    const again = await runCliJson<{ lists: Array<{ list: string; status: string; monthsFetched: number; seen: number }> }>(['fetch', '--db', db.url], { env });
-    expect(again.json.lists).toEqual([expect.objectContaining({ list: mbox, status: 'done', monthsFetched: 0, seen: 0 })]);
+    const again = await runCliJson<{
+      lists: Array<{ list: string; status: string; monthsFetched: number; seen: number }>;
+    }>(['fetch', '--db', db.url], { env });
+    expect(again.json.lists).toEqual([
+      expect.objectContaining({ list: mbox, status: 'done', monthsFetched: 0, seen: 0 }),
+    ]);
     writeFileSync(
       mbox,
       `${readFileSync(mbox, 'latin1')}From late@example.org Sat Jun 01 10:00:00 2024\nFrom: late@example.org\nDate: Sat, 01 Jun 2024 10:00:00 +0000\nMessage-ID: <late@example.org>\nSubject: late\n\nlate mail\n`,
@@ -87,7 +127,10 @@ describeOnDialectDatabases('quiet runs and named failures on $dialect', (databas
     writeFileSync(mailmap, 'Ana Lima <ana@example.org> <dana@example.org>\n');
     // The merge the mailmap made, for unmerge: asked for when its turn comes.
     const lastMerge = async () => {
-      const shown = await runCliJson<{ merges: Array<{ id: number; undoneAt: string | null }> }>(['people', 'show', 'ana@example.org', '--db', db.url], { env });
+      const shown = await runCliJson<{ merges: Array<{ id: number; undoneAt: string | null }> }>(
+        ['people', 'show', 'ana@example.org', '--db', db.url],
+        { env },
+      );
       return String(shown.json.merges.filter((m) => m.undoneAt === null).at(-1)!.id);
     };
     const runs: Record<string, string[] | (() => Promise<string[]>)> = {
@@ -116,7 +159,8 @@ describeOnDialectDatabases('quiet runs and named failures on $dialect', (databas
       'people:unmerge': async () => ['people', 'unmerge', await lastMerge()],
     };
     expect(Object.keys(runs).sort()).toEqual(Object.keys(MANIFEST.commands).sort());
-    for (const [command, args] of Object.entries(runs)) expectSilent(await cli([...(typeof args === 'function' ? await args() : args), '--quiet']), command);
+    for (const [command, args] of Object.entries(runs))
+      expectSilent(await cli([...(typeof args === 'function' ? await args() : args), '--quiet']), command);
     // discover registered a failing remote list: it goes again for the failures below.
     await cli(['lists', 'rm', 'dev@quarry.apache.org']);
   }, 300_000);
@@ -124,29 +168,42 @@ describeOnDialectDatabases('quiet runs and named failures on $dialect', (databas
   it('prints one line per failure under --quiet: the list, the month, the URL and the reason; then names the list that waits', async () => {
     const remote = await databases.create();
     const at = (args: string[]) => runCli([...args, '--db', remote.url], { env });
-    expect((await at(['lists', 'add', '--system', 'apache_ponymail', 'dev@quarry.apache.org', '--base-url', server.url])).code).toBe(0);
+    expect(
+      (await at(['lists', 'add', '--system', 'apache_ponymail', 'dev@quarry.apache.org', '--base-url', server.url]))
+        .code,
+    ).toBe(0);
 
     const failed = await at(['fetch', '--quiet']);
     expect(failed.code).toBe(4);
     expect(failed.stdout).toBe('');
     const lines = failed.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(new RegExp(`^apache_ponymail dev@quarry\\.apache\\.org ${THIS_MONTH}: .*403 for http://127\\.0\\.0\\.1:\\d+/api/mbox\\.lua\\?\\S+ \\(next try after \\d{4}-\\d\\d-\\d\\dT`));
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^apache_ponymail dev@quarry\\.apache\\.org ${THIS_MONTH}: .*403 for http://127\\.0\\.0\\.1:\\d+/api/mbox\\.lua\\?\\S+ \\(next try after \\d{4}-\\d\\d-\\d\\dT`,
+      ),
+    );
 
     // At once again: the list waits, and the run says so (it is no failure of this run: exit 0, and --quiet stays quiet).
     const skipped = await at(['fetch']);
     expect(skipped.code).toBe(0);
-    expect(skipped.stderr).toMatch(/apache_ponymail dev@quarry\.apache\.org: waiting until \S+ after 1 failed run \(\d{4}-\d\d: .*403.*\); --now fetches it anyway/);
+    expect(skipped.stderr).toMatch(
+      /apache_ponymail dev@quarry\.apache\.org: waiting until \S+ after 1 failed run \(\d{4}-\d\d: .*403.*\); --now fetches it anyway/,
+    );
     expect(skipped.stderr).not.toContain('No list was due');
     expectSilent(await at(['sync', '--quiet']), 'sync while the list waits');
 
     const stats = await at(['stats']);
-    expect(stats.stdout).toMatch(/apache_ponymail dev@quarry\.apache\.org: waiting until \S+ after 1 failed run \(.*403.*\)/);
+    expect(stats.stdout).toMatch(
+      /apache_ponymail dev@quarry\.apache\.org: waiting until \S+ after 1 failed run \(.*403.*\)/,
+    );
 
     const synced = await at(['sync', '--now', '--quiet']);
     expect(synced.code).toBe(4);
     expect(synced.stdout).toBe('');
-    expect(synced.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/^apache_ponymail dev@quarry\.apache\.org \d{4}-\d\d: .*403 for http:.*next try after/)]);
+    expect(synced.stderr.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(/^apache_ponymail dev@quarry\.apache\.org \d{4}-\d\d: .*403 for http:.*next try after/),
+    ]);
 
     const summary = await at(['sync', '--now']);
     expect(summary.code).toBe(4);
@@ -159,11 +216,34 @@ describeOnDialectDatabases('quiet runs and named failures on $dialect', (databas
   it('names the host and says to check it when its name does not resolve', async () => {
     const remote = await databases.create();
     const at = (args: string[]) => runCli([...args, '--db', remote.url], { env });
-    expect((await at(['lists', 'add', '--system', 'apache_ponymail', 'dev@quarry.apache.org', '--base-url', 'http://no-such-host.invalid'])).code).toBe(0);
+    expect(
+      (
+        await at([
+          'lists',
+          'add',
+          '--system',
+          'apache_ponymail',
+          'dev@quarry.apache.org',
+          '--base-url',
+          'http://no-such-host.invalid',
+        ])
+      ).code,
+    ).toBe(0);
     const failed = await at(['fetch', '--quiet']);
     expect(failed.code).toBe(4);
-    expect(failed.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/no-such-host\.invalid could not be resolved \((ENOTFOUND|EAI_AGAIN)\); check the name and the network/)]);
-    const discover = await at(['lists', 'discover', '--system', 'apache_ponymail', '--base-url', 'http://no-such-host.invalid']);
+    expect(failed.stderr.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(
+        /no-such-host\.invalid could not be resolved \((ENOTFOUND|EAI_AGAIN)\); check the name and the network/,
+      ),
+    ]);
+    const discover = await at([
+      'lists',
+      'discover',
+      '--system',
+      'apache_ponymail',
+      '--base-url',
+      'http://no-such-host.invalid',
+    ]);
     expect(discover.code).toBe(1);
     expect(discover.stderr).toContain('Hint: Check the host name no-such-host.invalid');
     expect(discover.stderr).not.toContain('Try again later');

@@ -13,7 +13,10 @@ const ENGINE_LABEL = { sqlite: '-- SQLite', postgres: '-- PostgreSQL' } as const
 /** The ```sql blocks of the README's "Asking questions" section, each with the engine its first line names. */
 function readmeQueries(): Array<{ engine: string; sql: string }> {
   const section = README.slice(README.indexOf('### Asking questions'), README.indexOf('### Real archives'));
-  return [...section.matchAll(/```sql\n([\s\S]*?)```/g)].map((block) => ({ engine: block[1]!.split('\n')[0]!, sql: block[1]! }));
+  return [...section.matchAll(/```sql\n([\s\S]*?)```/g)].map((block) => ({
+    engine: block[1]!.split('\n')[0]!,
+    sql: block[1]!,
+  }));
 }
 
 describeOnDialectDatabases("the README's SQL examples on $dialect", (databases) => {
@@ -38,13 +41,17 @@ describeOnDialectDatabases("the README's SQL examples on $dialect", (databases) 
 
   it('runs every example written for this engine, as printed, and gets rows', async () => {
     const queries = readmeQueries().filter((query) => query.engine === ENGINE_LABEL[databases.dialect]);
-    const answers = await withStore(db.url, async (store) => Promise.all(queries.map((query) => store.db.all(query.sql))));
+    const answers = await withStore(db.url, async (store) =>
+      Promise.all(queries.map((query) => store.db.all(query.sql))),
+    );
     const [perMonth, review] = answers;
     expect(perMonth!.length).toBeGreaterThan(0);
     expect(Object.keys(perMonth![0]!)).toEqual(['month', 'msg_class', 'messages']);
     expect(String(perMonth![0]!.month)).toMatch(/^\d{4}-\d{2}$/);
     expect(review!.length).toBeGreaterThan(0);
     expect(Object.keys(review![0]!)).toEqual(['title', 'posted', 'hours_to_first_review', 'reviews']);
-    expect(review!.some((row) => row.hours_to_first_review !== null && Number(row.hours_to_first_review) > 0)).toBe(true);
+    expect(review!.some((row) => row.hours_to_first_review !== null && Number(row.hours_to_first_review) > 0)).toBe(
+      true,
+    );
   });
 });

@@ -53,8 +53,28 @@ describeOnDialectDatabases('render on $dialect', (databases) => {
     db = await databases.create();
     out = await mkdtemp(join(tmpdir(), 'listminer-render-'));
     const stages = [
-      ['lists', 'add', '--system', 'mbox', '--rules', 'apache_ponymail', QUARRY, '--repo', 'https://github.com/apache/quarry'],
-      ['lists', 'add', '--system', 'mbox', '--rules', 'public_inbox', KERNEL, '--repo', 'https://github.com/torvalds/linux'],
+      [
+        'lists',
+        'add',
+        '--system',
+        'mbox',
+        '--rules',
+        'apache_ponymail',
+        QUARRY,
+        '--repo',
+        'https://github.com/apache/quarry',
+      ],
+      [
+        'lists',
+        'add',
+        '--system',
+        'mbox',
+        '--rules',
+        'public_inbox',
+        KERNEL,
+        '--repo',
+        'https://github.com/torvalds/linux',
+      ],
       ['lists', 'add', '--system', 'mbox', HOSTILE, '--repo', 'https://github.com/example/hostile'],
       ['sync', '--full', '--now'],
     ];
@@ -82,7 +102,12 @@ describeOnDialectDatabases('render on $dialect', (databases) => {
       `SELECT l.system, l.name, e.message_key, r.message_key AS root_key
        FROM email_messages e JOIN lists l ON l.id = e.list_id JOIN email_messages r ON r.id = e.thread_root_id`,
     );
-    const messages: StoredMessage[] = rows.map((r) => ({ listSystem: String(r.system), listName: String(r.name), key: String(r.message_key), rootKey: String(r.root_key) }));
+    const messages: StoredMessage[] = rows.map((r) => ({
+      listSystem: String(r.system),
+      listName: String(r.name),
+      key: String(r.message_key),
+      rootKey: String(r.root_key),
+    }));
     const threads = new Map<string, Set<string>>();
     for (const m of messages) {
       const key = listKey({ system: m.listSystem, name: m.listName });
@@ -94,7 +119,10 @@ describeOnDialectDatabases('render on $dialect', (databases) => {
       const tags = pageTags(page(paths.thread(root))).filter((t) => t.name === 'li' && t.attributes['data-call']);
       expect(new Set(tags.map((t) => t.attributes['data-call'])), root).toEqual(calls);
       expect(tags[0]!.attributes['data-call']).toBe(root);
-      for (const tag of tags.slice(1)) expect(calls.has(tag.attributes['data-parent']!), `${root}: parent of ${tag.attributes['data-call']}`).toBe(true);
+      for (const tag of tags.slice(1))
+        expect(calls.has(tag.attributes['data-parent']!), `${root}: parent of ${tag.attributes['data-call']}`).toBe(
+          true,
+        );
     }
   });
 
@@ -112,8 +140,15 @@ describeOnDialectDatabases('render on $dialect', (databases) => {
     }
     expect(expected.size).toBe(3);
     for (const [slug, figures] of expected) {
-      const bars = pageTags(page(`lists/${slug}/index.html`)).filter((t) => t.name === 'rect' && t.attributes['data-count']);
-      const drawn = new Map(bars.map((b) => [`${b.attributes['data-month']} ${b.attributes['data-class']}`, Number(b.attributes['data-count'])]));
+      const bars = pageTags(page(`lists/${slug}/index.html`)).filter(
+        (t) => t.name === 'rect' && t.attributes['data-count'],
+      );
+      const drawn = new Map(
+        bars.map((b) => [
+          `${b.attributes['data-month']} ${b.attributes['data-class']}`,
+          Number(b.attributes['data-count']),
+        ]),
+      );
       expect(drawn, slug).toEqual(figures);
     }
   });
@@ -125,11 +160,16 @@ describeOnDialectDatabases('render on $dialect', (databases) => {
       const counted = new Map(stats.json.monthly[0]!.months.filter((m) => m.count > 0).map((m) => [m.month, m.count]));
       const drawn = new Map<string, number>();
       for (const bar of pageTags(page(list.path)).filter((t) => t.name === 'rect' && t.attributes['data-count'])) {
-        drawn.set(bar.attributes['data-month']!, (drawn.get(bar.attributes['data-month']!) ?? 0) + Number(bar.attributes['data-count']));
+        drawn.set(
+          bar.attributes['data-month']!,
+          (drawn.get(bar.attributes['data-month']!) ?? 0) + Number(bar.attributes['data-count']),
+        );
       }
       expect(drawn, list.name).toEqual(counted);
       // The chart says what it shows to a screen reader.
-      expect(page(list.path)).toMatch(/<svg[^>]*role="img"[^>]*><title>Messages per month by class, \d{4}-\d{2} to \d{4}-\d{2}<\/title><desc>/);
+      expect(page(list.path)).toMatch(
+        /<svg[^>]*role="img"[^>]*><title>Messages per month by class, \d{4}-\d{2} to \d{4}-\d{2}<\/title><desc>/,
+      );
     }
   });
 
@@ -145,7 +185,9 @@ describeOnDialectDatabases('render on $dialect', (databases) => {
       const call = callNumber(key, String(row.message_key));
       const thread = page(paths.thread(callNumber(key, String(row.root_key))));
       const article = thread.slice(thread.indexOf(`<article id="m-${call}"`));
-      const person = /<a class="who" href="\.\.\/\.\.\/(p\/[^"]+)"/.exec(article.slice(0, article.indexOf('</header>')))?.[1];
+      const person = /<a class="who" href="\.\.\/\.\.\/(p\/[^"]+)"/.exec(
+        article.slice(0, article.indexOf('</header>')),
+      )?.[1];
       expect(person, `sender of ${call}`).toBeDefined();
       const sender = Number(row.sender_id);
       expect(personOf.get(sender) ?? person, 'one page per person').toBe(person);
@@ -157,25 +199,38 @@ describeOnDialectDatabases('render on $dialect', (databases) => {
     for (const [person, mail] of mailOf) {
       const text = page(person);
       expect(text).toContain(`<p>${mail.size} messages · `);
-      const linked = new Set(pageTags(text).filter((t) => t.name === 'a' && t.attributes.href?.startsWith('../../m/')).map((t) => t.attributes.href!.slice(6)));
+      const linked = new Set(
+        pageTags(text)
+          .filter((t) => t.name === 'a' && t.attributes.href?.startsWith('../../m/'))
+          .map((t) => t.attributes.href!.slice(6)),
+      );
       expect(linked, person).toEqual(mail);
     }
     expect(siteFiles(join(out, 'site')).filter((f) => f.startsWith('p/'))).toHaveLength(mailOf.size);
     // The overview's top posters lead to their people.
     const kernel = first.lists.find((l) => l.name === KERNEL)!;
-    const posters = pageTags(page(kernel.path)).filter((t) => t.name === 'a' && t.attributes.href?.startsWith('../../p/'));
+    const posters = pageTags(page(kernel.path)).filter(
+      (t) => t.name === 'a' && t.attributes.href?.startsWith('../../p/'),
+    );
     expect(posters.length).toBeGreaterThan(3);
   });
 
-  it("indexes each month of a list for search, each message once", async () => {
-    const rows = await query<{ system: string; name: string; message_key: string; sent_at: string | null }>(`SELECT l.system, l.name, e.message_key, e.sent_at FROM email_messages e JOIN lists l ON l.id = e.list_id`);
+  it('indexes each month of a list for search, each message once', async () => {
+    const rows = await query<{ system: string; name: string; message_key: string; sent_at: string | null }>(
+      `SELECT l.system, l.name, e.message_key, e.sent_at FROM email_messages e JOIN lists l ON l.id = e.list_id`,
+    );
     const expected = new Map<string, Set<string>>();
     for (const row of rows) {
       const list = { system: row.system, name: row.name };
       const file = `lists/${listSlug(list)}/search/${row.sent_at ? row.sent_at.slice(0, 7) : 'undated'}.js`;
-      expected.set(file, (expected.get(file) ?? new Set()).add(paths.message(callNumber(listKey(list), row.message_key))));
+      expected.set(
+        file,
+        (expected.get(file) ?? new Set()).add(paths.message(callNumber(listKey(list), row.message_key))),
+      );
     }
-    expect(siteFiles(join(out, 'site')).filter((f) => /^lists\/[^/]+\/search\//.test(f))).toEqual([...expected.keys()].sort());
+    expect(siteFiles(join(out, 'site')).filter((f) => /^lists\/[^/]+\/search\//.test(f))).toEqual(
+      [...expected.keys()].sort(),
+    );
     for (const [file, hrefs] of expected) {
       const script = page(file);
       expect(script.startsWith('listminerSearch(')).toBe(true);
@@ -207,15 +262,22 @@ describeOnDialectDatabases('render on $dialect', (databases) => {
     expect(hostile.messages).toBe(2);
     for (const file of siteFiles(join(out, 'site')).filter((f) => f.endsWith('.html'))) {
       const tags = pageTags(page(file));
-      const scripts = tags.filter((t) => ['script', 'style', 'iframe', 'img', 'object', 'embed', 'form', 'base'].includes(t.name));
+      const scripts = tags.filter((t) =>
+        ['script', 'style', 'iframe', 'img', 'object', 'embed', 'form', 'base'].includes(t.name),
+      );
       const found = scripts.map((t) => `${t.name} ${t.attributes.src ?? t.attributes.id}`);
       if (file === 'lookup.html') expect(found).toEqual(['script lookup.js', 'form lookup']);
-      else if (/^lists\/[^/]+\/search\.html$/.test(file)) expect(found).toEqual(['script ../../minisearch.js', 'script ../../search.js', 'form search']);
+      else if (/^lists\/[^/]+\/search\.html$/.test(file))
+        expect(found).toEqual(['script ../../minisearch.js', 'script ../../search.js', 'form search']);
       else expect(scripts, file).toEqual([]);
       for (const tag of tags) {
-        expect(Object.keys(tag.attributes).filter((a) => a.startsWith('on')), `${file} <${tag.name}>`).toEqual([]);
+        expect(
+          Object.keys(tag.attributes).filter((a) => a.startsWith('on')),
+          `${file} <${tag.name}>`,
+        ).toEqual([]);
         if (tag.attributes.href?.match(/^[a-z]+:/i)) expect(tag.attributes.href, file).toMatch(/^https?:\/\//);
-        if (tag.name === 'a' && /^https?:/.test(tag.attributes.href ?? '')) expect(tag.attributes.rel, file).toContain('nofollow noopener');
+        if (tag.name === 'a' && /^https?:/.test(tag.attributes.href ?? ''))
+          expect(tag.attributes.rel, file).toContain('nofollow noopener');
       }
       expect(page(file), file).toContain(`content="default-src 'none'`);
     }
@@ -261,7 +323,9 @@ describeOnDialectDatabases('render on $dialect', (databases) => {
 
     const recent = join(out, 'recent');
     await render(recent, ['--list', QUARRY, '--since', '2024-03']);
-    const months = siteFiles(recent).filter((f) => /^lists\/[^/]+\/\d{4}-\d{2}\.html$/.test(f)).map((f) => f.slice(-12, -5));
+    const months = siteFiles(recent)
+      .filter((f) => /^lists\/[^/]+\/\d{4}-\d{2}\.html$/.test(f))
+      .map((f) => f.slice(-12, -5));
     expect(months.length).toBeGreaterThan(0);
     expect(months.every((m) => m >= '2024-03')).toBe(true);
     const bad = await runCli(['render', '--db', db.url, '--out', recent, '--since', '2024-3']);

@@ -3,7 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type GitHubApiServer, githubIssue, githubPull, sendJson, startGitHubApiServer } from '../helpers/github-api-server.js';
+import {
+  type GitHubApiServer,
+  githubIssue,
+  githubPull,
+  sendJson,
+  startGitHubApiServer,
+} from '../helpers/github-api-server.js';
 import { startCli } from '../helpers/start-cli.js';
 import { withStoreAt } from '../helpers/databases.js';
 
@@ -39,7 +45,10 @@ describe('repos import stopped by SIGTERM', () => {
     const exit = await running.exited;
     expect(exit.code, exit.stderr).toBe(130);
     expect(exit.stderr).toMatch(/Stopped by a signal: \d page\(s\) of https:\/\/github.com\/acme\/widget saved/);
-    const saved = await withStoreAt(db, async (store) => (await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM issues'))!.n);
+    const saved = await withStoreAt(
+      db,
+      async (store) => (await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM issues'))!.n,
+    );
     expect(Number(saved)).toBeGreaterThanOrEqual(2);
   });
 });

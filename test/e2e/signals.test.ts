@@ -33,7 +33,10 @@ async function count(url: string, sql: string): Promise<number> {
 /** What a run leaves in the store, in a form two databases can be compared by. */
 async function storeContents(url: string): Promise<unknown> {
   return {
-    staged: await queryAt(url, 'SELECT message_key, status, msg_class, class_source, error FROM staged_messages ORDER BY message_key'),
+    staged: await queryAt(
+      url,
+      'SELECT message_key, status, msg_class, class_source, error FROM staged_messages ORDER BY message_key',
+    ),
     drained: await queryAt(
       url,
       `SELECT e.message_key, e.msg_class, e.thread_root_key, e.signaled_repo_url, c.email AS sender
@@ -53,10 +56,16 @@ async function run(db: TestDatabase, ...args: string[]): Promise<void> {
  * Counts rows while a stage runs, on a plain read connection: opening a
  * store would queue behind the stage's writes for its migration check.
  */
-async function countWhileRunning(db: TestDatabase, sql: string): Promise<{ count: () => Promise<number>; close: () => Promise<void> }> {
+async function countWhileRunning(
+  db: TestDatabase,
+  sql: string,
+): Promise<{ count: () => Promise<number>; close: () => Promise<void> }> {
   if (db.dialect === 'sqlite') {
     const reader = new Database(db.url, { readonly: true, fileMustExist: true });
-    return { count: async () => Number((reader.prepare(sql).get() as { n: number }).n), close: async () => void reader.close() };
+    return {
+      count: async () => Number((reader.prepare(sql).get() as { n: number }).n),
+      close: async () => void reader.close(),
+    };
   }
   const reader = postgres(db.url, { max: 1, onnotice: () => {} });
   return { count: async () => Number((await reader.unsafe(sql))[0]!.n), close: () => reader.end() };
@@ -66,7 +75,13 @@ async function countWhileRunning(db: TestDatabase, sql: string): Promise<{ count
  * Starts a stage, waits until `progressSql` counts `atLeast` rows (the stage
  * is mid-run), sends the signal, and returns how the process ended.
  */
-async function interrupt(db: TestDatabase, stage: string[], signal: NodeJS.Signals, progressSql: string, atLeast: number): Promise<{ code: number | null; stderr: string }> {
+async function interrupt(
+  db: TestDatabase,
+  stage: string[],
+  signal: NodeJS.Signals,
+  progressSql: string,
+  atLeast: number,
+): Promise<{ code: number | null; stderr: string }> {
   const child = spawn(process.execPath, [RUN_JS, ...stage, '--db', db.url], {
     env: { ...process.env, ...env, LISTMINER_DB: '', LISTMINER_CONFIG: '' },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -101,7 +116,18 @@ describeOnDialectDatabases('every stage stopped by a signal on $dialect', (datab
 
   async function registered(): Promise<TestDatabase> {
     const db = await databases.create();
-    await run(db, 'lists', 'add', '--system', 'mbox', '--rules', 'apache_ponymail', '--repo', 'https://github.com/apache/kafka', mbox);
+    await run(
+      db,
+      'lists',
+      'add',
+      '--system',
+      'mbox',
+      '--rules',
+      'apache_ponymail',
+      '--repo',
+      'https://github.com/apache/kafka',
+      mbox,
+    );
     return db;
   }
 
@@ -115,51 +141,65 @@ describeOnDialectDatabases('every stage stopped by a signal on $dialect', (datab
     clean = await storeContents(db.url);
     expect(await count(db.url, DRAINED)).toBe(MESSAGES);
   }, SLOW);
-  it('fetch on SIGTERM writes what it read, releases the list, exits 130, and a re-run completes the same store', async () => {
-    const db = await registered();
-    const stopped = await interrupt(db, ['fetch', '--full'], 'SIGTERM', STAGED, 1000);
-    expect(stopped.code, stopped.stderr).toBe(130);
-    expect(stopped.stderr).toMatch(/Stopped by a signal: fetched .* messages staged/);
-    expect(await count(db.url, STAGED)).toBeLessThan(MESSAGES);
-    expect(await count(db.url, LOCKS_HELD)).toBe(0);
-    await run(db, 'fetch', '--full');
-    expect(await queryAt(db.url, KEYS)).toEqual(cleanKeys);
-    expect(await queryAt(db.url, 'SELECT month FROM fetched_months ORDER BY month')).toEqual((clean as { fetchedMonths: unknown }).fetchedMonths);
-  }, SLOW);
+  it(
+    'fetch on SIGTERM writes what it read, releases the list, exits 130, and a re-run completes the same store',
+    async () => {
+      const db = await registered();
+      const stopped = await interrupt(db, ['fetch', '--full'], 'SIGTERM', STAGED, 1000);
+      expect(stopped.code, stopped.stderr).toBe(130);
+      expect(stopped.stderr).toMatch(/Stopped by a signal: fetched .* messages staged/);
+      expect(await count(db.url, STAGED)).toBeLessThan(MESSAGES);
+      expect(await count(db.url, LOCKS_HELD)).toBe(0);
+      await run(db, 'fetch', '--full');
+      expect(await queryAt(db.url, KEYS)).toEqual(cleanKeys);
+      expect(await queryAt(db.url, 'SELECT month FROM fetched_months ORDER BY month')).toEqual(
+        (clean as { fetchedMonths: unknown }).fetchedMonths,
+      );
+    },
+    SLOW,
+  );
 
-  it('classify on SIGINT and drain on SIGTERM stop mid-run with exit 130, release their locks, and re-runs complete the same store', async () => {
-    const db = await registered();
-    await run(db, 'fetch', '--full');
+  it(
+    'classify on SIGINT and drain on SIGTERM stop mid-run with exit 130, release their locks, and re-runs complete the same store',
+    async () => {
+      const db = await registered();
+      await run(db, 'fetch', '--full');
 
-    const classify = await interrupt(db, ['classify'], 'SIGINT', CLASSIFIED, 500);
-    expect(classify.code, classify.stderr).toBe(130);
-    expect(classify.stderr).toMatch(/Stopped by a signal: classified \d+/);
-    expect(await count(db.url, CLASSIFIED)).toBeLessThan(MESSAGES);
-    await run(db, 'classify');
+      const classify = await interrupt(db, ['classify'], 'SIGINT', CLASSIFIED, 500);
+      expect(classify.code, classify.stderr).toBe(130);
+      expect(classify.stderr).toMatch(/Stopped by a signal: classified \d+/);
+      expect(await count(db.url, CLASSIFIED)).toBeLessThan(MESSAGES);
+      await run(db, 'classify');
 
-    const drain = await interrupt(db, ['drain'], 'SIGTERM', DRAINED, 500);
-    expect(drain.code, drain.stderr).toBe(130);
-    expect(drain.stderr).toMatch(/Stopped by a signal: drained \d+ messages/);
-    expect(await count(db.url, DRAINED)).toBeLessThan(MESSAGES);
-    expect(await count(db.url, LOCKS_HELD)).toBe(0);
-    await run(db, 'drain');
-    expect(await storeContents(db.url)).toEqual(clean);
-  }, SLOW);
+      const drain = await interrupt(db, ['drain'], 'SIGTERM', DRAINED, 500);
+      expect(drain.code, drain.stderr).toBe(130);
+      expect(drain.stderr).toMatch(/Stopped by a signal: drained \d+ messages/);
+      expect(await count(db.url, DRAINED)).toBeLessThan(MESSAGES);
+      expect(await count(db.url, LOCKS_HELD)).toBe(0);
+      await run(db, 'drain');
+      expect(await storeContents(db.url)).toEqual(clean);
+    },
+    SLOW,
+  );
 
-  it('classify on SIGTERM and drain on SIGINT do the same', async () => {
-    const db = await registered();
-    await run(db, 'fetch', '--full');
+  it(
+    'classify on SIGTERM and drain on SIGINT do the same',
+    async () => {
+      const db = await registered();
+      await run(db, 'fetch', '--full');
 
-    const classify = await interrupt(db, ['classify', '--workers', '2'], 'SIGTERM', CLASSIFIED, 500);
-    expect(classify.code, classify.stderr).toBe(130);
-    expect(classify.stderr).toMatch(/Stopped by a signal: classified \d+/);
-    await run(db, 'classify');
+      const classify = await interrupt(db, ['classify', '--workers', '2'], 'SIGTERM', CLASSIFIED, 500);
+      expect(classify.code, classify.stderr).toBe(130);
+      expect(classify.stderr).toMatch(/Stopped by a signal: classified \d+/);
+      await run(db, 'classify');
 
-    const drain = await interrupt(db, ['drain'], 'SIGINT', DRAINED, 500);
-    expect(drain.code, drain.stderr).toBe(130);
-    expect(drain.stderr).toMatch(/Stopped by a signal: drained \d+ messages/);
-    expect(await count(db.url, LOCKS_HELD)).toBe(0);
-    await run(db, 'drain');
-    expect(await storeContents(db.url)).toEqual(clean);
-  }, SLOW);
+      const drain = await interrupt(db, ['drain'], 'SIGINT', DRAINED, 500);
+      expect(drain.code, drain.stderr).toBe(130);
+      expect(drain.stderr).toMatch(/Stopped by a signal: drained \d+ messages/);
+      expect(await count(db.url, LOCKS_HELD)).toBe(0);
+      await run(db, 'drain');
+      expect(await storeContents(db.url)).toEqual(clean);
+    },
+    SLOW,
+  );
 });

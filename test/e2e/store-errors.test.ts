@@ -67,15 +67,20 @@ describe('a --db that is not a usable SQLite database', () => {
 });
 
 describe('a malformed database URL is a usage error (exit 2) and never shows the password', () => {
-  it.each([['postgres://u:s3cret@h:5432/%zz'], ['postgres://u:s3cret@[bad'], ['postgres://[bad']])('%s', async (url) => {
-    const result = await runCli(['lists', 'ls', '--db', url]);
-    expectExplained(result, 2, /database URL/);
-    expect(result.stderr + result.stdout).not.toContain('s3cret');
-  });
+  it.each([['postgres://u:s3cret@h:5432/%zz'], ['postgres://u:s3cret@[bad'], ['postgres://[bad']])(
+    '%s',
+    async (url) => {
+      const result = await runCli(['lists', 'ls', '--db', url]);
+      expectExplained(result, 2, /database URL/);
+      expect(result.stderr + result.stdout).not.toContain('s3cret');
+    },
+  );
 });
 
 /** A TCP listener on a free port that treats each connection as `handle` says. */
-async function listen(handle: (socket: Socket) => void): Promise<{ server: Server; port: number; connections: () => number }> {
+async function listen(
+  handle: (socket: Socket) => void,
+): Promise<{ server: Server; port: number; connections: () => number }> {
   let count = 0;
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
@@ -100,7 +105,10 @@ describe('a postgres:// address where no PostgreSQL answers', () => {
   it('a listener that accepts and closes at once gives one sentence and exit 1, without reconnecting forever', async () => {
     const { server, port } = await listen((socket) => socket.end());
     try {
-      const result = await runCli(['lists', 'ls', '--db', `postgres://u:s3cret@127.0.0.1:${port}/lm`], { env, timeoutMs: 60_000 });
+      const result = await runCli(['lists', 'ls', '--db', `postgres://u:s3cret@127.0.0.1:${port}/lm`], {
+        env,
+        timeoutMs: 60_000,
+      });
       expectExplained(result, 1, new RegExp(`127\\.0\\.0\\.1:${port}.* closed the connection`));
       expect(result.stderr).not.toContain('s3cret');
       expect(result.stderr.trim().split('\n')).toHaveLength(2);
@@ -112,7 +120,10 @@ describe('a postgres:// address where no PostgreSQL answers', () => {
   it('a listener that never answers gives one sentence and exit 1 after the connect timeout', async () => {
     const { server, port } = await listen(() => {});
     try {
-      const result = await runCli(['lists', 'ls', '--db', `postgres://u:s3cret@127.0.0.1:${port}/lm`], { env, timeoutMs: 60_000 });
+      const result = await runCli(['lists', 'ls', '--db', `postgres://u:s3cret@127.0.0.1:${port}/lm`], {
+        env,
+        timeoutMs: 60_000,
+      });
       expectExplained(result, 1, new RegExp(`127\\.0\\.0\\.1:${port}.* did not answer within 2 s`));
       expect(result.stderr).not.toContain('s3cret');
     } finally {

@@ -31,7 +31,12 @@ describe('a SQLite file removed or replaced while a command has it open', () => 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'listminer-file-removed-'));
     server = await startArchiveServer((url, response) => {
-      if (url.pathname === '/api/stats.lua') return send(response, 200, JSON.stringify({ firstYear: 2010, firstMonth: 1, lastYear: 2026, lastMonth: 1, hits: 0, emails: [] }));
+      if (url.pathname === '/api/stats.lua')
+        return send(
+          response,
+          200,
+          JSON.stringify({ firstYear: 2010, firstMonth: 1, lastYear: 2026, lastMonth: 1, hits: 0, emails: [] }),
+        );
       if (url.pathname !== '/api/mbox.lua') return send(response, 404, 'not found');
       const month = url.searchParams.get('date') ?? '';
       if (!MONTHS.includes(month)) return send(response, 404, 'no mail');
@@ -47,7 +52,10 @@ describe('a SQLite file removed or replaced while a command has it open', () => 
   const fetchWith = async (name: string, change: (path: string) => void) => {
     dbPath = join(dir, `${name}.db`);
     const env = { LISTMINER_CACHE: join(dir, 'cache') };
-    const add = await runCli(['lists', 'add', '--system', 'apache_ponymail', 'dev@x.apache.org', '--base-url', server.url, '--db', dbPath], { env });
+    const add = await runCli(
+      ['lists', 'add', '--system', 'apache_ponymail', 'dev@x.apache.org', '--base-url', server.url, '--db', dbPath],
+      { env },
+    );
     expect(add.code, add.stderr).toBe(0);
     beforeLastMonth = change;
     try {

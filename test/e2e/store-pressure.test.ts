@@ -44,7 +44,18 @@ async function ok(db: TestDatabase, ...args: string[]): Promise<void> {
 }
 
 async function registered(db: TestDatabase): Promise<void> {
-  await ok(db, 'lists', 'add', '--system', 'mbox', '--rules', 'apache_ponymail', '--repo', 'https://github.com/apache/kafka', mbox);
+  await ok(
+    db,
+    'lists',
+    'add',
+    '--system',
+    'mbox',
+    '--rules',
+    'apache_ponymail',
+    '--repo',
+    'https://github.com/apache/kafka',
+    mbox,
+  );
 }
 
 /** The store's failure as a sentence and a hint: not a crash report. */
@@ -73,23 +84,32 @@ describeOnDialectDatabases('the store under pressure on $dialect', (databases) =
     await ok(db, 'classify');
     cleanClassified = await queryAt(db.url, STAGED);
   }, SLOW);
-  it.skipIf(dialect !== 'sqlite')('SQLITE_BUSY: another process holding the write lock past the busy timeout stops classify with a sentence; nothing is half-written and a re-run completes', async () => {
-    const db = await database();
-    await registered(db);
-    await ok(db, 'fetch', '--full');
-    const holder = holdWriteLock(db.url);
-    try {
-      await holder.held;
-      const result = await cli(db, ['classify'], { LISTMINER_SQLITE_BUSY_TIMEOUT: '0.5' });
-      expectStoreError(result, new RegExp(`The SQLite database ${db.url} is locked: another process held its write lock for more than 0.5 s`));
-      expect(result.stderr).toMatch(/LISTMINER_SQLITE_BUSY_TIMEOUT/);
-    } finally {
-      await holder.release();
-    }
-    expect(await count(db.url, CLASSIFIED)).toBe(0);
-    await ok(db, 'classify');
-    expect(await queryAt(db.url, STAGED)).toEqual(cleanClassified);
-  }, SLOW);
+  it.skipIf(dialect !== 'sqlite')(
+    'SQLITE_BUSY: another process holding the write lock past the busy timeout stops classify with a sentence; nothing is half-written and a re-run completes',
+    async () => {
+      const db = await database();
+      await registered(db);
+      await ok(db, 'fetch', '--full');
+      const holder = holdWriteLock(db.url);
+      try {
+        await holder.held;
+        const result = await cli(db, ['classify'], { LISTMINER_SQLITE_BUSY_TIMEOUT: '0.5' });
+        expectStoreError(
+          result,
+          new RegExp(
+            `The SQLite database ${db.url} is locked: another process held its write lock for more than 0.5 s`,
+          ),
+        );
+        expect(result.stderr).toMatch(/LISTMINER_SQLITE_BUSY_TIMEOUT/);
+      } finally {
+        await holder.release();
+      }
+      expect(await count(db.url, CLASSIFIED)).toBe(0);
+      await ok(db, 'classify');
+      expect(await queryAt(db.url, STAGED)).toEqual(cleanClassified);
+    },
+    SLOW,
+  );
 
   describe.skipIf(dialect !== 'sqlite')('a full disk', () => {
     let disk: string;
@@ -97,12 +117,15 @@ describeOnDialectDatabases('the store under pressure on $dialect', (databases) =
     beforeAll(() => {
       disk = join(dir, 'disk');
       mkdirSync(disk, { recursive: true });
-      if (process.getuid?.() !== 0) return console.warn('skipping the full-disk tests: mounting a small tmpfs needs root');
+      if (process.getuid?.() !== 0)
+        return console.warn('skipping the full-disk tests: mounting a small tmpfs needs root');
       try {
         execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64m', 'tmpfs', disk]);
         mounted = true;
       } catch (error) {
-        console.warn(`skipping the full-disk tests: cannot mount a tmpfs here (${(error as Error).message.split('\n')[0]})`);
+        console.warn(
+          `skipping the full-disk tests: cannot mount a tmpfs here (${(error as Error).message.split('\n')[0]})`,
+        );
       }
     });
     afterAll(() => {
@@ -117,74 +140,102 @@ describeOnDialectDatabases('the store under pressure on $dialect', (databases) =
     }
     const growDisk = () => execFileSync('mount', ['-o', 'remount,size=64m', disk]);
 
-    it('stops fetch with a sentence naming the file; a re-run after space is freed stages what a clean run stages', async (context) => {
-      if (!mounted) return context.skip();
-      const db: TestDatabase = { dialect: 'sqlite', url: join(disk, 'fetch.db'), drop: async () => rmSync(join(disk, 'fetch.db'), { force: true }) };
-      await registered(db);
-      leaveSpace(400);
-      try {
-        const result = await cli(db, ['fetch', '--full']);
-        expectStoreError(result, new RegExp(`The disk holding the SQLite database ${db.url} is full`));
-      } finally {
-        growDisk();
-      }
-      await ok(db, 'fetch', '--full');
-      expect(await queryAt(db.url, 'SELECT message_key FROM staged_messages ORDER BY message_key')).toEqual(cleanKeys);
-      expect(await queryAt(db.url, "SELECT locked_at FROM stage_locks WHERE stage = 'fetch'")).toEqual([{ locked_at: null }]);
-    }, SLOW);
+    it(
+      'stops fetch with a sentence naming the file; a re-run after space is freed stages what a clean run stages',
+      async (context) => {
+        if (!mounted) return context.skip();
+        const db: TestDatabase = {
+          dialect: 'sqlite',
+          url: join(disk, 'fetch.db'),
+          drop: async () => rmSync(join(disk, 'fetch.db'), { force: true }),
+        };
+        await registered(db);
+        leaveSpace(400);
+        try {
+          const result = await cli(db, ['fetch', '--full']);
+          expectStoreError(result, new RegExp(`The disk holding the SQLite database ${db.url} is full`));
+        } finally {
+          growDisk();
+        }
+        await ok(db, 'fetch', '--full');
+        expect(await queryAt(db.url, 'SELECT message_key FROM staged_messages ORDER BY message_key')).toEqual(
+          cleanKeys,
+        );
+        expect(await queryAt(db.url, "SELECT locked_at FROM stage_locks WHERE stage = 'fetch'")).toEqual([
+          { locked_at: null },
+        ]);
+      },
+      SLOW,
+    );
 
-    it('stops classify with a sentence naming the file; nothing is half-written and a re-run completes', async (context) => {
-      if (!mounted) return context.skip();
-      const db: TestDatabase = { dialect: 'sqlite', url: join(disk, 'classify.db'), drop: async () => rmSync(join(disk, 'classify.db'), { force: true }) };
+    it(
+      'stops classify with a sentence naming the file; nothing is half-written and a re-run completes',
+      async (context) => {
+        if (!mounted) return context.skip();
+        const db: TestDatabase = {
+          dialect: 'sqlite',
+          url: join(disk, 'classify.db'),
+          drop: async () => rmSync(join(disk, 'classify.db'), { force: true }),
+        };
+        await registered(db);
+        await ok(db, 'fetch', '--full');
+        leaveSpace(400);
+        try {
+          const result = await cli(db, ['classify']);
+          expectStoreError(result, new RegExp(`The disk holding the SQLite database ${db.url} is full`));
+        } finally {
+          growDisk();
+        }
+        expect(await count(db.url, CLASSIFIED)).toBeLessThan(MESSAGES);
+        expect(await count(db.url, HALF_WRITTEN)).toBe(0);
+        await ok(db, 'classify');
+        expect(await queryAt(db.url, STAGED)).toEqual(cleanClassified);
+      },
+      SLOW,
+    );
+  });
+
+  it.skipIf(dialect !== 'postgres')(
+    'a connection terminated in the middle of a batch stops classify with a sentence; the batch is rolled back and a re-run completes',
+    async () => {
+      const db = await database();
       await registered(db);
       await ok(db, 'fetch', '--full');
-      leaveSpace(400);
+      // Hold a lock classify's first write waits on, so its connection is killed inside that batch's transaction.
+      const blocker = postgres(db.url, { max: 1, onnotice: () => {} });
+      const watcher = postgres(db.url, { max: 1, onnotice: () => {} });
       try {
-        const result = await cli(db, ['classify']);
-        expectStoreError(result, new RegExp(`The disk holding the SQLite database ${db.url} is full`));
+        await blocker.unsafe('BEGIN');
+        await blocker.unsafe('LOCK TABLE staged_messages IN SHARE MODE');
+        const child = spawnCli(['classify', '--db', db.url]);
+        let pid: number | undefined;
+        while (pid === undefined) {
+          if (child.process.exitCode !== null)
+            throw new Error(`classify ended before its batch could be cut:\n${child.stderr()}`);
+          const rows = await watcher.unsafe(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'UPDATE staged_messages%'",
+          );
+          pid = rows[0]?.pid as number | undefined;
+          if (pid === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        await watcher.unsafe('SELECT pg_terminate_backend($1)', [pid]);
+        await blocker.unsafe('COMMIT');
+        const code = await child.exited;
+        expectStoreError(
+          { code: code ?? -1, stderr: child.stderr() },
+          /The connection to the database .* was lost .*the batch being written was rolled back/,
+        );
       } finally {
-        growDisk();
+        await blocker.end();
+        await watcher.end();
       }
-      expect(await count(db.url, CLASSIFIED)).toBeLessThan(MESSAGES);
+      expect(await count(db.url, CLASSIFIED)).toBe(0);
       expect(await count(db.url, HALF_WRITTEN)).toBe(0);
       await ok(db, 'classify');
       expect(await queryAt(db.url, STAGED)).toEqual(cleanClassified);
-    }, SLOW);
-  });
-
-  it.skipIf(dialect !== 'postgres')('a connection terminated in the middle of a batch stops classify with a sentence; the batch is rolled back and a re-run completes', async () => {
-    const db = await database();
-    await registered(db);
-    await ok(db, 'fetch', '--full');
-    // Hold a lock classify's first write waits on, so its connection is killed inside that batch's transaction.
-    const blocker = postgres(db.url, { max: 1, onnotice: () => {} });
-    const watcher = postgres(db.url, { max: 1, onnotice: () => {} });
-    try {
-      await blocker.unsafe('BEGIN');
-      await blocker.unsafe('LOCK TABLE staged_messages IN SHARE MODE');
-      const child = spawnCli(['classify', '--db', db.url]);
-      let pid: number | undefined;
-      while (pid === undefined) {
-        if (child.process.exitCode !== null) throw new Error(`classify ended before its batch could be cut:\n${child.stderr()}`);
-        const rows = await watcher.unsafe(
-          "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'UPDATE staged_messages%'",
-        );
-        pid = rows[0]?.pid as number | undefined;
-        if (pid === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      await watcher.unsafe('SELECT pg_terminate_backend($1)', [pid]);
-      await blocker.unsafe('COMMIT');
-      const code = await child.exited;
-      expectStoreError({ code: code ?? -1, stderr: child.stderr() }, /The connection to the database .* was lost .*the batch being written was rolled back/);
-    } finally {
-      await blocker.end();
-      await watcher.end();
-    }
-    expect(await count(db.url, CLASSIFIED)).toBe(0);
-    expect(await count(db.url, HALF_WRITTEN)).toBe(0);
-    await ok(db, 'classify');
-    expect(await queryAt(db.url, STAGED)).toEqual(cleanClassified);
-  }, SLOW);
+    },
+    SLOW,
+  );
 });
 
 /** Another process holding SQLite's write lock until released. */
@@ -219,5 +270,9 @@ function spawnCli(args: string[]): { process: ChildProcess; exited: Promise<numb
   });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return { process: child, exited: new Promise((resolve) => child.on('close', (code) => resolve(code))), stderr: () => stderr };
+  return {
+    process: child,
+    exited: new Promise((resolve) => child.on('close', (code) => resolve(code))),
+    stderr: () => stderr,
+  };
 }

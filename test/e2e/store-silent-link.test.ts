@@ -15,7 +15,16 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function writeMbox(count: number): string {
   const path = join(dir, `mail-${count}.mbox`);
   const mail = Array.from({ length: count }, (_, n) =>
-    [`From jane@example.org Mon Jan  1 00:00:00 2024`, `From: Jane <jane${n}@example.org>`, `Subject: note ${n}`, `Message-ID: <silent-${n}@example.org>`, 'Date: Mon, 1 Jan 2024 00:00:00 +0000', '', `Note ${n}.`, ''].join('\n'),
+    [
+      `From jane@example.org Mon Jan  1 00:00:00 2024`,
+      `From: Jane <jane${n}@example.org>`,
+      `Subject: note ${n}`,
+      `Message-ID: <silent-${n}@example.org>`,
+      'Date: Mon, 1 Jan 2024 00:00:00 +0000',
+      '',
+      `Note ${n}.`,
+      '',
+    ].join('\n'),
   );
   writeFileSync(path, mail.join('\n'));
   return path;
@@ -26,7 +35,10 @@ function writeMbox(count: number): string {
  * client sends a packet naming `marker`; from then on it forwards nothing in
  * either direction and closes nothing: a link gone silent.
  */
-async function silentLinkProxy(target: URL, marker: string): Promise<{ port: number; stalled: Promise<void>; server: Server }> {
+async function silentLinkProxy(
+  target: URL,
+  marker: string,
+): Promise<{ port: number; stalled: Promise<void>; server: Server }> {
   let stall!: () => void;
   const stalled = new Promise<void>((resolve) => (stall = resolve));
   let silent = false;
@@ -64,7 +76,11 @@ describeOnDialectDatabases(
     beforeEach(async () => {
       db = await databases.create();
       const mbox = writeMbox(20);
-      for (const args of [['lists', 'add', '--system', 'mbox', '--repo', 'https://github.com/example/silent', mbox], ['fetch', '--full'], ['classify']]) {
+      for (const args of [
+        ['lists', 'add', '--system', 'mbox', '--repo', 'https://github.com/example/silent', mbox],
+        ['fetch', '--full'],
+        ['classify'],
+      ]) {
         const step = await runCli([...args, '--db', db.url]);
         expect(step.code, step.stderr).toBe(0);
       }
@@ -87,8 +103,15 @@ describeOnDialectDatabases(
       const proxy = await silentLinkProxy(new URL(db.url), 'email_messages');
       try {
         // Before the guard, drain waited for about 11 minutes (TCP keepalive): the CLI's timeout fails the test.
-        const result = await runCli(['drain', '--db', through(proxy.port)], { env: { LISTMINER_PG_QUERY_TIMEOUT: '3' }, timeoutMs: 60_000 });
-        expect(result.stderr, result.stderr).toMatch(new RegExp(`PostgreSQL server at 127\\.0\\.0\\.1:${proxy.port} stopped answering: a statement got no reply within 3 s`));
+        const result = await runCli(['drain', '--db', through(proxy.port)], {
+          env: { LISTMINER_PG_QUERY_TIMEOUT: '3' },
+          timeoutMs: 60_000,
+        });
+        expect(result.stderr, result.stderr).toMatch(
+          new RegExp(
+            `PostgreSQL server at 127\\.0\\.0\\.1:${proxy.port} stopped answering: a statement got no reply within 3 s`,
+          ),
+        );
         expect(result.stderr).not.toMatch(/unexpected error|report it/);
         expect(result.stderr).toMatch(/^Hint: .*LISTMINER_PG_QUERY_TIMEOUT/m);
         expect(result.code, result.stderr).toBe(1);
@@ -105,7 +128,9 @@ describeOnDialectDatabases(
       const proxy = await silentLinkProxy(new URL(db.url), 'email_messages');
       try {
         // A deadline of 10 minutes: exit 130 can only come from the signal.
-        const running = startCli(['drain', '--db', through(proxy.port)], { env: { LISTMINER_PG_QUERY_TIMEOUT: '600' } });
+        const running = startCli(['drain', '--db', through(proxy.port)], {
+          env: { LISTMINER_PG_QUERY_TIMEOUT: '600' },
+        });
         await proxy.stalled;
         running.child.kill('SIGTERM');
         const killer = setTimeout(() => running.child.kill('SIGKILL'), 60_000);

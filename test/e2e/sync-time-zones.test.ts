@@ -8,9 +8,18 @@ import { queryAt } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 
 /** Dates that name no zone, each within a day of a month's edge; the From_ lines give no better date. */
-const DATES = ['Sun, 1 Jan 2023 00:30:00', 'Tue, 31 Jan 2023 23:30:00', 'Wed, 1 Mar 2023 05:00:00', '2023-04-30 22:15:00', 'Sat, 1 Jul 2023 00:00:00 +0200'];
-const mail = (id: string, date: string) => `From: Jane <${id}@example.org>\nDate: ${date}\nMessage-ID: <${id}@example.org>\nSubject: ${id}\n\nbody of ${id}\n`;
-const MBOX = DATES.map((date, i) => `From m${i}@example.org Thu Jan  1 00:00:00 1970\n${mail(`m${i}`, date)}\n`).join('');
+const DATES = [
+  'Sun, 1 Jan 2023 00:30:00',
+  'Tue, 31 Jan 2023 23:30:00',
+  'Wed, 1 Mar 2023 05:00:00',
+  '2023-04-30 22:15:00',
+  'Sat, 1 Jul 2023 00:00:00 +0200',
+];
+const mail = (id: string, date: string) =>
+  `From: Jane <${id}@example.org>\nDate: ${date}\nMessage-ID: <${id}@example.org>\nSubject: ${id}\n\nbody of ${id}\n`;
+const MBOX = DATES.map((date, i) => `From m${i}@example.org Thu Jan  1 00:00:00 1970\n${mail(`m${i}`, date)}\n`).join(
+  '',
+);
 
 interface Row {
   message_id: string;
@@ -35,7 +44,10 @@ describeOnDialectDatabases('sync of zone-less dates on machines in different zon
     const db = await databases.create();
     const env = { TZ: zone, LISTMINER_CACHE: mkdtempSync(join(dir, 'cache-')) };
     for (const path of [join(dir, 'zoneless.mbox'), join(dir, 'maildir')]) {
-      const { code, json, stderr } = await runCliJson<SyncResult>(['sync', path, '--rules', 'public_inbox', '--repo', 'https://github.com/example/tz', '--db', db.url], { env });
+      const { code, json, stderr } = await runCliJson<SyncResult>(
+        ['sync', path, '--rules', 'public_inbox', '--repo', 'https://github.com/example/tz', '--db', db.url],
+        { env },
+      );
       expect(code, stderr).toBe(0);
       expect(json.drain).toMatchObject({ drained: DATES.length, shunted: 0 });
     }
@@ -58,7 +70,11 @@ describeOnDialectDatabases('sync of zone-less dates on machines in different zon
       ['2023-04', '2023-04-30T22:15:00.000Z', null],
       ['2023-06', '2023-06-30T22:00:00.000Z', 120],
     ];
-    expect(utc.filter((r) => r.message_id.startsWith('m')).map((r) => [r.archive_month, r.sent_at, r.sent_at_offset])).toEqual(expected);
-    expect(utc.filter((r) => r.message_id.startsWith('d')).map((r) => [r.archive_month, r.sent_at, r.sent_at_offset])).toEqual(expected);
+    expect(
+      utc.filter((r) => r.message_id.startsWith('m')).map((r) => [r.archive_month, r.sent_at, r.sent_at_offset]),
+    ).toEqual(expected);
+    expect(
+      utc.filter((r) => r.message_id.startsWith('d')).map((r) => [r.archive_month, r.sent_at, r.sent_at_offset]),
+    ).toEqual(expected);
   });
 });

@@ -45,7 +45,8 @@ describeOnDialectDatabases('sync on the sample archives on $dialect', (databases
   const snapshot = () =>
     withDb(async (store) => {
       const out: Record<string, unknown[]> = {};
-      for (const [table, order] of Object.entries(TABLES)) out[table] = await store.db.all(`SELECT * FROM ${table} ORDER BY ${order}`);
+      for (const [table, order] of Object.entries(TABLES))
+        out[table] = await store.db.all(`SELECT * FROM ${table} ORDER BY ${order}`);
       return out;
     });
 
@@ -54,7 +55,14 @@ describeOnDialectDatabases('sync on the sample archives on $dialect', (databases
   });
 
   it('registers each sample archive and runs every stage on it in one command', async () => {
-    const apache = await cliJson<SyncResult>(['sync', APACHE, '--rules', 'apache_ponymail', '--repo', 'https://github.com/apache/quarry']);
+    const apache = await cliJson<SyncResult>([
+      'sync',
+      APACHE,
+      '--rules',
+      'apache_ponymail',
+      '--repo',
+      'https://github.com/apache/quarry',
+    ]);
     expect(apache.code, apache.stderr).toBe(0);
     expect(apache.json.fetch.totals).toMatchObject({ staged: 294, failed: 0 });
     expect(apache.json.classify).toMatchObject({ classified: 294, shunted: 0 });
@@ -62,7 +70,14 @@ describeOnDialectDatabases('sync on the sample archives on $dialect', (databases
     expect(apache.json.project!.created).toBeGreaterThan(0);
     expect(apache.json.project!.inherited).toBeGreaterThan(0);
 
-    const kernel = await cliJson<SyncResult>(['sync', KERNEL, '--rules', 'public_inbox', '--repo', 'https://github.com/torvalds/linux']);
+    const kernel = await cliJson<SyncResult>([
+      'sync',
+      KERNEL,
+      '--rules',
+      'public_inbox',
+      '--repo',
+      'https://github.com/torvalds/linux',
+    ]);
     expect(kernel.code, kernel.stderr).toBe(0);
     expect(kernel.json.drain).toMatchObject({ drained: 49, shunted: 0 });
     expect(kernel.json.project).toMatchObject({ created: 0, linked: 0, none: 49 });

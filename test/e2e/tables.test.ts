@@ -16,7 +16,8 @@ const SAMPLES = [
 function expectBothListsNamed(text: string, width: number | undefined, what: string): void {
   for (const sample of SAMPLES) expect(text, `${what}:\n${text}`).toContain(sample.file);
   expect(text, what).not.toContain('…');
-  if (width !== undefined) for (const line of text.split('\n')) expect([...line].length, `${what}: ${line}`).toBeLessThanOrEqual(width);
+  if (width !== undefined)
+    for (const line of text.split('\n')) expect([...line].length, `${what}: ${line}`).toBeLessThanOrEqual(width);
 }
 
 // Rendering does not depend on the engine; the lists sit deep in a temp folder, as a new user's would.
@@ -40,7 +41,18 @@ describeOnDialectDatabases(
         expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
         return result.stdout;
       };
-      for (const sample of SAMPLES) await cli(['lists', 'add', '--system', 'mbox', '--rules', sample.rules, join(folder, sample.file), '--repo', sample.repo]);
+      for (const sample of SAMPLES)
+        await cli([
+          'lists',
+          'add',
+          '--system',
+          'mbox',
+          '--rules',
+          sample.rules,
+          join(folder, sample.file),
+          '--repo',
+          sample.repo,
+        ]);
       expectBothListsNamed(await cli(['fetch', '--full']), width, 'fetch');
       await cli(['classify']);
       await cli(['drain']);

@@ -22,17 +22,26 @@ describeOnDialectDatabases('verify finds messages merged into one on $dialect', 
     const db = await databases.create();
     const path = join(dir, `${db.url.replace(/\W/g, '')}.mbox`);
     writeFileSync(path, content);
-    for (const stage of [['lists', 'add', '--system', 'mbox', path, '--repo', KAFKA], ['fetch', '--full'], ['classify'], ['drain']]) {
+    for (const stage of [
+      ['lists', 'add', '--system', 'mbox', path, '--repo', KAFKA],
+      ['fetch', '--full'],
+      ['classify'],
+      ['drain'],
+    ]) {
       const run = await runCli([...stage, '--db', db.url]);
       expect(run.code, `${stage[0]}: ${run.stderr}`).toBe(0);
     }
     const verify = await runCliJson<VerifyResult>(['verify', '--strict', '--db', db.url]);
-    return { code: verify.code, finding: verify.json.invariants.find((invariant) => invariant.name === 'no-merged-messages')! };
+    return {
+      code: verify.code,
+      finding: verify.json.invariants.find((invariant) => invariant.name === 'no-merged-messages')!,
+    };
   };
 
   it('reports a stored message whose body holds whole messages, and fails --strict', async () => {
     // mboxrd: the escaped From_ line reads back as a From_ line inside the first body, the mail after it as its text.
-    const swallowed = '>From poster9 at example.org  Mon May  3 13:15:39 2004\nFrom: poster9 at example.org (Poster 9)\nDate: Mon, 03 May 2004 13:15:39 +0000\nSubject: lost\nMessage-ID: <9@example.org>\n\nlost body';
+    const swallowed =
+      '>From poster9 at example.org  Mon May  3 13:15:39 2004\nFrom: poster9 at example.org (Poster 9)\nDate: Mon, 03 May 2004 13:15:39 +0000\nSubject: lost\nMessage-ID: <9@example.org>\n\nlost body';
     const { code, finding } = await verifyMbox(message(1, `Hello,\n\n${swallowed}`) + message(2, 'second'));
     expect(finding).toMatchObject({ ok: false, violations: 1 });
     expect(finding.details[0]).toMatch(/holds 1 more message$/);
@@ -40,7 +49,9 @@ describeOnDialectDatabases('verify finds messages merged into one on $dialect', 
   });
 
   it('finds nothing in mail whose body lines merely start with "From "', async () => {
-    const { finding } = await verifyMbox(message(1, 'From now on please use the tracker.\n\nFrom what I understand, it works.') + message(2, 'second'));
+    const { finding } = await verifyMbox(
+      message(1, 'From now on please use the tracker.\n\nFrom what I understand, it works.') + message(2, 'second'),
+    );
     expect(finding).toMatchObject({ ok: true, violations: 0 });
   });
 });

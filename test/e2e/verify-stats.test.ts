@@ -21,10 +21,13 @@ describeOnDialectDatabases('verify and stats on $dialect', (databases) => {
   let db: TestDatabase;
   const cli = (args: string[]) => runCli([...args, '--db', db.url, '--config', CONFIG]);
   const cliJson = <T>(args: string[]) => runCliJson<T>([...args, '--db', db.url, '--config', CONFIG]);
-  async function sql<T>(fn: (q: (text: string, params?: unknown[]) => Promise<number>, run: (text: string) => Promise<void>) => Promise<T>): Promise<T> {
+  async function sql<T>(
+    fn: (q: (text: string, params?: unknown[]) => Promise<number>, run: (text: string) => Promise<void>) => Promise<T>,
+  ): Promise<T> {
     const store = await openStore(db.url);
     try {
-      const count = async (text: string, params: unknown[] = []) => Number((await store.db.get<{ n: number }>(text, params as never[]))!.n);
+      const count = async (text: string, params: unknown[] = []) =>
+        Number((await store.db.get<{ n: number }>(text, params as never[]))!.n);
       return await fn(count, async (text) => void (await store.db.run(text)));
     } finally {
       await store.close();
@@ -34,7 +37,12 @@ describeOnDialectDatabases('verify and stats on $dialect', (databases) => {
 
   beforeAll(async () => {
     db = await databases.create();
-    for (const stage of [['lists', 'add', '--system', 'mbox', MBOX, '--repo', KAFKA], ['fetch', '--full'], ['classify'], ['drain']]) {
+    for (const stage of [
+      ['lists', 'add', '--system', 'mbox', MBOX, '--repo', KAFKA],
+      ['fetch', '--full'],
+      ['classify'],
+      ['drain'],
+    ]) {
       const run = await cli(stage);
       expect(run.code, `${stage[0]}: ${run.stderr}`).toBe(0);
     }
@@ -58,10 +66,24 @@ describeOnDialectDatabases('verify and stats on $dialect', (databases) => {
     expect(expected).toMatchObject({ staged: 6, drained: 6, stored: 6, issueEvents: 1, reviews: 1, discuss: 3 });
     const [list] = json.lists;
     expect(json.lists).toHaveLength(1);
-    expect(list).toMatchObject({ system: 'mbox', name: MBOX, staged: expected.staged, drained: expected.drained, pending: 0, shunted: 0, monthsScanned: expected.months, scanComplete: true });
+    expect(list).toMatchObject({
+      system: 'mbox',
+      name: MBOX,
+      staged: expected.staged,
+      drained: expected.drained,
+      pending: 0,
+      shunted: 0,
+      monthsScanned: expected.months,
+      scanComplete: true,
+    });
     expect(json.totals.stored).toBe(expected.stored);
     const classes = Object.fromEntries(json.classes.map((c) => [c.msgClass, c.count]));
-    expect(classes).toMatchObject({ issue_event: expected.issueEvents, review: expected.reviews, discuss: expected.discuss, unclassified: 0 });
+    expect(classes).toMatchObject({
+      issue_event: expected.issueEvents,
+      review: expected.reviews,
+      discuss: expected.discuss,
+      unclassified: 0,
+    });
     expect(json.classes).toHaveLength(11);
     expect(json.classes.find((c) => c.msgClass === 'discuss')!.share).toBeCloseTo(expected.discuss / expected.stored);
     expect(json.senders).toMatchObject({ humans: expected.humans, resolved: expected.resolved });
@@ -72,7 +94,17 @@ describeOnDialectDatabases('verify and stats on $dialect', (databases) => {
   it("stats --list draws the list's messages per month", async () => {
     const json = await cliJson<StatsResult>(['stats', '--list', MBOX]);
     expect(json.json.monthly).toEqual([
-      { listId: json.json.lists[0]!.id, system: 'mbox', name: MBOX, undated: 0, months: [{ month: '2024-01', count: 3 }, { month: '2024-02', count: 2 }, { month: '2024-03', count: 1 }] },
+      {
+        listId: json.json.lists[0]!.id,
+        system: 'mbox',
+        name: MBOX,
+        undated: 0,
+        months: [
+          { month: '2024-01', count: 3 },
+          { month: '2024-02', count: 2 },
+          { month: '2024-03', count: 1 },
+        ],
+      },
     ]);
     const text = await cli(['stats', '--list', MBOX]);
     expect(text.code, text.stderr).toBe(0);
@@ -93,10 +125,20 @@ describeOnDialectDatabases('verify and stats on $dialect', (databases) => {
     expect(code, stderr).toBe(0);
     expect(json.failing).toEqual([]);
     expect(json.invariants.every((i) => i.ok)).toBe(true);
-    for (const name of ['lists', 'backend-with-mail', 'class:issue_event', 'class:patch_submission', 'class:review', 'routing:mailing-list-only', 'threading']) {
+    for (const name of [
+      'lists',
+      'backend-with-mail',
+      'class:issue_event',
+      'class:patch_submission',
+      'class:review',
+      'routing:mailing-list-only',
+      'threading',
+    ]) {
       expect(branch(json, name).status, name).toBe('PASS');
     }
-    expect(branch(json, 'threading').count).toBe(await sql((count) => count('SELECT COUNT(*) AS n FROM email_messages WHERE thread_root_id <> id')));
+    expect(branch(json, 'threading').count).toBe(
+      await sql((count) => count('SELECT COUNT(*) AS n FROM email_messages WHERE thread_root_id <> id')),
+    );
     expect(branch(json, 'routing:linked')).toMatchObject({ status: 'DEFER', weight: 'cross_system' });
     expect(branch(json, 'backend:mbox')).toMatchObject({ status: 'PASS', count: 6 });
   });
@@ -107,7 +149,9 @@ describeOnDialectDatabases('verify and stats on $dialect', (databases) => {
       const strict = await cliJson<VerifyResult>(['verify', '--strict']);
       expect(strict.code).toBe(3);
       expect(strict.json.failing).toEqual(['class:review']);
-      expect(branch(strict.json, 'class:review').requiredBy).toEqual([{ system: 'mbox', source: 'config', file: CONFIG, lists: [MBOX] }]);
+      expect(branch(strict.json, 'class:review').requiredBy).toEqual([
+        { system: 'mbox', source: 'config', file: CONFIG, lists: [MBOX] },
+      ]);
       expect(strict.stderr).toContain('class:review (required by mbox (config, 1 list))');
       const text = await cli(['verify', '--strict']);
       expect(text.code).toBe(3);
@@ -116,21 +160,29 @@ describeOnDialectDatabases('verify and stats on $dialect', (databases) => {
       const lenient = await cli(['verify']);
       expect(lenient.code, lenient.stderr).toBe(0);
     } finally {
-      await sql(async (_, run) => run("UPDATE email_messages SET msg_class = 'review' WHERE message_key = 'review-1@example.org'"));
+      await sql(async (_, run) =>
+        run("UPDATE email_messages SET msg_class = 'review' WHERE message_key = 'review-1@example.org'"),
+      );
     }
   });
 
   it('verify --strict exits 3 on an email message duplicated by hand under another key', async () => {
-    const columns = 'list_id, message_id, staged_message_id, repo_id, sender_id, from_address, is_bot, subject, sent_at, msg_class, body_stored, projected_kind, drained_at';
+    const columns =
+      'list_id, message_id, staged_message_id, repo_id, sender_id, from_address, is_bot, subject, sent_at, msg_class, body_stored, projected_kind, drained_at';
     await sql(async (_, run) =>
-      run(`INSERT INTO email_messages (message_key, ${columns}) SELECT 'copied@example.org', ${columns} FROM email_messages WHERE message_key = 'patch-1@example.org'`),
+      run(
+        `INSERT INTO email_messages (message_key, ${columns}) SELECT 'copied@example.org', ${columns} FROM email_messages WHERE message_key = 'patch-1@example.org'`,
+      ),
     );
     try {
       const { code, json, stderr } = await cliJson<VerifyResult>(['verify', '--strict']);
       expect(code).toBe(3);
       expect(json.failing).toContain('no-duplicate-content');
       expect(stderr).toContain('no-duplicate-content');
-      expect(json.invariants.find((i) => i.name === 'no-duplicate-content')).toMatchObject({ ok: false, violations: 1 });
+      expect(json.invariants.find((i) => i.name === 'no-duplicate-content')).toMatchObject({
+        ok: false,
+        violations: 1,
+      });
     } finally {
       await sql(async (_, run) => run("DELETE FROM email_messages WHERE message_key = 'copied@example.org'"));
     }
@@ -138,10 +190,13 @@ describeOnDialectDatabases('verify and stats on $dialect', (databases) => {
   });
 
   it('verify --strict exits 3 naming one mail stored twice in two forms (its Message-ID and a variant key)', async () => {
-    const columns = 'list_id, message_id, repo_id, sender_id, from_address, is_bot, subject, sent_at, msg_class, body_stored, projected_kind, drained_at';
+    const columns =
+      'list_id, message_id, repo_id, sender_id, from_address, is_bot, subject, sent_at, msg_class, body_stored, projected_kind, drained_at';
     const variant = 'patch-1@example.org#0123456789abcdef';
     await sql(async (_, run) => {
-      await run(`INSERT INTO email_messages (message_key, ${columns}) SELECT '${variant}', ${columns} FROM email_messages WHERE message_key = 'patch-1@example.org'`);
+      await run(
+        `INSERT INTO email_messages (message_key, ${columns}) SELECT '${variant}', ${columns} FROM email_messages WHERE message_key = 'patch-1@example.org'`,
+      );
       await run(
         `INSERT INTO email_message_bodies (email_message_id, body_id) SELECT c.id, b.body_id FROM email_messages c, email_messages o
          JOIN email_message_bodies b ON b.email_message_id = o.id WHERE c.message_key = '${variant}' AND o.message_key = 'patch-1@example.org'`,
@@ -151,7 +206,11 @@ describeOnDialectDatabases('verify and stats on $dialect', (databases) => {
       const { code, json } = await cliJson<VerifyResult>(['verify', '--strict']);
       expect(code).toBe(3);
       expect(json.failing).toContain('no-near-duplicates');
-      expect(json.invariants.find((i) => i.name === 'no-near-duplicates')).toMatchObject({ ok: false, violations: 1, details: [expect.stringContaining(variant)] });
+      expect(json.invariants.find((i) => i.name === 'no-near-duplicates')).toMatchObject({
+        ok: false,
+        violations: 1,
+        details: [expect.stringContaining(variant)],
+      });
     } finally {
       await sql(async (_, run) => run(`DELETE FROM email_messages WHERE message_key = '${variant}'`));
     }
@@ -163,7 +222,9 @@ describeOnDialectDatabases('verify and stats on $dialect', (databases) => {
     const { code, json, stderr } = await cliJson<VerifyResult>(['verify', '--strict', '--list', MBOX]);
     expect(code).toBe(3);
     expect(json.failing).toEqual(['stored-staged']);
-    expect(json.invariants.find((i) => i.name === 'stored-staged')!.details).toEqual([`mbox ${MBOX}: discuss-2@example.org`]);
+    expect(json.invariants.find((i) => i.name === 'stored-staged')!.details).toEqual([
+      `mbox ${MBOX}: discuss-2@example.org`,
+    ]);
     expect(stderr).toContain('stored-staged');
   });
 });

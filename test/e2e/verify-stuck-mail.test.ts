@@ -16,7 +16,10 @@ const BUNDLED_SYSTEMS = fileURLToPath(new URL('../../systems.yaml', import.meta.
 
 /** The bundled systems with mbox lists projected as clean_fit, as Apache lists read from an mbox would be. */
 function cleanFitSystems(): string {
-  const text = readFileSync(BUNDLED_SYSTEMS, 'utf8').replace(/(\n  mbox:\n(?:    .*\n)*?    projection_policy: )none/, '$1clean_fit');
+  const text = readFileSync(BUNDLED_SYSTEMS, 'utf8').replace(
+    /(\n  mbox:\n(?:    .*\n)*?    projection_policy: )none/,
+    '$1clean_fit',
+  );
   expect(text).toMatch(/\n  mbox:\n(?:    .*\n)*?    projection_policy: clean_fit/);
   const path = join(mkdtempSync(join(tmpdir(), 'listminer-systems-')), 'systems.yaml');
   writeFileSync(path, text);
@@ -29,13 +32,19 @@ describeOnDialectDatabases('verify finds mail a finished stage left behind on $d
   let db: TestDatabase;
   let systems: string;
   const cli = (args: string[]) => runCli([...args, '--db', db.url, '--systems', systems]);
-  const verify = (args: string[] = []) => runCliJson<VerifyResult>(['verify', '--strict', ...args, '--db', db.url, '--systems', systems]);
+  const verify = (args: string[] = []) =>
+    runCliJson<VerifyResult>(['verify', '--strict', ...args, '--db', db.url, '--systems', systems]);
   const run = (sql: string) => withStoreAt(db.url, async (store) => void (await store.db.run(sql)));
 
   beforeAll(async () => {
     systems = cleanFitSystems();
     db = await databases.create();
-    for (const stage of [['lists', 'add', '--system', 'mbox', MBOX, '--repo', KAFKA], ['fetch', '--full'], ['classify'], ['drain']]) {
+    for (const stage of [
+      ['lists', 'add', '--system', 'mbox', MBOX, '--repo', KAFKA],
+      ['fetch', '--full'],
+      ['classify'],
+      ['drain'],
+    ]) {
       const result = await cli(stage);
       expect(result.code, `${stage[0]}: ${result.stderr}`).toBe(0);
     }
@@ -45,7 +54,9 @@ describeOnDialectDatabases('verify finds mail a finished stage left behind on $d
     const before = await verify();
     expect(before.code, before.stderr).toBe(3);
     expect(before.json.failing).toContain('projection-complete');
-    expect(invariant(before.json, 'projection-complete')!.details.join('\n')).toContain(`mbox ${MBOX}: never projected`);
+    expect(invariant(before.json, 'projection-complete')!.details.join('\n')).toContain(
+      `mbox ${MBOX}: never projected`,
+    );
     expect((await cli(['project'])).code).toBe(0);
     const after = await verify();
     expect(after.json.failing).not.toContain('projection-complete');
@@ -54,7 +65,9 @@ describeOnDialectDatabases('verify finds mail a finished stage left behind on $d
   it('mail left staged or classified after classify and drain ran over the list fails --strict, naming it', async () => {
     // The list's first message goes back to `staged`, its second to `classified`, as a stage that skipped them would leave them.
     await run(`UPDATE staged_messages SET status = 'staged' WHERE id = (SELECT MIN(id) FROM staged_messages)`);
-    await run(`UPDATE staged_messages SET status = 'classified' WHERE id = (SELECT MIN(id) FROM staged_messages WHERE status = 'drained')`);
+    await run(
+      `UPDATE staged_messages SET status = 'classified' WHERE id = (SELECT MIN(id) FROM staged_messages WHERE status = 'drained')`,
+    );
     const { code, json, stderr } = await verify();
     expect(code, stderr).toBe(3);
     expect(json.failing).toContain('no-stuck-mail');
@@ -68,7 +81,9 @@ describeOnDialectDatabases('verify finds mail a finished stage left behind on $d
   it('mail fetched after the last classify and drain is pending, not stuck', async () => {
     // Every row drained again, then the newest made fresh: fetched after the stages last ran.
     await run(`UPDATE staged_messages SET status = 'drained'`);
-    await run(`UPDATE staged_messages SET status = 'staged', updated_at = '2999-01-01T00:00:00.000Z' WHERE id = (SELECT MAX(id) FROM staged_messages)`);
+    await run(
+      `UPDATE staged_messages SET status = 'staged', updated_at = '2999-01-01T00:00:00.000Z' WHERE id = (SELECT MAX(id) FROM staged_messages)`,
+    );
     const { json } = await verify();
     expect(json.failing).not.toContain('no-stuck-mail');
     expect(invariant(json, 'no-stuck-mail')!.ok).toBe(true);
@@ -91,14 +106,30 @@ describeOnDialectDatabases('lists add --repo correcting a list that holds mail o
     const db = await databases.create();
     const cli = (args: string[]) => runCli([...args, '--db', db.url, '--systems', systems]);
     const WRONG = 'https://github.com/apache/kafka-site';
-    for (const stage of [['lists', 'add', '--system', 'mbox', MBOX, '--repo', WRONG], ['fetch', '--full'], ['classify'], ['drain'], ['project']]) {
+    for (const stage of [
+      ['lists', 'add', '--system', 'mbox', MBOX, '--repo', WRONG],
+      ['fetch', '--full'],
+      ['classify'],
+      ['drain'],
+      ['project'],
+    ]) {
       const result = await cli(stage);
       expect(result.code, `${stage[0]}: ${result.stderr}`).toBe(0);
     }
     const underRepo = (url: string) =>
       withStoreAt(db.url, async (store) => ({
-        messages: Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM email_messages e JOIN repos r ON r.id = e.repo_id WHERE r.url = ?', [url]))!.n),
-        synthetic: Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM issues i JOIN repos r ON r.id = i.repo_id WHERE r.url = ? AND i.id < 0', [url]))!.n),
+        messages: Number(
+          (await store.db.get<{ n: number }>(
+            'SELECT COUNT(*) AS n FROM email_messages e JOIN repos r ON r.id = e.repo_id WHERE r.url = ?',
+            [url],
+          ))!.n,
+        ),
+        synthetic: Number(
+          (await store.db.get<{ n: number }>(
+            'SELECT COUNT(*) AS n FROM issues i JOIN repos r ON r.id = i.repo_id WHERE r.url = ? AND i.id < 0',
+            [url],
+          ))!.n,
+        ),
       }));
     // The synthetic issue project makes of tracker mail under the list's repo, tied to the list's issue_event.
     await withStoreAt(db.url, async (store) => {
@@ -106,17 +137,25 @@ describeOnDialectDatabases('lists add --repo correcting a list that holds mail o
         "INSERT INTO issues (id, repo_id, external_key, state, is_synthetic, comment_count) SELECT -1, repo_id, 'KAFKA-101', 'open', ?, 0 FROM email_messages WHERE msg_class = 'issue_event'",
         [true],
       );
-      await store.db.run("INSERT INTO issue_email_messages (issue_id, email_message_id, role) SELECT -1, id, 'event' FROM email_messages WHERE msg_class = 'issue_event'");
+      await store.db.run(
+        "INSERT INTO issue_email_messages (issue_id, email_message_id, role) SELECT -1, id, 'event' FROM email_messages WHERE msg_class = 'issue_event'",
+      );
     });
     expect(await underRepo(WRONG)).toEqual({ messages: 6, synthetic: 1 });
 
     const add = await cli(['lists', 'add', '--system', 'mbox', MBOX, '--repo', KAFKA]);
     expect(add.code, add.stderr).toBe(0);
-    expect(add.stderr).toContain(`moved its 6 stored message(s) from ${WRONG} to ${KAFKA} and dropped 1 synthetic issue(s) made under the old repo`);
+    expect(add.stderr).toContain(
+      `moved its 6 stored message(s) from ${WRONG} to ${KAFKA} and dropped 1 synthetic issue(s) made under the old repo`,
+    );
     expect(await underRepo(WRONG)).toEqual({ messages: 0, synthetic: 0 });
     expect((await underRepo(KAFKA)).messages).toBe(6);
 
-    const unprojected = await withStoreAt(db.url, async (store) => Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM email_messages WHERE projected_kind IS NULL'))!.n));
+    const unprojected = await withStoreAt(db.url, async (store) =>
+      Number(
+        (await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM email_messages WHERE projected_kind IS NULL'))!.n,
+      ),
+    );
     expect(unprojected).toBe(6);
     expect((await cli(['project'])).code).toBe(0);
     const { json } = await runCliJson<VerifyResult>(['verify', '--db', db.url, '--systems', systems]);

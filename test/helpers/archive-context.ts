@@ -8,7 +8,11 @@ import type { ListRecord } from '../../src/core/store/list-records.js';
 import type { BackendName } from '../../src/core/systems/backend-names.js';
 
 /** A SourceContext for a list that was never fetched, as the fetch command would build it. */
-export function sourceContext(backend: BackendName, name: string, options: { baseUrl?: string; listAddress?: string; signal?: AbortSignal } = {}): SourceContext {
+export function sourceContext(
+  backend: BackendName,
+  name: string,
+  options: { baseUrl?: string; listAddress?: string; signal?: AbortSignal } = {},
+): SourceContext {
   const list: ListRecord = {
     id: 1,
     system: backend,
@@ -43,17 +47,23 @@ export function sourceContext(backend: BackendName, name: string, options: { bas
   };
 }
 
-export async function collectMessages(items: AsyncIterable<{ raw: Buffer; sourceRef?: string }>): Promise<Array<{ raw: Buffer; sourceRef?: string }>> {
+export async function collectMessages(
+  items: AsyncIterable<{ raw: Buffer; sourceRef?: string }>,
+): Promise<Array<{ raw: Buffer; sourceRef?: string }>> {
   const out = [];
   for await (const item of items) out.push(item);
   return out;
 }
 
 /** Everything a source gives for a list over every month from its first to the current one. */
-export async function collectAllMonths(source: ArchiveSource, context: SourceContext): Promise<Array<{ raw: Buffer; sourceRef?: string }>> {
+export async function collectAllMonths(
+  source: ArchiveSource,
+  context: SourceContext,
+): Promise<Array<{ raw: Buffer; sourceRef?: string }>> {
   const first = await source.firstMonth(context);
   expect(first).toBeDefined();
   const out = [];
-  for (const month of monthsBetween(first!, monthOf(new Date()))) out.push(...(await collectMessages(source.fetchMonth(context, month))));
+  for (const month of monthsBetween(first!, monthOf(new Date())))
+    out.push(...(await collectMessages(source.fetchMonth(context, month))));
   return out;
 }

@@ -16,7 +16,9 @@ export interface ArchiveServer {
 }
 
 /** An archive served from the test process on 127.0.0.1, answering through a swappable handler. */
-export async function startArchiveServer(handle: Handler = (_url, response) => send(response, 404, 'not found')): Promise<ArchiveServer> {
+export async function startArchiveServer(
+  handle: Handler = (_url, response) => send(response, 404, 'not found'),
+): Promise<ArchiveServer> {
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     archive.requests.push(`${url.pathname}${url.search}`);
@@ -41,7 +43,12 @@ export async function startArchiveServer(handle: Handler = (_url, response) => s
   return archive;
 }
 
-export function send(response: ServerResponse, status: number, body: string | Buffer, headers: Record<string, string> = {}): void {
+export function send(
+  response: ServerResponse,
+  status: number,
+  body: string | Buffer,
+  headers: Record<string, string> = {},
+): void {
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
   response.writeHead(status, { 'content-length': String(bytes.length), ...headers });
   response.end(bytes);

@@ -9,7 +9,10 @@ import { loadSystems } from '../../src/core/systems/load-systems.js';
  * expecting a known class and a JSON-safe envelope of the message's size for
  * each one classified; the files of the messages shunted, and how many were classified.
  */
-export async function classifyEveryMessage(files: readonly string[], messagesOf: (file: string) => Buffer[]): Promise<{ classified: number; shunted: string[] }> {
+export async function classifyEveryMessage(
+  files: readonly string[],
+  messagesOf: (file: string) => Buffer[],
+): Promise<{ classified: number; shunted: string[] }> {
   const rules = loadRuleBook(loadSystems()).rulesOf('apache_ponymail');
   let classified = 0;
   const shunted: string[] = [];

@@ -10,7 +10,10 @@ export interface CliResult {
 }
 
 /** Runs the built CLI as a user would, in a child process. */
-export function runCli(args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+export function runCli(
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
@@ -30,7 +33,10 @@ export function runCli(args: readonly string[], options: { env?: NodeJS.ProcessE
 }
 
 /** Runs the CLI with --json and parses stdout. */
-export async function runCliJson<T = unknown>(args: readonly string[], options?: Parameters<typeof runCli>[1]): Promise<CliResult & { json: T }> {
+export async function runCliJson<T = unknown>(
+  args: readonly string[],
+  options?: Parameters<typeof runCli>[1],
+): Promise<CliResult & { json: T }> {
   const result = await runCli([...args, '--json'], options);
   let json: T;
   try {

@@ -13,11 +13,13 @@ import { fileURLToPath } from 'node:url';
 const SHARED = fileURLToPath(new URL('../../../shared/corpus', import.meta.url));
 const FETCHED = fileURLToPath(new URL('../../.corpus', import.meta.url));
 /** LISTMINER_CORPUS, else the corpus beside the project, else the copy `npm run corpus` fetched. */
-export const CORPUS_DIR = process.env.LISTMINER_CORPUS ?? (existsSync(SHARED) || !existsSync(FETCHED) ? SHARED : FETCHED);
+export const CORPUS_DIR =
+  process.env.LISTMINER_CORPUS ?? (existsSync(SHARED) || !existsSync(FETCHED) ? SHARED : FETCHED);
 
 /** Why the corpus at `dir` cannot be read, or undefined when it can. */
 export function corpusMissingAt(dir: string, fetched = FETCHED): string | undefined {
   if (!existsSync(dir)) return `the mail corpus is not at ${dir}`;
-  if (dir === fetched && !existsSync(join(dir, 'SOURCES.md'))) return `the mail corpus at ${dir} is incomplete (no SOURCES.md): run \`npm run corpus\` again`;
+  if (dir === fetched && !existsSync(join(dir, 'SOURCES.md')))
+    return `the mail corpus at ${dir} is incomplete (no SOURCES.md): run \`npm run corpus\` again`;
   return undefined;
 }

@@ -2,7 +2,8 @@ import { corpusFiles, corpusPath } from './corpus.js';
 import { messagesOf } from './mail-files.js';
 
 /** Files in the corpus that are expected outputs, indexes or licences, not mail. */
-const NOT_MAIL = /\.(?:json|yaml|yml|verify|html?|zip|gz|py|md|js|ts|rs|expected|out)$|(?:^|\/)(?:COPYING|LICENSE[^/]*|README[^/]*|MANIFEST\.md)$/i;
+const NOT_MAIL =
+  /\.(?:json|yaml|yml|verify|html?|zip|gz|py|md|js|ts|rs|expected|out)$|(?:^|\/)(?:COPYING|LICENSE[^/]*|README[^/]*|MANIFEST\.md)$/i;
 
 export function isMailFile(path: string): boolean {
   return !NOT_MAIL.test(path);

@@ -22,7 +22,9 @@ export function mailHeader(raw: Buffer, name: string): string | undefined {
  * new, replies pointing into their own cycle, arrival times over 2023-2024.
  */
 export function expectCycledArchive(messagesByFile: Buffer[][]): void {
-  const files = messagesByFile.filter((messages) => messages.length >= 2).map((messages) => messages.map((raw) => ({ raw, sender: 'corpus@example.org' })));
+  const files = messagesByFile
+    .filter((messages) => messages.length >= 2)
+    .map((messages) => messages.map((raw) => ({ raw, sender: 'corpus@example.org' })));
   const total = files.reduce((sum, file) => sum + file.length, 0);
   const count = Math.floor(total * 2.5);
   const messages = [...cycleCorpus(files, count)];

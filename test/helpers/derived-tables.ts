@@ -26,7 +26,8 @@ const ISSUE = "r.url || ' ' || COALESCE(i.external_key, '') || ' #' || COALESCE(
 export async function dumpDerivedTables(url: string): Promise<DerivedTables> {
   const store = await openStore(url);
   try {
-    const rows = async (sql: string) => (await store.db.all<Record<string, unknown>>(sql)).map((row) => Object.values(row).map(cell).join(' | ')).sort();
+    const rows = async (sql: string) =>
+      (await store.db.all<Record<string, unknown>>(sql)).map((row) => Object.values(row).map(cell).join(' | ')).sort();
     return {
       issues: await rows(
         `SELECT ${ISSUE}, i.title, i.state, i.is_synthetic, i.comment_count, i.created_at, i.updated_at, ${PERSON('c')}
@@ -49,7 +50,9 @@ export async function dumpDerivedTables(url: string): Promise<DerivedTables> {
          LEFT JOIN email_message_bodies eb ON eb.email_message_id = m.id LEFT JOIN message_bodies b ON b.id = eb.body_id
          LEFT JOIN patch_series s ON s.id = m.patch_series_id`,
       ),
-      patchSeries: await rows('SELECT l.name, s.series_key, s.title, s.author_address FROM patch_series s JOIN lists l ON l.id = s.list_id'),
+      patchSeries: await rows(
+        'SELECT l.name, s.series_key, s.title, s.author_address FROM patch_series s JOIN lists l ON l.id = s.list_id',
+      ),
     };
   } finally {
     await store.close();
@@ -66,11 +69,30 @@ export async function digestWrittenTables(url: string): Promise<string> {
   const store = await openStore(url);
   try {
     const hash = createHash('sha256');
-    const tables = ['staged_messages', 'email_messages', 'email_message_bodies', 'message_bodies', 'thread_links', 'issues', 'issue_email_messages', 'pull_request_email_messages', 'patch_series', 'contributors', 'label_history'];
+    const tables = [
+      'staged_messages',
+      'email_messages',
+      'email_message_bodies',
+      'message_bodies',
+      'thread_links',
+      'issues',
+      'issue_email_messages',
+      'pull_request_email_messages',
+      'patch_series',
+      'contributors',
+      'label_history',
+    ];
     for (const table of tables) {
       hash.update(`${table}\n`);
       const all = await store.db.all<Record<string, unknown>>(`SELECT * FROM ${table}`);
-      for (const line of all.map((row) => Object.entries(row).map(([k, v]) => `${k}=${cell(v)}`).join(',')).sort()) hash.update(`${line}\n`);
+      for (const line of all
+        .map((row) =>
+          Object.entries(row)
+            .map(([k, v]) => `${k}=${cell(v)}`)
+            .join(','),
+        )
+        .sort())
+        hash.update(`${line}\n`);
     }
     return hash.digest('hex');
   } finally {

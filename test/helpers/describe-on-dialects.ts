@@ -1,5 +1,12 @@
 import { afterAll, afterEach, beforeEach, describe } from 'vitest';
-import { createTestDatabase, createTestStore, type Dialect, postgresSkipReason, type TestDatabase, type TestStore } from './databases.js';
+import {
+  createTestDatabase,
+  createTestStore,
+  type Dialect,
+  postgresSkipReason,
+  type TestDatabase,
+  type TestStore,
+} from './databases.js';
 
 /** Why a whole suite cannot run (e.g. the mail corpus is missing); undefined to run it. */
 export interface DialectSuiteOptions {
@@ -22,7 +29,10 @@ export interface DialectDatabases {
  */
 function eachDialect(title: string, options: DialectSuiteOptions, body: (dialect: Dialect) => void): void {
   for (const dialect of ['sqlite', 'postgres'] as const) {
-    const left = options.only && !options.only.includes(dialect) ? (options.onlyWhy ?? `the suite runs on ${options.only.join(', ')} only`) : undefined;
+    const left =
+      options.only && !options.only.includes(dialect)
+        ? (options.onlyWhy ?? `the suite runs on ${options.only.join(', ')} only`)
+        : undefined;
     const reason = options.skip ?? left ?? (dialect === 'postgres' ? postgresSkipReason : undefined);
     if (reason) console.warn(`skipping "${title.replace('$dialect', dialect)}": ${reason}`);
     describe.skipIf(Boolean(reason)).each([{ dialect }])(title, () => body(dialect));
@@ -33,7 +43,11 @@ function eachDialect(title: string, options: DialectSuiteOptions, body: (dialect
  * A store suite on every dialect: each test gets a fresh store on a fresh
  * database (`getStore()` inside the test or its hooks), dropped after it.
  */
-export function describeOnDialects(title: string, body: (getStore: () => TestStore, dialect: Dialect) => void, options: DialectSuiteOptions = {}): void {
+export function describeOnDialects(
+  title: string,
+  body: (getStore: () => TestStore, dialect: Dialect) => void,
+  options: DialectSuiteOptions = {},
+): void {
   eachDialect(title, options, (dialect) => {
     let store: TestStore | undefined;
     beforeEach(async () => {
@@ -56,7 +70,11 @@ export function describeOnDialects(title: string, body: (getStore: () => TestSto
  * shared by the suite, in a test for one of its own); all are dropped after
  * the suite.
  */
-export function describeOnDialectDatabases(title: string, body: (databases: DialectDatabases) => void, options: DialectSuiteOptions = {}): void {
+export function describeOnDialectDatabases(
+  title: string,
+  body: (databases: DialectDatabases) => void,
+  options: DialectSuiteOptions = {},
+): void {
   eachDialect(title, options, (dialect) => {
     const created: TestDatabase[] = [];
     afterAll(async () => {

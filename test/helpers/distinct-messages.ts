@@ -29,7 +29,9 @@ export function differentButSameHash(raws: readonly Buffer[]): string[] {
     group.set(distinctionOf(raw), raw);
     byHash.set(hash, group);
   }
-  return [...byHash.values()].filter((group) => group.size > 1).flatMap((group) => [...group.values()].map((raw) => JSON.stringify(raw.toString('latin1', 0, 120))));
+  return [...byHash.values()]
+    .filter((group) => group.size > 1)
+    .flatMap((group) => [...group.values()].map((raw) => JSON.stringify(raw.toString('latin1', 0, 120))));
 }
 
 function distinctionOf(raw: Buffer): string {

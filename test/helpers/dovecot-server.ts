@@ -12,9 +12,11 @@ const MAIL_GID = 65534;
 
 function probeDovecot(): string | undefined {
   const probe = spawnSync(DOVECOT, ['--version'], { encoding: 'utf8' });
-  if (probe.error) return `${DOVECOT} cannot be run (${probe.error.message}); apt-get install dovecot-imapd dovecot-pop3d`;
+  if (probe.error)
+    return `${DOVECOT} cannot be run (${probe.error.message}); apt-get install dovecot-imapd dovecot-pop3d`;
   for (const protocol of ['imap', 'pop3']) {
-    if (!existsSync(`/usr/lib/dovecot/${protocol}`)) return `Dovecot's ${protocol} server is not installed (apt-get install dovecot-${protocol}d)`;
+    if (!existsSync(`/usr/lib/dovecot/${protocol}`))
+      return `Dovecot's ${protocol} server is not installed (apt-get install dovecot-${protocol}d)`;
   }
   return undefined;
 }
@@ -72,7 +74,12 @@ function reachable(port: number): Promise<boolean> {
  */
 export async function startDovecot(): Promise<DovecotServer> {
   const dir = mkdtempSync(join(tmpdir(), 'listminer-dovecot-'));
-  const [imapPort, pop3Port, imapsPort, pop3sPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const [imapPort, pop3Port, imapsPort, pop3sPort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
   const password = 'listminer-test-secret';
   chmodSync(dir, 0o755);
   const mailRoot = join(dir, 'mail');
@@ -82,7 +89,27 @@ export async function startDovecot(): Promise<DovecotServer> {
   writeFileSync(passwd, '');
   const caFile = join(dir, 'cert.pem');
   const keyFile = join(dir, 'key.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-keyout', keyFile, '-out', caFile], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      '-keyout',
+      keyFile,
+      '-out',
+      caFile,
+    ],
+    { stdio: 'ignore' },
+  );
   const config = join(dir, 'dovecot.conf');
   writeFileSync(
     config,
@@ -145,7 +172,8 @@ service stats {
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const log = () => `${output}${existsSync(join(dir, 'dovecot.log')) ? readFileSync(join(dir, 'dovecot.log'), 'utf8') : ''}`;
+  const log = () =>
+    `${output}${existsSync(join(dir, 'dovecot.log')) ? readFileSync(join(dir, 'dovecot.log'), 'utf8') : ''}`;
   for (let attempt = 0; ; attempt++) {
     if (child.exitCode !== null) throw new Error(`Dovecot exited with ${child.exitCode}:\n${log()}`);
     if ((await reachable(imapPort)) && (await reachable(pop3Port))) break;

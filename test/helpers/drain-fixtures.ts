@@ -5,7 +5,12 @@ import { loadSystems } from '../../src/core/systems/load-systems.js';
 import { mail as mailWith, stageClassified } from './stage-classified.js';
 
 /** Registers a list, with a repo when a URL is given. */
-export async function addTestList(store: Store, name: string, repoUrl?: string, system = 'apache_ponymail'): Promise<number> {
+export async function addTestList(
+  store: Store,
+  name: string,
+  repoUrl?: string,
+  system = 'apache_ponymail',
+): Promise<number> {
   let repoId: number | undefined;
   if (repoUrl) {
     const url = new URL(repoUrl);
@@ -33,16 +38,24 @@ export async function snapshotTables(store: Store): Promise<Record<string, unkno
     lists: 'id',
   };
   const out: Record<string, unknown[]> = {};
-  for (const [table, order] of Object.entries(tables)) out[table] = await store.db.all(`SELECT * FROM ${table} ORDER BY ${order}`);
+  for (const [table, order] of Object.entries(tables))
+    out[table] = await store.db.all(`SELECT * FROM ${table} ORDER BY ${order}`);
   return out;
 }
 
 export async function statusCounts(store: Store, listId: number): Promise<Record<string, number>> {
-  const rows = await store.db.all<{ status: string; n: number }>('SELECT status, COUNT(*) AS n FROM staged_messages WHERE list_id = ? GROUP BY status', [listId]);
+  const rows = await store.db.all<{ status: string; n: number }>(
+    'SELECT status, COUNT(*) AS n FROM staged_messages WHERE list_id = ? GROUP BY status',
+    [listId],
+  );
   return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
 }
 
-const contractMail = (id: string) => mailWith({ From: 'a@example.org', Subject: 'a subject', Date: 'Mon, 1 Jan 2024 10:00:00 +0000', 'Message-ID': `<${id}>` }, 'hello\n');
+const contractMail = (id: string) =>
+  mailWith(
+    { From: 'a@example.org', Subject: 'a subject', Date: 'Mon, 1 Jan 2024 10:00:00 +0000', 'Message-ID': `<${id}>` },
+    'hello\n',
+  );
 
 /**
  * The drain contract on three lists (one with a repo, kernel mail with a
@@ -51,7 +64,10 @@ const contractMail = (id: string) => mailWith({ From: 'a@example.org', Subject: 
  * cannot be drained are shunted with their error, and a second drain changes
  * nothing.
  */
-export async function expectDrainAccountsForEveryMessage(store: Store, mail: { withRepo: Buffer[]; kernel: Buffer[]; noRepo: Buffer[] }): Promise<void> {
+export async function expectDrainAccountsForEveryMessage(
+  store: Store,
+  mail: { withRepo: Buffer[]; kernel: Buffer[]; noRepo: Buffer[] },
+): Promise<void> {
   const withRepo = await addTestList(store, 'dev@kafka.apache.org', 'https://github.com/apache/kafka');
   const lkml = await addTestList(store, 'lkml@example.org', 'https://github.com/torvalds/linux');
   const noRepo = await addTestList(store, 'users@kafka.apache.org');
@@ -69,7 +85,9 @@ export async function expectDrainAccountsForEveryMessage(store: Store, mail: { w
     const staged = Object.values(counts).reduce((a, b) => a + b, 0);
     expect(staged).toBeGreaterThan(5);
     expect((counts.drained ?? 0) + (counts.deferred ?? 0) + (counts.shunted ?? 0)).toBe(staged);
-    const stored = await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM email_messages WHERE list_id = ?', [listId]);
+    const stored = await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM email_messages WHERE list_id = ?', [
+      listId,
+    ]);
     expect(Number(stored!.n)).toBe(counts.drained ?? 0);
     const result = first.lists.find((l) => l.listId === listId)!;
     expect(result.drained).toBe(counts.drained ?? 0);
@@ -78,7 +96,9 @@ export async function expectDrainAccountsForEveryMessage(store: Store, mail: { w
   }
   expect(first.lists.find((l) => l.listId === noRepo)).toMatchObject({ status: 'deferred', drained: 0 });
   expect((await statusCounts(store, withRepo)).shunted).toBe(2);
-  const shunted = await store.db.all<{ message_key: string; error: string }>("SELECT message_key, error FROM staged_messages WHERE status = 'shunted' ORDER BY message_key");
+  const shunted = await store.db.all<{ message_key: string; error: string }>(
+    "SELECT message_key, error FROM staged_messages WHERE status = 'shunted' ORDER BY message_key",
+  );
   expect(shunted.map((r) => r.message_key)).toEqual(['no-class@x', 'no-envelope@x']);
   expect(shunted.every((r) => r.error.length > 0)).toBe(true);
 
@@ -106,7 +126,13 @@ export async function threadRoots(store: Store, listId: number): Promise<Record<
  * scratch newest first, `chunk` at a time in batches of `batchSize`, and
  * expects the same thread roots both ways; the roots.
  */
-export async function expectSameRootsInAnyOrder(store: Store, listId: number, messages: Buffer[], chunk: number, batchSize?: number): Promise<Record<string, string>> {
+export async function expectSameRootsInAnyOrder(
+  store: Store,
+  listId: number,
+  messages: Buffer[],
+  chunk: number,
+  batchSize?: number,
+): Promise<Record<string, string>> {
   for (const raw of messages) await stageClassified(store, listId, raw);
   await drain(store);
   const together = await threadRoots(store, listId);
@@ -130,16 +156,29 @@ export async function expectSameRootsInAnyOrder(store: Store, listId: number, me
  * that id: every one is stored, the reply threads to the first holder of the
  * id, and each other holder is its own root.
  */
-export async function expectReusedIdThreaded(store: Store, listId: number, messages: Buffer[], shared: string): Promise<void> {
+export async function expectReusedIdThreaded(
+  store: Store,
+  listId: number,
+  messages: Buffer[],
+  shared: string,
+): Promise<void> {
   for (const raw of messages) await stageClassified(store, listId, raw);
   await stageClassified(
     store,
     listId,
-    mailWith({ From: 'Sean <sean@example.org>', Subject: 'Re: severity', 'Message-ID': '<reply@x>', 'In-Reply-To': `<${shared}>`, Date: 'Fri, 21 Dec 2018 10:00:00 +0000' }),
+    mailWith({
+      From: 'Sean <sean@example.org>',
+      Subject: 'Re: severity',
+      'Message-ID': '<reply@x>',
+      'In-Reply-To': `<${shared}>`,
+      Date: 'Fri, 21 Dec 2018 10:00:00 +0000',
+    }),
   );
   await drain(store);
   const roots = await threadRoots(store, listId);
-  const staged = Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM staged_messages WHERE list_id = ?', [listId]))!.n);
+  const staged = Number(
+    (await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM staged_messages WHERE list_id = ?', [listId]))!.n,
+  );
   expect(Object.keys(roots)).toHaveLength(staged);
   expect(roots['reply@x']).toBe(shared);
   for (const [key, root] of Object.entries(roots)) if (key.startsWith(`${shared}#`)) expect(root).toBe(key);

@@ -9,14 +9,17 @@ import { readCommonMessage, type FallbackReason } from '../../src/core/classify/
  * (docs/classify.md), named; every other difference fails the comparison.
  */
 function deliberateDifference(file: string, raw: Buffer, ours: Envelope, theirs: Envelope): string | undefined {
-  const differing = (Object.keys(ours) as Array<keyof Envelope>).filter((key) => JSON.stringify(ours[key]) !== JSON.stringify(theirs[key]));
+  const differing = (Object.keys(ours) as Array<keyof Envelope>).filter(
+    (key) => JSON.stringify(ours[key]) !== JSON.stringify(theirs[key]),
+  );
   // patchwork's fuzz cases: headers broken on purpose (an encoded word cut in two by a line of base64), where any reading is a guess.
   if (file.includes('/fuzz/')) return 'fuzzed headers';
   // mailparser's U+FFFD (or its UTF-8 bytes read as Latin-1) where listminer reads 8-bit bytes as windows-1252.
   if (/\ufffd|ï¿½/.test(JSON.stringify(theirs))) return 'U+FFFD for 8-bit bytes';
   // An RFC 5322 comment in From: mailparser drops it from the name (`Jane Doe (JIRA) <jira@apache.org>` becomes `Jane Doe`) and misreads RFC 2822 A.5.
   const from = (readHeaderBlock(raw).fields.get('from')?.[0] ?? '').replace(/"(?:[^"\\]|\\.)*"/g, '');
-  if (from.includes('(') && differing.every((key) => key === 'fromName' || key === 'fromAddress')) return 'comment in From';
+  if (from.includes('(') && differing.every((key) => key === 'fromName' || key === 'fromAddress'))
+    return 'comment in From';
   return undefined;
 }
 
@@ -37,7 +40,10 @@ export interface ReaderAgreement {
  * Reads every message of `files` that our reader takes through both readers
  * and expects the same envelope, but for the deliberate differences above.
  */
-export async function compareReaders(files: readonly string[], messagesOf: (file: string) => Buffer[]): Promise<ReaderAgreement> {
+export async function compareReaders(
+  files: readonly string[],
+  messagesOf: (file: string) => Buffer[],
+): Promise<ReaderAgreement> {
   const tally: ReaderAgreement = { compared: 0, withDateHeader: 0, multipart: 0, deliberate: {}, declined: {} };
   for (const file of files) {
     for (const [index, raw] of messagesOf(file).entries()) {

@@ -3,7 +3,17 @@ import { send, sendCutOff, sendShort, startArchiveServer, type ArchiveServer } f
 import type { SeededRandom } from './seeded-random.js';
 
 export type Fault = '404' | 'short-429' | 'long-429' | '5xx' | 'reset' | 'cut' | 'short-body' | 'slow' | 'html';
-export const FAULTS: readonly Fault[] = ['404', 'short-429', 'long-429', '5xx', 'reset', 'cut', 'short-body', 'slow', 'html'];
+export const FAULTS: readonly Fault[] = [
+  '404',
+  'short-429',
+  'long-429',
+  '5xx',
+  'reset',
+  'cut',
+  'short-body',
+  'slow',
+  'html',
+];
 
 export interface FaultyPonyMail {
   server: ArchiveServer;
@@ -42,14 +52,17 @@ export async function startFaultyPonyMail(options: FaultyPonyMailOptions): Promi
     let body: Buffer | undefined;
     if (url.pathname === '/api/stats.lua') {
       if (!months) return send(response, 404, 'not found');
-      body = Buffer.from(JSON.stringify({ firstYear: year, firstMonth: month, lastYear: 2099, lastMonth: 1, hits: 0, emails: [] }));
+      body = Buffer.from(
+        JSON.stringify({ firstYear: year, firstMonth: month, lastYear: 2099, lastMonth: 1, hits: 0, emails: [] }),
+      );
     } else if (url.pathname === '/api/mbox.lua') {
       body = months?.get(params.get('date') ?? '');
       if (!body) return send(response, 404, 'no mail');
     } else {
       return send(response, 404, 'not found');
     }
-    if (!state.faulty || !options.random.chance(options.faultRate)) return send(response, 200, body, { 'content-type': 'application/mbox' });
+    if (!state.faulty || !options.random.chance(options.faultRate))
+      return send(response, 200, body, { 'content-type': 'application/mbox' });
     const fault = options.random.pick(FAULTS);
     injected[fault]++;
     switch (fault) {
@@ -70,7 +83,9 @@ export async function startFaultyPonyMail(options: FaultyPonyMailOptions): Promi
       case 'short-body':
         return sendShort(response, body.subarray(0, options.random.int(0, body.length - 1)), body.length);
       case 'html':
-        return send(response, 200, '<!DOCTYPE html>\n<html><body>Back soon</body></html>\n', { 'content-type': 'text/html; charset=utf-8' });
+        return send(response, 200, '<!DOCTYPE html>\n<html><body>Back soon</body></html>\n', {
+          'content-type': 'text/html; charset=utf-8',
+        });
       case 'slow':
         return sendSlowly(response, body, options.random.int(3, 8), options.random.int(50, 250));
     }

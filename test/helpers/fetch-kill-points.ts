@@ -50,7 +50,8 @@ export async function fetchKilledAndResumed(clean: CleanFetch, options: KillPoin
     const db = await options.createDb();
     const env = await options.prepare(db, scenario);
     const store = await openStore(db.url);
-    const staged = async () => Number((await store.db.all<{ n: number | string }>('SELECT COUNT(*) AS n FROM staged_messages'))[0]!.n);
+    const staged = async () =>
+      Number((await store.db.all<{ n: number | string }>('SELECT COUNT(*) AS n FROM staged_messages'))[0]!.n);
     try {
       const afterMs = Math.round(options.random.next() * clean.ms);
       log.push(await killWhen(startCli(fetchArgs(db.url), { env }), async (elapsedMs) => elapsedMs >= afterMs, staged));
@@ -62,14 +63,20 @@ export async function fetchKilledAndResumed(clean: CleanFetch, options: KillPoin
     const last = await startCli(fetchArgs(db.url), { env }).exited;
     expect(last.code, `the resumed fetch failed (scenario ${scenario}):\n${last.stderr}`).toBe(0);
     const digest = await digestStore(db.url);
-    expect(digest.staged, `scenario ${scenario}, killed with ${log.slice(-2).join(' and ')} messages staged`).toEqual(clean.staged);
+    expect(digest.staged, `scenario ${scenario}, killed with ${log.slice(-2).join(' and ')} messages staged`).toEqual(
+      clean.staged,
+    );
     expect(digest.locks).toEqual([]);
   }
   return log;
 }
 
 /** Kills the run with SIGKILL as soon as `due` says so (polled every 20 ms); the messages staged then, or undefined when it ended first. */
-async function killWhen(running: RunningCli, due: (elapsedMs: number) => Promise<boolean>, staged: () => Promise<number>): Promise<number | undefined> {
+async function killWhen(
+  running: RunningCli,
+  due: (elapsedMs: number) => Promise<boolean>,
+  staged: () => Promise<number>,
+): Promise<number | undefined> {
   const started = Date.now();
   let ended = false;
   const exit = running.exited.finally(() => (ended = true));

@@ -21,14 +21,20 @@ export async function serveFolder(folder: string, prefix = ''): Promise<ArchiveS
     }
     if (!info?.isFile()) return send(response, 404, 'Not Found');
     const type = path.endsWith('.html') ? 'text/html' : path.endsWith('.gz') ? 'application/x-gzip' : 'text/plain';
-    response.writeHead(200, { 'content-type': type, 'content-length': String(info.size), 'last-modified': info.mtime.toUTCString() });
+    response.writeHead(200, {
+      'content-type': type,
+      'content-length': String(info.size),
+      'last-modified': info.mtime.toUTCString(),
+    });
     createReadStream(path).pipe(response);
   });
 }
 
 /** Real software that speaks HTTP/1.0 and ends each reply by closing the connection: Python's http.server on the folder. */
 export async function startPythonHttpServer(folder: string): Promise<{ url: string; process: ChildProcess }> {
-  const child = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', folder], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', folder], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const port = await new Promise<string>((resolve, reject) => {
     let seen = '';
     child.stdout.on('data', (chunk: Buffer) => {

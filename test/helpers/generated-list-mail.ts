@@ -3,7 +3,9 @@ import { writeFileSync } from 'node:fs';
 type GenerateMessage = (i: number) => string;
 
 // The benchmark's generator, shared so tests and bench see the same traffic; plain JS, loaded by URL.
-const { generateMessage } = (await import(new URL('../../bench/generate-mbox.js', import.meta.url).href)) as { generateMessage: GenerateMessage };
+const { generateMessage } = (await import(new URL('../../bench/generate-mbox.js', import.meta.url).href)) as {
+  generateMessage: GenerateMessage;
+};
 
 /** First message's date; each next one is `stepHours` later, so the mail spreads over many months. */
 const START = Date.UTC(2021, 0, 3, 9, 0, 0);
@@ -22,7 +24,9 @@ export function generateListMbox(count: number, options: { tag: string; stepHour
     const message = generateMessage(i)
       .replace(/^Date: .*$/m, `Date: ${date.toUTCString().replace('GMT', '+0000')}`)
       .replace(/<bench-(-?\d+)@example\.org>/g, `<${options.tag}-$1@example.org>`);
-    parts.push(`From person${i % 50}@example.org ${date.toUTCString().replace(/,/g, '')}\n${message.replace(/^(>*From )/gm, '>$1')}\n`);
+    parts.push(
+      `From person${i % 50}@example.org ${date.toUTCString().replace(/,/g, '')}\n${message.replace(/^(>*From )/gm, '>$1')}\n`,
+    );
   }
   return Buffer.from(parts.join('\n'));
 }

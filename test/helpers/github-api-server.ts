@@ -54,7 +54,15 @@ export function githubPull(number: number, extra: Record<string, unknown> = {}):
 
 /** An item of `GET /orgs/ORG/repos` (the fields listminer reads, and a few it does not). */
 export function githubOrgRepo(org: string, name: string, id = 9_000_000): Record<string, unknown> {
-  return { id, name, full_name: `${org}/${name}`, owner: { login: org, type: 'Organization' }, html_url: `https://github.com/${org}/${name}`, fork: false, archived: false };
+  return {
+    id,
+    name,
+    full_name: `${org}/${name}`,
+    owner: { login: org, type: 'Organization' },
+    html_url: `https://github.com/${org}/${name}`,
+    fork: false,
+    archived: false,
+  };
 }
 
 export type Responder = (response: ServerResponse) => void;
@@ -95,15 +103,23 @@ export async function startGitHubApiServer(repo: {
     const page = Number(url.searchParams.get('page') ?? '1');
     const queued = failures.get(`${url.pathname}?page=${page}`);
     if (queued?.length) return queued.shift()!(response);
-    if (url.pathname === base) return sendJson(response, { id: repo.id ?? 4242, full_name: `${repo.owner}/${repo.name}` });
+    if (url.pathname === base)
+      return sendJson(response, { id: repo.id ?? 4242, full_name: `${repo.owner}/${repo.name}` });
     if (url.pathname === '/search/users' || url.pathname === '/search/commits') {
       searches.push(`${url.pathname}?q=${url.searchParams.get('q')}`);
       return searchAnswer(response, url, repo.search ?? {});
     }
     const org = /^\/orgs\/([^/]+)\/repos$/.exec(url.pathname)?.[1];
     const listing =
-      url.pathname === `${base}/issues` ? repo.issues : url.pathname === `${base}/pulls` ? repo.pulls : org !== undefined ? repo.orgs?.[org] : undefined;
-    if (!listing) return sendJson(response, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' }, 404);
+      url.pathname === `${base}/issues`
+        ? repo.issues
+        : url.pathname === `${base}/pulls`
+          ? repo.pulls
+          : org !== undefined
+            ? repo.orgs?.[org]
+            : undefined;
+    if (!listing)
+      return sendJson(response, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' }, 404);
     const last = Math.max(1, Math.ceil(listing.length / pageSize));
     const link = (n: number) => {
       const next = new URL(url.toString().replace('http://127.0.0.1', github.url));
@@ -116,7 +132,8 @@ export async function startGitHubApiServer(repo: {
   const github: GitHubApiServer = Object.assign(server, {
     authorizations,
     searches,
-    failFirst: (pageKey: string, ...responders: Responder[]) => failures.set(pageKey, [...(failures.get(pageKey) ?? []), ...responders]),
+    failFirst: (pageKey: string, ...responders: Responder[]) =>
+      failures.set(pageKey, [...(failures.get(pageKey) ?? []), ...responders]),
   });
   return github;
 }
@@ -130,22 +147,62 @@ export interface SearchFixture {
 
 /** GitHub's search API answers: found, nothing found, or 422 for an address it will not search; with the search rate-limit headers. */
 function searchAnswer(response: ServerResponse, url: URL, fixture: SearchFixture): void {
-  const limit = { 'x-ratelimit-limit': '30', 'x-ratelimit-remaining': '29', 'x-ratelimit-resource': 'search', 'x-ratelimit-reset': String(Math.ceil(Date.now() / 1000) + 60) };
+  const limit = {
+    'x-ratelimit-limit': '30',
+    'x-ratelimit-remaining': '29',
+    'x-ratelimit-resource': 'search',
+    'x-ratelimit-reset': String(Math.ceil(Date.now() / 1000) + 60),
+  };
   const q = url.searchParams.get('q') ?? '';
   const address = (url.pathname === '/search/users' ? /^(\S+) in:email$/.exec(q) : /^author-email:(\S+)$/.exec(q))?.[1];
   if (!address) return sendJson(response, { message: 'Validation Failed' }, 422, limit);
   if (fixture.private?.includes(address)) {
-    return sendJson(response, { message: 'Validation Failed', errors: [{ message: 'The listed users cannot be searched either because the users do not exist or you do not have permission to view the users.', resource: 'Search', field: 'q', code: 'invalid' }] }, 422, limit);
+    return sendJson(
+      response,
+      {
+        message: 'Validation Failed',
+        errors: [
+          {
+            message:
+              'The listed users cannot be searched either because the users do not exist or you do not have permission to view the users.',
+            resource: 'Search',
+            field: 'q',
+            code: 'invalid',
+          },
+        ],
+      },
+      422,
+      limit,
+    );
   }
   if (url.pathname === '/search/users') {
     const user = fixture.users?.[address];
-    return sendJson(response, { total_count: user ? 1 : 0, incomplete_results: false, items: user ? [{ ...user, type: 'User' }] : [] }, 200, limit);
+    return sendJson(
+      response,
+      { total_count: user ? 1 : 0, incomplete_results: false, items: user ? [{ ...user, type: 'User' }] : [] },
+      200,
+      limit,
+    );
   }
   const author = fixture.commitAuthors?.[address];
-  return sendJson(response, { total_count: author ? 1 : 0, incomplete_results: false, items: author ? [{ sha: 'abc123', author: { ...author, type: 'User' } }] : [] }, 200, limit);
+  return sendJson(
+    response,
+    {
+      total_count: author ? 1 : 0,
+      incomplete_results: false,
+      items: author ? [{ sha: 'abc123', author: { ...author, type: 'User' } }] : [],
+    },
+    200,
+    limit,
+  );
 }
 
-export function sendJson(response: ServerResponse, value: unknown, status = 200, headers: Record<string, string> = {}): void {
+export function sendJson(
+  response: ServerResponse,
+  value: unknown,
+  status = 200,
+  headers: Record<string, string> = {},
+): void {
   send(response, status, JSON.stringify(value), { 'content-type': 'application/json; charset=utf-8', ...headers });
 }
 
@@ -163,8 +220,12 @@ export const primaryLimit =
 export const secondaryLimit =
   (retryAfterSeconds: number): Responder =>
   (response) =>
-    sendJson(response, { message: 'You have exceeded a secondary rate limit.' }, 429, { 'retry-after': String(retryAfterSeconds) });
+    sendJson(response, { message: 'You have exceeded a secondary rate limit.' }, 429, {
+      'retry-after': String(retryAfterSeconds),
+    });
 
-export const badGateway: Responder = (response) => send(response, 502, '<html>bad gateway</html>', { 'content-type': 'text/html' });
+export const badGateway: Responder = (response) =>
+  send(response, 502, '<html>bad gateway</html>', { 'content-type': 'text/html' });
 
-export const badCredentials: Responder = (response) => sendJson(response, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' }, 401);
+export const badCredentials: Responder = (response) =>
+  sendJson(response, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' }, 401);

@@ -33,7 +33,11 @@ export interface GroupsioServer extends ArchiveServer {
  * groups.io's error object; a rate-limited one 429 with Retry-After and the
  * X-RateLimit headers.
  */
-export async function startGroupsioServer(options: { token: string; groups: Record<string, LookalikeGroup>; pageSize?: number }): Promise<GroupsioServer> {
+export async function startGroupsioServer(options: {
+  token: string;
+  groups: Record<string, LookalikeGroup>;
+  pageSize?: number;
+}): Promise<GroupsioServer> {
   const pageSize = options.pageSize ?? 1;
   const groups = new Map(Object.entries(options.groups));
   const authorizations: Array<string | undefined> = [];
@@ -44,9 +48,14 @@ export async function startGroupsioServer(options: { token: string; groups: Reco
     count++;
     if (every > 0 && count % every === 0) {
       lookalike.rateLimited++;
-      return sendJson(response, { object: 'error', type: 'rate_limited' }, 429, { 'retry-after': '1', 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0' });
+      return sendJson(response, { object: 'error', type: 'rate_limited' }, 429, {
+        'retry-after': '1',
+        'x-ratelimit-limit': '60',
+        'x-ratelimit-remaining': '0',
+      });
     }
-    if (request.headers.authorization !== `Bearer ${options.token}`) return sendJson(response, { object: 'error', type: 'unauthorized' }, 401);
+    if (request.headers.authorization !== `Bearer ${options.token}`)
+      return sendJson(response, { object: 'error', type: 'unauthorized' }, 401);
     if (url.pathname === '/api/v1/getsubs') {
       const start = Number(url.searchParams.get('page_token') ?? '0');
       const limit = Math.min(pageSize, Number(url.searchParams.get('limit') ?? pageSize));
@@ -60,13 +69,22 @@ export async function startGroupsioServer(options: { token: string; groups: Reco
       }));
       const data = all.slice(start, start + limit);
       const more = start + limit < all.length;
-      return sendJson(response, { object: 'list', total_count: all.length, start_item: start + 1, end_item: start + data.length, has_more: more, next_page_token: more ? start + limit : 0, data });
+      return sendJson(response, {
+        object: 'list',
+        total_count: all.length,
+        start_item: start + 1,
+        end_item: start + data.length,
+        has_more: more,
+        next_page_token: more ? start + limit : 0,
+        data,
+      });
     }
     if (url.pathname === '/api/v1/downloadarchives') {
       const id = Number(url.searchParams.get('group_id'));
       const group = [...groups.values()].find((entry) => entry.id === id);
       if (!group) return sendJson(response, { object: 'error', type: 'bad_request', extra: 'group_id' }, 400);
-      if (group.downloadArchives === false) return sendJson(response, { object: 'error', type: 'inadequate_permissions' }, 400);
+      if (group.downloadArchives === false)
+        return sendJson(response, { object: 'error', type: 'inadequate_permissions' }, 400);
       return send(response, 200, zipOf('messages.mbox', mboxOf(group.messages)), { 'content-type': 'application/zip' });
     }
     return sendJson(response, { object: 'error', type: 'bad_request' }, 400);
@@ -95,7 +113,15 @@ function sendJson(response: ServerResponse, body: unknown, status = 200, headers
 /** The messages as an mbox (mboxrd: a body line starting with `From ` gets a `>`), byte for byte. */
 function mboxOf(messages: Array<string | Buffer>): Buffer {
   const text = messages.map((raw) => (typeof raw === 'string' ? raw : raw.toString('latin1')));
-  return Buffer.from(text.map((raw) => `From groups.io Mon Jan  1 00:00:00 2024\n${raw.replace(/^(>*From )/gm, '>$1').replace(/\n*$/, '\n')}\n`).join(''), 'latin1');
+  return Buffer.from(
+    text
+      .map(
+        (raw) =>
+          `From groups.io Mon Jan  1 00:00:00 2024\n${raw.replace(/^(>*From )/gm, '>$1').replace(/\n*$/, '\n')}\n`,
+      )
+      .join(''),
+    'latin1',
+  );
 }
 
 /** A zip file of one deflated entry, as a zip writer lays it out: local header, data, central directory, end record. */
@@ -104,10 +130,33 @@ export function zipOf(name: string, content: Buffer): Buffer {
   const nameBytes = Buffer.from(name);
   const crc = crc32(content);
   // Offsets, widths and values of the fields each record sets (the others are zero).
-  const local = record(30, [[0, 4, 0x04034b50], [4, 2, 20], [8, 2, 8], [14, 4, crc], [18, 4, data.length], [22, 4, content.length], [26, 2, nameBytes.length]]);
-  const central = record(46, [[0, 4, 0x02014b50], [4, 2, 20], [6, 2, 20], [10, 2, 8], [16, 4, crc], [20, 4, data.length], [24, 4, content.length], [28, 2, nameBytes.length]]);
+  const local = record(30, [
+    [0, 4, 0x04034b50],
+    [4, 2, 20],
+    [8, 2, 8],
+    [14, 4, crc],
+    [18, 4, data.length],
+    [22, 4, content.length],
+    [26, 2, nameBytes.length],
+  ]);
+  const central = record(46, [
+    [0, 4, 0x02014b50],
+    [4, 2, 20],
+    [6, 2, 20],
+    [10, 2, 8],
+    [16, 4, crc],
+    [20, 4, data.length],
+    [24, 4, content.length],
+    [28, 2, nameBytes.length],
+  ]);
   const centralAt = local.length + nameBytes.length + data.length;
-  const end = record(22, [[0, 4, 0x06054b50], [8, 2, 1], [10, 2, 1], [12, 4, central.length + nameBytes.length], [16, 4, centralAt]]);
+  const end = record(22, [
+    [0, 4, 0x06054b50],
+    [8, 2, 1],
+    [10, 2, 1],
+    [12, 4, central.length + nameBytes.length],
+    [16, 4, centralAt],
+  ]);
   return Buffer.concat([local, nameBytes, data, central, nameBytes, end]);
 }
 

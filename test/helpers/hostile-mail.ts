@@ -64,15 +64,37 @@ const INVALID_DATES = [
   'Mon,, 1 Jan 2024',
 ];
 
-const CHARSETS = ['x-unknown-42', 'utf-7', 'iso-2022-jp', 'utf-16', 'windows-1256', '"', 'utf-8; charset=latin1', 'ks_c_5601-1987', 'us-ascii'];
+const CHARSETS = [
+  'x-unknown-42',
+  'utf-7',
+  'iso-2022-jp',
+  'utf-16',
+  'windows-1256',
+  '"',
+  'utf-8; charset=latin1',
+  'ks_c_5601-1987',
+  'us-ascii',
+];
 
 /** One message of the given kind; `n` makes it unique, `random` shapes it. */
-export function hostileMessage(kind: HostileKind, n: number, random: SeededRandom, options: HostileOptions): HostileMessage {
+export function hostileMessage(
+  kind: HostileKind,
+  n: number,
+  random: SeededRandom,
+  options: HostileOptions,
+): HostileMessage {
   const marker = `hostile-${kind}-${n}`;
   const id = `<${marker}@hostile.example.org>`;
-  const basic = [`From: Sender ${n % 97} <sender${n % 97}@example.org>`, `To: dev@hostile.example.org`, `Subject: ${marker}`, `Date: Mon, 1 Jan 2024 10:00:00 +0000`, `Message-ID: ${id}`];
+  const basic = [
+    `From: Sender ${n % 97} <sender${n % 97}@example.org>`,
+    `To: dev@hostile.example.org`,
+    `Subject: ${marker}`,
+    `Date: Mon, 1 Jan 2024 10:00:00 +0000`,
+    `Message-ID: ${id}`,
+  ];
   const text = (lines: string[]) => Buffer.from(lines.join('\n'), 'utf8');
-  const bytes = (...parts: Array<string | Buffer>) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)));
+  const bytes = (...parts: Array<string | Buffer>) =>
+    Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)));
   let raw: Buffer;
   switch (kind) {
     case 'no-blank-line':
@@ -88,22 +110,41 @@ export function hostileMessage(kind: HostileKind, n: number, random: SeededRando
       raw = text([`Received: from relay${n}.example.org by mx.example.org; ${marker}`]);
       break;
     case 'binary-garbage':
-      raw = random.chance(0.5) ? bytes(`${basic.join('\n')}\n\n`, random.bytes(random.int(1, 4096))) : bytes(`${marker}\n\n`, random.bytes(random.int(1, 4096)));
+      raw = random.chance(0.5)
+        ? bytes(`${basic.join('\n')}\n\n`, random.bytes(random.int(1, 4096)))
+        : bytes(`${marker}\n\n`, random.bytes(random.int(1, 4096)));
       break;
     case 'nul-bytes':
-      raw = bytes(`From: Nul\u0000 <nul${n}@example.org>\nSubject: ${marker}\u0000\u0000tail\nMessage-ID: <\u0000${marker}@x>\nDate: Mon, 1 Jan 2024 10:00:00 +0000\n\nbody\u0000with\u0000nuls ${marker}\n`);
+      raw = bytes(
+        `From: Nul\u0000 <nul${n}@example.org>\nSubject: ${marker}\u0000\u0000tail\nMessage-ID: <\u0000${marker}@x>\nDate: Mon, 1 Jan 2024 10:00:00 +0000\n\nbody\u0000with\u0000nuls ${marker}\n`,
+      );
       break;
     case 'overlong-lines':
-      raw = bytes(`${basic.join('\n')}\nX-Long: ${'h'.repeat(random.int(1_000, 10_000))}\n\n${'x'.repeat(random.chance(0.02) ? 1_000_000 : random.int(5_000, 30_000))} ${marker}\n`);
+      raw = bytes(
+        `${basic.join('\n')}\nX-Long: ${'h'.repeat(random.int(1_000, 10_000))}\n\n${'x'.repeat(random.chance(0.02) ? 1_000_000 : random.int(5_000, 30_000))} ${marker}\n`,
+      );
       break;
     case 'many-header-lines':
-      raw = text([...basic, ...Array.from({ length: n % 4 === 0 ? 2000 : random.int(100, 400) }, (_, i) => `X-Header-${i}: value ${i} ${random.int(0, 1e6)}`), '', `body of ${marker}`]);
+      raw = text([
+        ...basic,
+        ...Array.from(
+          { length: n % 4 === 0 ? 2000 : random.int(100, 400) },
+          (_, i) => `X-Header-${i}: value ${i} ${random.int(0, 1e6)}`,
+        ),
+        '',
+        `body of ${marker}`,
+      ]);
       break;
     case 'broken-mime-boundary':
       raw = text([
         ...basic,
         'MIME-Version: 1.0',
-        random.pick(['Content-Type: multipart/mixed; boundary="never-there"', 'Content-Type: multipart/mixed', 'Content-Type: multipart/alternative; boundary=""', 'Content-Type: multipart/mixed; boundary="b"']),
+        random.pick([
+          'Content-Type: multipart/mixed; boundary="never-there"',
+          'Content-Type: multipart/mixed',
+          'Content-Type: multipart/alternative; boundary=""',
+          'Content-Type: multipart/mixed; boundary="b"',
+        ]),
         '',
         '--b',
         'Content-Type: text/plain',
@@ -150,12 +191,26 @@ export function hostileMessage(kind: HostileKind, n: number, random: SeededRando
       ]);
       break;
     case 'invalid-date':
-      raw = text([basic[0]!, basic[1]!, basic[2]!, `Date: ${random.pick(INVALID_DATES)}`, basic[4]!, '', `dated badly: ${marker}`]);
+      raw = text([
+        basic[0]!,
+        basic[1]!,
+        basic[2]!,
+        `Date: ${random.pick(INVALID_DATES)}`,
+        basic[4]!,
+        '',
+        `dated badly: ${marker}`,
+      ]);
       break;
     case 'giant-references': {
       const length = n < 2 * HOSTILE_KINDS.length ? options.giantReferences : random.int(50, 500);
       const refs = Array.from({ length }, (_, i) => `<ref-${n}-${i}@hostile.example.org>`);
-      raw = text([...basic, `References: ${refs.join('\n ')}`, `In-Reply-To: ${refs.at(-1) ?? ''}`, '', `reply to a long thread: ${marker}`]);
+      raw = text([
+        ...basic,
+        `References: ${refs.join('\n ')}`,
+        `In-Reply-To: ${refs.at(-1) ?? ''}`,
+        '',
+        `reply to a long thread: ${marker}`,
+      ]);
       break;
     }
     case 'missing-message-id':
@@ -163,10 +218,28 @@ export function hostileMessage(kind: HostileKind, n: number, random: SeededRando
       break;
     case 'duplicate-message-id':
       // Several different messages under one id: each must be kept under a variant key.
-      raw = text([basic[0]!, basic[1]!, basic[2]!, basic[3]!, `Message-ID: <shared-${n % 7}@hostile.example.org>`, '', `same id, other content: ${marker}`]);
+      raw = text([
+        basic[0]!,
+        basic[1]!,
+        basic[2]!,
+        basic[3]!,
+        `Message-ID: <shared-${n % 7}@hostile.example.org>`,
+        '',
+        `same id, other content: ${marker}`,
+      ]);
       break;
     case 'from-lines-in-body':
-      raw = text([...basic, '', `quoted below ${marker}`, 'From the desk of the release manager:', '>From an mboxrd archive', 'From me to you', '', 'From nobody in particular', '>>From twice quoted']);
+      raw = text([
+        ...basic,
+        '',
+        `quoted below ${marker}`,
+        'From the desk of the release manager:',
+        '>From an mboxrd archive',
+        'From me to you',
+        '',
+        'From nobody in particular',
+        '>>From twice quoted',
+      ]);
       break;
     case 'mixed-line-endings':
       raw = bytes(`${basic.join('\r\n')}\r\nX-Mixed: a\rb\n\r\nline one\r\nline two\rline three\n${marker}\r\n`);
@@ -182,7 +255,9 @@ export function hostileMessage(kind: HostileKind, n: number, random: SeededRando
       );
       break;
     case 'big-attachment': {
-      const attachment = random.chance(0.5) ? random.bytes(random.chance(0.02) ? 1_500_000 : random.int(5_000, 40_000)) : gzipSync(random.bytes(30_000));
+      const attachment = random.chance(0.5)
+        ? random.bytes(random.chance(0.02) ? 1_500_000 : random.int(5_000, 40_000))
+        : gzipSync(random.bytes(30_000));
       raw = text([
         ...basic,
         'MIME-Version: 1.0',
@@ -202,26 +277,71 @@ export function hostileMessage(kind: HostileKind, n: number, random: SeededRando
       break;
     }
     case 'reply-prefix-storm':
-      raw = text([basic[0]!, basic[1]!, `Subject: ${random.pick(['RE : ', 'Re: ', 'AW: ', 'Re : [dev] AW [2] : ']).repeat(40)}${marker}`, basic[3]!, basic[4]!, '', `prefixed ${marker}`]);
+      raw = text([
+        basic[0]!,
+        basic[1]!,
+        `Subject: ${random.pick(['RE : ', 'Re: ', 'AW: ', 'Re : [dev] AW [2] : ']).repeat(40)}${marker}`,
+        basic[3]!,
+        basic[4]!,
+        '',
+        `prefixed ${marker}`,
+      ]);
       break;
     case 'utf7-lone-surrogate':
       // `+2D0-` is half a surrogate pair in UTF-7; PostgreSQL refuses such text.
-      raw = text([`From: =?utf-7?Q?+2D0-?= <utf7${n}@example.org>`, `Subject: =?utf-7?Q?${random.pick(['+2D0-', '+3AA-', '+2D3YAA-', '+2D0AQQ-'])}?= ${marker}`, basic[3]!, basic[4]!, '', `lone half ${marker}`]);
+      raw = text([
+        `From: =?utf-7?Q?+2D0-?= <utf7${n}@example.org>`,
+        `Subject: =?utf-7?Q?${random.pick(['+2D0-', '+3AA-', '+2D3YAA-', '+2D0AQQ-'])}?= ${marker}`,
+        basic[3]!,
+        basic[4]!,
+        '',
+        `lone half ${marker}`,
+      ]);
       break;
     case 'giant-address-and-series': {
       const local = 'a'.repeat(random.int(2_900, 3_100));
       const title = `${'series-'.repeat(430)}${marker}`;
-      raw = text([`From: Long <${local}${n}@example.org>`, basic[1]!, `Subject: [PATCH v${random.int(1, 9)} ${random.int(0, 3)}/3] ${title}`, basic[3]!, basic[4]!, '', `a patch series of ${marker}`, '', 'diff --git a/x b/x', '--- a/x', '+++ b/x', '@@ -1 +1 @@', '-a', '+b']);
+      raw = text([
+        `From: Long <${local}${n}@example.org>`,
+        basic[1]!,
+        `Subject: [PATCH v${random.int(1, 9)} ${random.int(0, 3)}/3] ${title}`,
+        basic[3]!,
+        basic[4]!,
+        '',
+        `a patch series of ${marker}`,
+        '',
+        'diff --git a/x b/x',
+        '--- a/x',
+        '+++ b/x',
+        '@@ -1 +1 @@',
+        '-a',
+        '+b',
+      ]);
       break;
     }
     case 'zoneless-date':
-      raw = text([basic[0]!, basic[1]!, basic[2]!, `Date: ${random.pick(['Mon, 1 Jan 2024 10:00:00', '1 Jan 2024 10:00', 'Mon Jan  1 10:00:00 2024', '2024-01-01 10:00:00'])}`, basic[4]!, '', `no zone: ${marker}`]);
+      raw = text([
+        basic[0]!,
+        basic[1]!,
+        basic[2]!,
+        `Date: ${random.pick(['Mon, 1 Jan 2024 10:00:00', '1 Jan 2024 10:00', 'Mon Jan  1 10:00:00 2024', '2024-01-01 10:00:00'])}`,
+        basic[4]!,
+        '',
+        `no zone: ${marker}`,
+      ]);
       break;
     case 'top-level-rfc822': {
       const encoding = random.pick(['', '7bit', 'base64']);
       const inner = random.chance(0.2)
         ? [`no inner headers ${marker}`]
-        : [`From: Inner <inner${n}@example.org>`, `Subject: inner ${marker}`, 'Date: Sun, 31 Dec 2023 10:00:00 +0100', random.pick(['Content-Type: message/rfc822', 'Content-Type: text/plain']), '', `the forwarded text ${marker}`];
+        : [
+            `From: Inner <inner${n}@example.org>`,
+            `Subject: inner ${marker}`,
+            'Date: Sun, 31 Dec 2023 10:00:00 +0100',
+            random.pick(['Content-Type: message/rfc822', 'Content-Type: text/plain']),
+            '',
+            `the forwarded text ${marker}`,
+          ];
       raw = text([
         ...basic,
         'MIME-Version: 1.0',
@@ -249,7 +369,9 @@ export function hostileMessage(kind: HostileKind, n: number, random: SeededRando
 
 /** `count` hostile messages, kinds in turn so each kind is well represented. */
 export function hostileMessages(count: number, random: SeededRandom, options: HostileOptions): HostileMessage[] {
-  return Array.from({ length: count }, (_, n) => hostileMessage(HOSTILE_KINDS[n % HOSTILE_KINDS.length]!, n, random, options));
+  return Array.from({ length: count }, (_, n) =>
+    hostileMessage(HOSTILE_KINDS[n % HOSTILE_KINDS.length]!, n, random, options),
+  );
 }
 
 /** An mboxrd file of the messages: a From_ line before each, `From ` lines of the body quoted. */

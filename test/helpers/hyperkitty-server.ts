@@ -13,7 +13,8 @@ const SITE_DIR = fileURLToPath(new URL('../hyperkitty/', import.meta.url));
 function probeHyperKitty(): string | undefined {
   const probe = spawnSync(PYTHON, ['-c', 'import hyperkitty, django, gunicorn'], { encoding: 'utf8' });
   if (probe.error) return `${PYTHON} cannot be run (${probe.error.message})`;
-  if (probe.status !== 0) return `HyperKitty or gunicorn is not installed for ${PYTHON} (apt-get install python3-django-hyperkitty gunicorn)`;
+  if (probe.status !== 0)
+    return `HyperKitty or gunicorn is not installed for ${PYTHON} (apt-get install python3-django-hyperkitty gunicorn)`;
   return undefined;
 }
 
@@ -48,10 +49,15 @@ function freePort(): Promise<number> {
 
 function runManage(env: NodeJS.ProcessEnv, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(PYTHON, ['manage.py', ...args], { cwd: SITE_DIR, env, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`manage.py ${args.join(' ')} failed: ${error.message}\n${stdout}\n${stderr}`));
-      else resolve(`${stdout}${stderr}`);
-    });
+    execFile(
+      PYTHON,
+      ['manage.py', ...args],
+      { cwd: SITE_DIR, env, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`manage.py ${args.join(' ')} failed: ${error.message}\n${stdout}\n${stderr}`));
+        else resolve(`${stdout}${stderr}`);
+      },
+    );
   });
 }
 
@@ -88,13 +94,21 @@ function serve(command: string[], env: NodeJS.ProcessEnv): { child: ChildProcess
  */
 export async function startHyperKitty(): Promise<HyperKittySite> {
   const dataDir = mkdtempSync(join(tmpdir(), 'listminer-hyperkitty-'));
-  const env = { ...process.env, HK_DATA_DIR: dataDir, DJANGO_SETTINGS_MODULE: 'settings', PYTHONDONTWRITEBYTECODE: '1' };
+  const env = {
+    ...process.env,
+    HK_DATA_DIR: dataDir,
+    DJANGO_SETTINGS_MODULE: 'settings',
+    PYTHONDONTWRITEBYTECODE: '1',
+  };
   const started = Date.now();
   await runManage(env, ['migrate', '--verbosity', '0']);
   const migrateMs = Date.now() - started;
   const [closingPort, chunkedPort] = [await freePort(), await freePort()];
   const runserver = serve(['manage.py', 'runserver', '--noreload', '--nothreading', `127.0.0.1:${closingPort}`], env);
-  const gunicorn = serve(['-m', 'gunicorn', '--bind', `127.0.0.1:${chunkedPort}`, '--workers', '1', 'wsgi:application'], env);
+  const gunicorn = serve(
+    ['-m', 'gunicorn', '--bind', `127.0.0.1:${chunkedPort}`, '--workers', '1', 'wsgi:application'],
+    env,
+  );
   const servers = [runserver, gunicorn];
   const closingUrl = `http://127.0.0.1:${closingPort}`;
   const chunkedUrl = `http://127.0.0.1:${chunkedPort}`;
@@ -112,7 +126,10 @@ export async function startHyperKitty(): Promise<HyperKittySite> {
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    await Promise.all([waitUntilServing(closingUrl, runserver.child, runserver.log), waitUntilServing(chunkedUrl, gunicorn.child, gunicorn.log)]);
+    await Promise.all([
+      waitUntilServing(closingUrl, runserver.child, runserver.log),
+      waitUntilServing(chunkedUrl, gunicorn.child, gunicorn.log),
+    ]);
   } catch (error) {
     await stop();
     throw error;

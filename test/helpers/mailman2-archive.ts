@@ -39,7 +39,20 @@ export interface MailmanPost {
  */
 export type MailmanEra = '2.1.5' | '2.1.9';
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 /** Mailman/Defaults.py: ARCHIVER_CLOBBER_DATE_POLICY = 2, ARCHIVER_ALLOWABLE_SANE_DATE_SKEW = days(15). */
 export const SANE_DATE_SKEW_MS = 15 * 86_400_000;
@@ -121,7 +134,12 @@ export class Mailman2Archive {
    */
   asText(post: MailmanPost, date: Date): string {
     const email = obscure(post.address);
-    const headers = [`From ${email}  ${ctime(date)}`, `From: ${email} (${post.name})`, `Date: ${date.toUTCString().replace('GMT', '+0000')}`, `Subject: ${post.subject}`];
+    const headers = [
+      `From ${email}  ${ctime(date)}`,
+      `From: ${email} (${post.name})`,
+      `Date: ${date.toUTCString().replace('GMT', '+0000')}`,
+      `Subject: ${post.subject}`,
+    ];
     if (post.inReplyTo) headers.push(`In-Reply-To: ${post.inReplyTo}`);
     headers.push(`Message-ID: ${post.messageId}`);
     // The 2.1.9 as_text also obscures addresses in the body; 2.1.5 wrote the body as it was.
@@ -157,7 +175,8 @@ export class Mailman2Archive {
   /** cron/nightly_gzip: `<volume>.txt.gz` from each `<volume>.txt`, which stays. */
   nightlyGzip(): void {
     for (const name of readdirSync(this.dir)) {
-      if (name.endsWith('.txt')) writeFileSync(join(this.dir, `${name}.gz`), gzipSync(readFileSync(join(this.dir, name))));
+      if (name.endsWith('.txt'))
+        writeFileSync(join(this.dir, `${name}.gz`), gzipSync(readFileSync(join(this.dir, name))));
     }
   }
 
@@ -172,7 +191,9 @@ export class Mailman2Archive {
     const rows = volumes.map((volume) => {
       const gz = join(this.dir, `${volume}.txt.gz`);
       const txt = join(this.dir, `${volume}.txt`);
-      const [file, url, label] = existsSync(gz) ? [gz, `${volume}.txt.gz`, "Gzip'd Text"] : [txt, `${volume}.txt`, 'Text'];
+      const [file, url, label] = existsSync(gz)
+        ? [gz, `${volume}.txt.gz`, "Gzip'd Text"]
+        : [txt, `${volume}.txt`, 'Text'];
       const [year, month] = volume.split('-');
       return `
 	    <tr>

@@ -1,13 +1,23 @@
 import { expect } from 'vitest';
 import { createHash } from 'node:crypto';
-import { hashNormalizedBytes, identifyMessage, normalizeMessageId, type MessageIdentity } from '../../src/core/archive/message-key.js';
+import {
+  hashNormalizedBytes,
+  identifyMessage,
+  normalizeMessageId,
+  type MessageIdentity,
+} from '../../src/core/archive/message-key.js';
 import { firstField, readHeaderBlock } from '../../src/core/archive/raw-headers.js';
 
 const IDENTITY_FIELDS = ['message-id', 'from', 'to', 'cc', 'date', 'subject', 'in-reply-to', 'references'];
 
 /** The body as the content hash has always read it, as one string. */
 const normalizedBody = (body: Buffer) =>
-  body.toString('latin1').replace(/\r\n?/g, '\n').replace(/^>+(From )/gm, '$1').replace(/[ \t]+$/gm, '').replace(/\n+$/, '');
+  body
+    .toString('latin1')
+    .replace(/\r\n?/g, '\n')
+    .replace(/^>+(From )/gm, '$1')
+    .replace(/[ \t]+$/gm, '')
+    .replace(/\n+$/, '');
 
 /**
  * The identity every listminer before keys read their text computed, kept
@@ -34,7 +44,10 @@ export function hashedIdentity(raw: Buffer): Pick<MessageIdentity, 'messageId' |
 const EMPTY_IDENTITY = createHash('sha256').update('\n').digest('hex');
 
 /** `file #index` → why its key changed, for every message of `files` whose key is not the one it had before. */
-export function collidedBefore(files: readonly string[], messagesOf: (file: string) => Buffer[]): Record<string, string> {
+export function collidedBefore(
+  files: readonly string[],
+  messagesOf: (file: string) => Buffer[],
+): Record<string, string> {
   const changed: Record<string, string> = {};
   for (const file of files) {
     messagesOf(file).forEach((raw, i) => {

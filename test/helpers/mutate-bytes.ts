@@ -8,7 +8,16 @@ import type { SeededRandom } from './seeded-random.js';
  */
 export function mutateBytes(bytes: Buffer, random: SeededRandom, count: number, keep = 0): Buffer {
   let out = Buffer.from(bytes);
-  const HAZARDS = ['\nFrom fuzz@example.org Mon Jan  1 00:00:00 2024\n', '\0', '\r', '\n\n', '--', 'Content-Type: multipart/mixed; boundary="z"\n', '=?utf-8?B?', '\n>From '];
+  const HAZARDS = [
+    '\nFrom fuzz@example.org Mon Jan  1 00:00:00 2024\n',
+    '\0',
+    '\r',
+    '\n\n',
+    '--',
+    'Content-Type: multipart/mixed; boundary="z"\n',
+    '=?utf-8?B?',
+    '\n>From ',
+  ];
   for (let i = 0; i < count; i++) {
     const at = out.length <= keep ? out.length : random.int(keep, out.length - 1);
     switch (random.int(0, 4)) {

@@ -10,7 +10,8 @@ const INN_BIN = '/usr/lib/news/bin';
 const INN_ETC = '/etc/news';
 
 function probeInn(): string | undefined {
-  if (!existsSync(join(INN_BIN, 'innd')) || !existsSync(join(INN_ETC, 'inn.conf'))) return 'INN is not installed (apt-get install inn2)';
+  if (!existsSync(join(INN_BIN, 'innd')) || !existsSync(join(INN_ETC, 'inn.conf')))
+    return 'INN is not installed (apt-get install inn2)';
   if (process.getuid?.() !== 0) return 'INN runs as the news user here, which takes root to set up';
   return undefined;
 }
@@ -117,7 +118,10 @@ export async function startNewsServer(options: { users?: Record<string, string> 
       `auth "users" {\n  hosts: "*"\n  auth: "ckpasswd -f ${passwords}"\n}\naccess "users" {\n  users: "*"\n  newsgroups: "*"\n  access: RPA\n}\n`,
     );
   }
-  writeFileSync(join(paths.pathdb!, 'active'), 'control 0000000000 0000000001 n\ncontrol.cancel 0000000000 0000000001 n\njunk 0000000000 0000000001 n\n');
+  writeFileSync(
+    join(paths.pathdb!, 'active'),
+    'control 0000000000 0000000001 n\ncontrol.cancel 0000000000 0000000001 n\njunk 0000000000 0000000001 n\n',
+  );
   writeFileSync(join(paths.pathdb!, 'active.times'), '');
   writeFileSync(join(paths.pathdb!, 'newsgroups'), '');
   writeFileSync(join(paths.pathdb!, 'history'), '');
@@ -125,20 +129,35 @@ export async function startNewsServer(options: { users?: Record<string, string> 
   const env = { ...process.env, INNCONF: join(paths.pathetc!, 'inn.conf'), HOME: dir };
   const run = (program: string, args: string[], cwd = dir) =>
     new Promise<string>((resolve, reject) => {
-      execFile(join(INN_BIN, program), args, { cwd, env, uid: NEWS_UID, gid: NEWS_GID, timeout: 60_000 }, (error, stdout, stderr) => {
-        if (error) reject(new Error(`${program} ${args.join(' ')} failed: ${error.message}\n${stdout}\n${stderr}`));
-        else resolve(`${stdout}${stderr}`);
-      });
+      execFile(
+        join(INN_BIN, program),
+        args,
+        { cwd, env, uid: NEWS_UID, gid: NEWS_GID, timeout: 60_000 },
+        (error, stdout, stderr) => {
+          if (error) reject(new Error(`${program} ${args.join(' ')} failed: ${error.message}\n${stdout}\n${stderr}`));
+          else resolve(`${stdout}${stderr}`);
+        },
+      );
     });
   await run('makedbz', ['-i', '-o'], paths.pathdb);
 
   let innd: ChildProcess | undefined;
   let output = '';
   const start = async () => {
-    innd = spawn(join(INN_BIN, 'innd'), ['-f'], { cwd: dir, env, uid: NEWS_UID, gid: NEWS_GID, stdio: ['ignore', 'pipe', 'pipe'] });
+    innd = spawn(join(INN_BIN, 'innd'), ['-f'], {
+      cwd: dir,
+      env,
+      uid: NEWS_UID,
+      gid: NEWS_GID,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     innd.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     innd.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await waitForGreeting(port, () => innd?.exitCode !== null && innd?.exitCode !== undefined, () => output);
+    await waitForGreeting(
+      port,
+      () => innd?.exitCode !== null && innd?.exitCode !== undefined,
+      () => output,
+    );
   };
   const stop = async () => {
     if (!innd || innd.exitCode !== null) return;

@@ -35,15 +35,25 @@ export function startPonyMailServer(): Promise<ArchiveServer> {
         // Only the cheap one-day window is served: a wider one is a mistake.
         if (params.get('d') !== 'lte=1d') return send(response, 400, 'too wide a window');
         if (params.get('list') === 'users' && params.get('domain') === 'ponymail.apache.org') {
-          return send(response, 200, JSON.stringify({ firstYear: 2016, lastYear: 2022, firstMonth: 5, lastMonth: 1, hits: 0, emails: [] }));
+          return send(
+            response,
+            200,
+            JSON.stringify({ firstYear: 2016, lastYear: 2022, firstMonth: 5, lastMonth: 1, hits: 0, emails: [] }),
+          );
         }
         if (params.get('domain') === 'nowhere.example.org') return send(response, 404, 'not found');
-        return send(response, 200, JSON.stringify({ firstYear: null, lastYear: null, firstMonth: null, lastMonth: null, hits: 0, emails: [] }));
+        return send(
+          response,
+          200,
+          JSON.stringify({ firstYear: null, lastYear: null, firstMonth: null, lastMonth: null, hits: 0, emails: [] }),
+        );
       }
       case '/api/mbox.lua': {
         const key = `${params.get('list')}@${params.get('domain')}/${params.get('date')}`;
-        if (key === 'users@ponymail.apache.org/2022-01') return send(response, 200, month, { 'content-type': 'application/mbox' });
-        if (key === 'users@ponymail.apache.org/2022-02') return sendCutOff(response, month, Math.floor(month.length / 2));
+        if (key === 'users@ponymail.apache.org/2022-01')
+          return send(response, 200, month, { 'content-type': 'application/mbox' });
+        if (key === 'users@ponymail.apache.org/2022-02')
+          return sendCutOff(response, month, Math.floor(month.length / 2));
         if (key === 'users@ponymail.apache.org/2022-03') return send(response, 502, 'bad gateway');
         if (key === 'users@ponymail.apache.org/2022-04') {
           busy++;
@@ -54,7 +64,8 @@ export function startPonyMailServer(): Promise<ArchiveServer> {
           response.writeHead(200, { 'content-length': String(month.length) });
           return void response.write(month.subarray(0, Math.floor(month.length / 2)));
         }
-        if (key === 'users@ponymail.apache.org/2022-05') return send(response, 429, 'slow down', { 'retry-after': '7200' });
+        if (key === 'users@ponymail.apache.org/2022-05')
+          return send(response, 429, 'slow down', { 'retry-after': '7200' });
         return send(response, 404, 'no mail');
       }
       default:

@@ -39,7 +39,6 @@ export const series = (title: string, author: string, counts: Partial<Expected> 
   ...counts,
 });
 
-
 async function loadList(store: Store, name: string, messages: Buffer[]): Promise<void> {
   const listId = await addTestList(store, name, 'https://github.com/torvalds/linux', 'public_inbox');
   await store.staging.stageBatch(
@@ -50,7 +49,10 @@ async function loadList(store: Store, name: string, messages: Buffer[]): Promise
 }
 
 /** Each list (name → its mail) staged, classified, drained and projected under the bundled rules; the pr_equivalents rows that makes. */
-export async function projectedEquivalents(store: Store, lists: ReadonlyArray<[name: string, messages: Buffer[]]>): Promise<Row[]> {
+export async function projectedEquivalents(
+  store: Store,
+  lists: ReadonlyArray<[name: string, messages: Buffer[]]>,
+): Promise<Row[]> {
   const systems = loadSystems();
   for (const [name, messages] of lists) await loadList(store, name, messages);
   await classifyStaged(store, systems, {}, () => {});
@@ -71,28 +73,29 @@ async function equivalents(store: Store): Promise<Row[]> {
     `SELECT l.name AS list, e.* FROM pr_equivalents e JOIN lists l ON l.id = e.list_id ORDER BY l.name, e.title, e.version`,
   );
   const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  return rows.map((r) => {
-    expect(r.source).toBe('mailing_list');
-    return {
-      list: String(r.list),
-      title: String(r.title),
-      author: String(r.author_address),
-      version: Number(r.version),
-      versions: Number(r.versions),
-      patches: Number(r.patch_count),
-      cover: Boolean(r.has_cover_letter),
-      replies: Number(r.reply_count),
-      reviewed: Number(r.reviewed_by),
-      acked: Number(r.acked_by),
-      tested: Number(r.tested_by),
-      participants: Number(r.participants),
-      merged: Boolean(r.merged),
-    };
-  }).sort((a, b) => byName(a.list, b.list) || byTitle(a, b));
+  return rows
+    .map((r) => {
+      expect(r.source).toBe('mailing_list');
+      return {
+        list: String(r.list),
+        title: String(r.title),
+        author: String(r.author_address),
+        version: Number(r.version),
+        versions: Number(r.versions),
+        patches: Number(r.patch_count),
+        cover: Boolean(r.has_cover_letter),
+        replies: Number(r.reply_count),
+        reviewed: Number(r.reviewed_by),
+        acked: Number(r.acked_by),
+        tested: Number(r.tested_by),
+        participants: Number(r.participants),
+        merged: Boolean(r.merged),
+      };
+    })
+    .sort((a, b) => byName(a.list, b.list) || byTitle(a, b));
 }
 
 /** Titles in code-point order, then versions: the same order whatever the database's collation. */
 function byTitle(a: { title: string; version: number }, b: { title: string; version: number }): number {
   return (a.title < b.title ? -1 : a.title > b.title ? 1 : 0) || a.version - b.version;
 }
-

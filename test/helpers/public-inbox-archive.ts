@@ -53,12 +53,17 @@ export class PublicInboxArchive {
         Buffer.from('\n\n'),
       );
     });
-    execFileSync('git', ['--git-dir', dir, 'fast-import', '--quiet'], { input: Buffer.concat(parts), maxBuffer: 1 << 30 });
+    execFileSync('git', ['--git-dir', dir, 'fast-import', '--quiet'], {
+      input: Buffer.concat(parts),
+      maxBuffer: 1 << 30,
+    });
   }
 
   /** Commit ids of an epoch, newest first. */
   commits(epoch: number): string[] {
-    return execFileSync('git', ['--git-dir', this.epochDir(epoch), 'rev-list', 'master'], { encoding: 'utf8' }).trim().split('\n');
+    return execFileSync('git', ['--git-dir', this.epochDir(epoch), 'rev-list', 'master'], { encoding: 'utf8' })
+      .trim()
+      .split('\n');
   }
 }
 
@@ -70,6 +75,8 @@ export function kernelMail(): Buffer[] {
 /** A copy of a message under a new Message-ID, for months larger than the fixtures. */
 export function withMessageId(raw: Buffer, id: string): Buffer {
   const text = raw.toString('latin1');
-  const replaced = /^message-id:.*$/im.test(text) ? text.replace(/^message-id:.*$/im, `Message-ID: <${id}>`) : `Message-ID: <${id}>\n${text}`;
+  const replaced = /^message-id:.*$/im.test(text)
+    ? text.replace(/^message-id:.*$/im, `Message-ID: <${id}>`)
+    : `Message-ID: <${id}>\n${text}`;
   return Buffer.from(replaced, 'latin1');
 }

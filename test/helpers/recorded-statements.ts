@@ -40,7 +40,9 @@ export function sqliteStoreRecordingStatements(): RecordingStore {
     prepared: () => prepared,
     plan: async (sql, value = 1) => {
       const parameters = Array((sql.match(/\?/g) ?? []).length).fill(value);
-      return (await store!.db.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, parameters)).map((row) => row.detail).join(' | ');
+      return (await store!.db.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, parameters))
+        .map((row) => row.detail)
+        .join(' | ');
     },
   };
 }

@@ -48,13 +48,22 @@ export function startCli(args: readonly string[], options: { env?: NodeJS.Proces
     child.on('exit', () => sample());
     child.on('close', (code, signal) => {
       clearInterval(poll);
-      resolve({ code, signal, stdout: Buffer.concat(stdout).toString(), stderr: Buffer.concat(stderr).toString(), peakRssBytes });
+      resolve({
+        code,
+        signal,
+        stdout: Buffer.concat(stdout).toString(),
+        stderr: Buffer.concat(stderr).toString(),
+        peakRssBytes,
+      });
     });
   });
   return { child, pid: child.pid!, exited };
 }
 
 /** Runs the CLI to its end, with its peak memory. */
-export function runCliMeasured(args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<CliExit> {
+export function runCliMeasured(
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<CliExit> {
   return startCli(args, options).exited;
 }

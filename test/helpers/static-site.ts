@@ -18,7 +18,14 @@ export function siteFiles(dir: string): string[] {
 
 /** Path → SHA-256 of every file under `dir`: two sites are byte-identical when these are equal. */
 export function siteDigest(dir: string): Record<string, string> {
-  return Object.fromEntries(siteFiles(dir).map((file) => [file, createHash('sha256').update(readFileSync(join(dir, file))).digest('hex')]));
+  return Object.fromEntries(
+    siteFiles(dir).map((file) => [
+      file,
+      createHash('sha256')
+        .update(readFileSync(join(dir, file)))
+        .digest('hex'),
+    ]),
+  );
 }
 
 export interface SiteLink {
@@ -42,7 +49,13 @@ export function pageTags(html: string): Array<{ name: string; attributes: Record
   return tags;
 }
 
-const unescape = (value: string) => value.replace(/&#x27;|&apos;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+const unescape = (value: string) =>
+  value
+    .replace(/&#x27;|&apos;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 
 /**
  * Links of the site's pages that do not lead anywhere: a relative href or src
@@ -66,7 +79,8 @@ export function brokenLinks(dir: string): string[] {
       const targets: string[] = [];
       if (tag.attributes.href !== undefined) targets.push(tag.attributes.href);
       if (tag.attributes.src !== undefined) targets.push(tag.attributes.src);
-      if (tag.name === 'meta' && tag.attributes['http-equiv'] === 'refresh') targets.push(/url=(.*)$/.exec(tag.attributes.content ?? '')![1]!);
+      if (tag.name === 'meta' && tag.attributes['http-equiv'] === 'refresh')
+        targets.push(/url=(.*)$/.exec(tag.attributes.content ?? '')![1]!);
       for (const raw of targets) {
         const target = unescape(raw);
         if (/^https?:\/\//.test(target)) continue;
@@ -80,7 +94,8 @@ export function brokenLinks(dir: string): string[] {
           problems.push(`${page}: ${target} does not exist`);
           continue;
         }
-        if (fragment && linked.endsWith('.html') && !idsOf(linked).has(fragment)) problems.push(`${page}: ${target} has no #${fragment}`);
+        if (fragment && linked.endsWith('.html') && !idsOf(linked).has(fragment))
+          problems.push(`${page}: ${target} has no #${fragment}`);
       }
     }
   }

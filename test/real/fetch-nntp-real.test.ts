@@ -17,7 +17,14 @@ import { nntpSkipReason, startNewsServer, type NewsArticle, type NewsServer } fr
  */
 
 interface FetchJson {
-  lists: Array<{ list: string; status: string; monthsFetched: number; staged: number; duplicates: number; error?: { kind: string; message: string } }>;
+  lists: Array<{
+    list: string;
+    status: string;
+    monthsFetched: number;
+    staged: number;
+    duplicates: number;
+    error?: { kind: string; message: string };
+  }>;
 }
 
 const NOW = monthOf(new Date());
@@ -26,9 +33,20 @@ const back = (months: number, day: number) => `${addMonths(NOW, -months)}-${Stri
 function firstArticles(tag: string): NewsArticle[] {
   return [
     { messageId: `root-${tag}@example.org`, date: back(3, 4), subject: 'a question' },
-    { messageId: `r1-${tag}@example.org`, date: back(3, 5), subject: 'Re: a question', references: `root-${tag}@example.org`, body: '.A line that starts with a dot\n..and two\n.\nend\n' },
+    {
+      messageId: `r1-${tag}@example.org`,
+      date: back(3, 5),
+      subject: 'Re: a question',
+      references: `root-${tag}@example.org`,
+      body: '.A line that starts with a dot\n..and two\n.\nend\n',
+    },
     { messageId: `patch-${tag}@example.org`, date: back(2, 1), subject: '[PATCH 1/2] widget: fix the frobnicator' },
-    { messageId: `r2-${tag}@example.org`, date: back(2, 2), subject: 'Re: [PATCH 1/2] widget: fix the frobnicator', references: `patch-${tag}@example.org` },
+    {
+      messageId: `r2-${tag}@example.org`,
+      date: back(2, 2),
+      subject: 'Re: [PATCH 1/2] widget: fix the frobnicator',
+      references: `patch-${tag}@example.org`,
+    },
     { messageId: `alone-${tag}@example.org`, date: back(1, 20), subject: 'a thread of its own' },
   ];
 }
@@ -60,7 +78,9 @@ describeOnDialectDatabases(
     const all: NewsArticle[] = [];
     const cli = (args: string[]) => runCliJson<FetchJson>([...args, '--db', db.url], { env });
     const stored = async () =>
-      (await queryAt<{ message_id: string }>(db.url, 'SELECT message_id FROM staged_messages ORDER BY message_id')).map((row) => row.message_id);
+      (await queryAt<{ message_id: string }>(db.url, 'SELECT message_id FROM staged_messages ORDER BY message_id')).map(
+        (row) => row.message_id,
+      );
     const ids = (articles: readonly NewsArticle[]) => articles.map((article) => article.messageId).sort();
 
     beforeAll(async () => {
@@ -70,7 +90,9 @@ describeOnDialectDatabases(
       await server.newGroup(group);
       all.push(...firstArticles(tag));
       await server.post(group, all);
-      const add = await runCli(['lists', 'add', '--system', 'nntp', group, '--base-url', server.url, '--db', db.url], { env });
+      const add = await runCli(['lists', 'add', '--system', 'nntp', group, '--base-url', server.url, '--db', db.url], {
+        env,
+      });
       expect(add.code, add.stderr).toBe(0);
     }, 60_000);
 
@@ -83,7 +105,9 @@ describeOnDialectDatabases(
         db.url,
         `SELECT raw, raw_codec, archive_month FROM staged_messages JOIN staged_message_raws ON staged_message_id = id WHERE message_id = 'r1-${tag}@example.org'`,
       );
-      expect(decodeRaw(row!.raw, row!.raw_codec).toString('latin1')).toContain('\n\n.A line that starts with a dot\n..and two\n.\nend\n');
+      expect(decodeRaw(row!.raw, row!.raw_codec).toString('latin1')).toContain(
+        '\n\n.A line that starts with a dot\n..and two\n.\nend\n',
+      );
       expect(row!.archive_month).toBe(addMonths(NOW, -3));
     });
 
@@ -97,7 +121,12 @@ describeOnDialectDatabases(
     it('finds new articles, one of them dated in a month read before', async () => {
       const fresh: NewsArticle[] = [
         { messageId: `new-${tag}@example.org`, date: new Date().toISOString(), subject: 'news of today' },
-        { messageId: `late-${tag}@example.org`, date: back(3, 20), subject: 'Re: a question', references: `root-${tag}@example.org` },
+        {
+          messageId: `late-${tag}@example.org`,
+          date: back(3, 20),
+          subject: 'Re: a question',
+          references: `root-${tag}@example.org`,
+        },
       ];
       await server.post(group, fresh);
       all.push(...fresh);
@@ -118,7 +147,11 @@ describeOnDialectDatabases(
     it('stores nothing twice when the group is recreated and numbered from 1 again', async () => {
       await server.recreateGroup(group);
       const renumbered = all.filter((article) => !article.messageId.startsWith('root-'));
-      const after = { messageId: `after-${tag}@example.org`, date: new Date().toISOString(), subject: 'after the move' };
+      const after = {
+        messageId: `after-${tag}@example.org`,
+        date: new Date().toISOString(),
+        subject: 'after the move',
+      };
       // The same articles under new numbers, the newest one now at a number the old group had used.
       await server.post(group, [...renumbered, after]);
       all.push(after);
@@ -134,7 +167,10 @@ describeOnDialectDatabases(
     it('classifies the mail with the rules of the generic system', async () => {
       const run = await runCli(['classify', '--db', db.url], { env });
       expect(run.code, run.stderr).toBe(0);
-      const rows = await queryAt<{ message_id: string; msg_class: string }>(db.url, 'SELECT message_id, msg_class FROM staged_messages');
+      const rows = await queryAt<{ message_id: string; msg_class: string }>(
+        db.url,
+        'SELECT message_id, msg_class FROM staged_messages',
+      );
       const classOf = new Map(rows.map((row) => [row.message_id, row.msg_class]));
       expect(classOf.get(`patch-${tag}@example.org`)).toBe('patch_submission');
       expect(classOf.get(`r2-${tag}@example.org`)).toBe('review');
@@ -142,7 +178,10 @@ describeOnDialectDatabases(
 
     it('fails a group the server does not carry, as a permanent error', async () => {
       const other = await databases.create();
-      const add = await runCli(['lists', 'add', '--system', 'nntp', 'local.nosuch', '--base-url', server.url, '--db', other.url], { env });
+      const add = await runCli(
+        ['lists', 'add', '--system', 'nntp', 'local.nosuch', '--base-url', server.url, '--db', other.url],
+        { env },
+      );
       expect(add.code, add.stderr).toBe(0);
       const run = await runCliJson<FetchJson>(['fetch', '--full', '--db', other.url], { env });
       expect(run.code).not.toBe(0);
@@ -151,10 +190,26 @@ describeOnDialectDatabases(
     });
 
     it('refuses a name that is no newsgroup and a server URL with a user name in it', async () => {
-      const bad = await runCli(['lists', 'add', '--system', 'nntp', 'not a group', '--base-url', server.url, '--db', db.url], { env });
+      const bad = await runCli(
+        ['lists', 'add', '--system', 'nntp', 'not a group', '--base-url', server.url, '--db', db.url],
+        { env },
+      );
       expect(bad.code).not.toBe(0);
       expect(bad.stderr).toContain('is not a newsgroup name');
-      const secret = await runCli(['lists', 'add', '--system', 'nntp', 'local.other', '--base-url', 'nntp://jane:secret@127.0.0.1:119', '--db', db.url], { env });
+      const secret = await runCli(
+        [
+          'lists',
+          'add',
+          '--system',
+          'nntp',
+          'local.other',
+          '--base-url',
+          'nntp://jane:secret@127.0.0.1:119',
+          '--db',
+          db.url,
+        ],
+        { env },
+      );
       expect(secret.code).not.toBe(0);
       expect(secret.stderr).toContain('LISTMINER_NNTP_USER');
     });
@@ -177,7 +232,10 @@ describeOnDialectDatabases(
 
     const fetchWith = async (credentials: NodeJS.ProcessEnv) => {
       const db = await databases.create();
-      const add = await runCli(['lists', 'add', '--system', 'nntp', 'local.private', '--base-url', guarded.url, '--db', db.url], { env });
+      const add = await runCli(
+        ['lists', 'add', '--system', 'nntp', 'local.private', '--base-url', guarded.url, '--db', db.url],
+        { env },
+      );
       expect(add.code, add.stderr).toBe(0);
       return runCliJson<FetchJson>(['fetch', '--full', '--now', '--db', db.url], { env: { ...env, ...credentials } });
     };

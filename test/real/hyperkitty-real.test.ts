@@ -16,7 +16,14 @@ import { hyperKittySkipReason, startHyperKitty, type HyperKittySite } from '../h
  */
 
 interface FetchJson {
-  lists: Array<{ list: string; status: string; monthsFetched: number; staged: number; duplicates: number; error?: { kind: string; message: string } }>;
+  lists: Array<{
+    list: string;
+    status: string;
+    monthsFetched: number;
+    staged: number;
+    duplicates: number;
+    error?: { kind: string; message: string };
+  }>;
   totals: { staged: number; failed: number };
 }
 
@@ -41,7 +48,12 @@ function mbox(mails: readonly Mail[]): string {
   return mails
     .map((mail) => {
       const date = new Date(mail.date);
-      const fromLine = date.toUTCString().replace(/^(\w+), (\d+) (\w+) (\d+) ([\d:]+) GMT$/, (_m, day, dd, mon, yyyy, time) => `${day} ${mon} ${String(dd).padStart(2, ' ')} ${time} ${yyyy}`);
+      const fromLine = date
+        .toUTCString()
+        .replace(
+          /^(\w+), (\d+) (\w+) (\d+) ([\d:]+) GMT$/,
+          (_m, day, dd, mon, yyyy, time) => `${day} ${mon} ${String(dd).padStart(2, ' ')} ${time} ${yyyy}`,
+        );
       const reply = mail.replyTo ? `In-Reply-To: <${mail.replyTo}>\nReferences: <${mail.replyTo}>\n` : '';
       return (
         `From jane@example.org ${fromLine}\nFrom: Jane Doe <jane@example.org>\nTo: list@${DOMAIN}\nSubject: ${mail.subject}\n` +
@@ -55,7 +67,13 @@ function mbox(mails: readonly Mail[]): string {
 function mainMail(tag: string): Mail[] {
   return [
     { id: `root-${tag}@example.org`, date: back(3, 4), subject: 'spanning thread' },
-    { id: `r1-${tag}@example.org`, date: back(3, 5), subject: 'Re: spanning thread', replyTo: `root-${tag}@example.org`, body: 'A quote:\n>From the start it was so.\n' },
+    {
+      id: `r1-${tag}@example.org`,
+      date: back(3, 5),
+      subject: 'Re: spanning thread',
+      replyTo: `root-${tag}@example.org`,
+      body: 'A quote:\n>From the start it was so.\n',
+    },
     { id: `${tag}.${LONG_ID}`, date: back(3, 28), subject: 'long id' },
     { id: `r2-${tag}@example.org`, date: back(2, 1), subject: 'Re: long id', replyTo: `${tag}.${LONG_ID}` },
     { id: `r3-${tag}@example.org`, date: back(2, 2), subject: 'Re: spanning thread', replyTo: `r1-${tag}@example.org` },
@@ -98,14 +116,33 @@ describeOnDialectDatabases(
         let list: string;
         let tag: string;
         const cli = (args: string[]) => runCliJson<FetchJson>([...args, '--db', db.url], { env });
-        const staged = () => queryAt<{ message_id: string | null; message_key: string }>(db.url, 'SELECT message_id, message_key FROM staged_messages ORDER BY message_key');
+        const staged = () =>
+          queryAt<{ message_id: string | null; message_key: string }>(
+            db.url,
+            'SELECT message_id, message_key FROM staged_messages ORDER BY message_key',
+          );
 
         beforeAll(async () => {
           db = await databases.create();
           tag = `${databases.dialect === 'postgres' ? 'pg' : 'lite'}${serverIndex}`;
           list = `main-${tag}@${DOMAIN}`;
           await site.importMbox(list, mbox(mainMail(tag)));
-          const add = await runCli(['lists', 'add', '--system', 'hyperkitty', list, '--base-url', `${server.url()}/hyperkitty`, '--repo', REPO, '--db', db.url], { env });
+          const add = await runCli(
+            [
+              'lists',
+              'add',
+              '--system',
+              'hyperkitty',
+              list,
+              '--base-url',
+              `${server.url()}/hyperkitty`,
+              '--repo',
+              REPO,
+              '--db',
+              db.url,
+            ],
+            { env },
+          );
           expect(add.code, add.stderr).toBe(0);
           const repo = await runCli(['repos', 'add', REPO, '--db', db.url], { env });
           expect(repo.code, repo.stderr).toBe(0);
@@ -116,7 +153,11 @@ describeOnDialectDatabases(
           expect(run.code, run.stderr).toBe(0);
           expect(run.json.lists[0]).toMatchObject({ status: 'done', staged: 6 });
           const rows = await staged();
-          expect(rows.map((row) => row.message_id).sort()).toEqual(mainMail(tag).map((mail) => mail.id).sort());
+          expect(rows.map((row) => row.message_id).sort()).toEqual(
+            mainMail(tag)
+              .map((mail) => mail.id)
+              .sort(),
+          );
         });
 
         it('stores nothing new when the list is read again', async () => {
@@ -159,8 +200,27 @@ describeOnDialectDatabases(
 
         it('finds a past month imported after the list was read, without --full', async () => {
           const late = `late-${tag}@${DOMAIN}`;
-          await site.importMbox(late, mbox([{ id: `jan-${tag}@example.org`, date: back(4, 10), subject: 'january' }, { id: `apr-${tag}@example.org`, date: back(2, 10), subject: 'april' }]));
-          const add = await runCli(['lists', 'add', '--system', 'hyperkitty', late, '--base-url', `${server.url()}/hyperkitty`, '--db', db.url], { env });
+          await site.importMbox(
+            late,
+            mbox([
+              { id: `jan-${tag}@example.org`, date: back(4, 10), subject: 'january' },
+              { id: `apr-${tag}@example.org`, date: back(2, 10), subject: 'april' },
+            ]),
+          );
+          const add = await runCli(
+            [
+              'lists',
+              'add',
+              '--system',
+              'hyperkitty',
+              late,
+              '--base-url',
+              `${server.url()}/hyperkitty`,
+              '--db',
+              db.url,
+            ],
+            { env },
+          );
           expect(add.code, add.stderr).toBe(0);
           const first = await cli(['fetch', '--full', '--now', '--list', late]);
           expect(first.json.lists[0], first.stderr).toMatchObject({ status: 'done', staged: 2 });
@@ -187,7 +247,10 @@ describeOnDialectDatabases(
             [noPrefix, server.url()],
           ] as const) {
             const other = await databases.create();
-            const add = await runCli(['lists', 'add', '--system', 'hyperkitty', name, '--base-url', base, '--db', other.url], { env });
+            const add = await runCli(
+              ['lists', 'add', '--system', 'hyperkitty', name, '--base-url', base, '--db', other.url],
+              { env },
+            );
             expect(add.code, add.stderr).toBe(0);
             const run = await runCliJson<FetchJson>(['fetch', '--full', '--db', other.url], { env });
             expect(run.code).not.toBe(0);

@@ -17,7 +17,14 @@ import { dovecotSkipReason, startDovecot, type DovecotServer } from '../helpers/
  */
 
 interface FetchJson {
-  lists: Array<{ list: string; status: string; monthsFetched: number; staged: number; duplicates: number; error?: { kind: string; message: string } }>;
+  lists: Array<{
+    list: string;
+    status: string;
+    monthsFetched: number;
+    staged: number;
+    duplicates: number;
+    error?: { kind: string; message: string };
+  }>;
   totals: { staged: number; failed: number };
 }
 
@@ -25,7 +32,8 @@ const DEV = 'dev@lists.example.org';
 const USERS = 'users@lists.example.org';
 const TODAY = new Date(Math.floor(Date.now() / 1000) * 1000);
 const NOW = monthOf(TODAY);
-const back = (months: number, day: number) => new Date(`${addMonths(NOW, -months)}-${String(day).padStart(2, '0')}T10:00:00Z`);
+const back = (months: number, day: number) =>
+  new Date(`${addMonths(NOW, -months)}-${String(day).padStart(2, '0')}T10:00:00Z`);
 
 interface Mail {
   id: string;
@@ -72,13 +80,22 @@ afterAll(async () => {
 
 /** Every message's flags (but \Recent, which only says which session saw it first) by Message-ID, read with EXAMINE. */
 async function mailboxState(user: string): Promise<Record<string, string[]>> {
-  const client = new ImapFlow({ host: server.host, port: server.imapPort, secure: false, doSTARTTLS: false, auth: { user, pass: server.password }, logger: false });
+  const client = new ImapFlow({
+    host: server.host,
+    port: server.imapPort,
+    secure: false,
+    doSTARTTLS: false,
+    auth: { user, pass: server.password },
+    logger: false,
+  });
   await client.connect();
   try {
     await client.mailboxOpen('INBOX', { readOnly: true });
     const state: Record<string, string[]> = {};
     for await (const mail of client.fetch('1:*', { flags: true, envelope: true })) {
-      state[mail.envelope?.messageId ?? `#${mail.seq}`] = [...(mail.flags ?? [])].filter((flag) => flag !== '\\Recent').sort();
+      state[mail.envelope?.messageId ?? `#${mail.seq}`] = [...(mail.flags ?? [])]
+        .filter((flag) => flag !== '\\Recent')
+        .sort();
     }
     return state;
   } finally {
@@ -101,7 +118,11 @@ for (const protocol of ['imap', 'pop3'] as const) {
           'SELECT s.message_id FROM staged_messages s JOIN lists l ON l.id = s.list_id WHERE l.name = ? ORDER BY s.message_id',
           [list],
         ).then((rows) => rows.map((row) => row.message_id));
-      const ids = (mails: Mail[], list: string) => mails.filter((mail) => mail.list === list).map((mail) => mail.id).sort();
+      const ids = (mails: Mail[], list: string) =>
+        mails
+          .filter((mail) => mail.list === list)
+          .map((mail) => mail.id)
+          .sort();
 
       beforeAll(async () => {
         db = await databases.create();
@@ -112,7 +133,20 @@ for (const protocol of ['imap', 'pop3'] as const) {
         for (const mail of firstMail(tag)) server.deliver(user, message(mail));
         const port = protocol === 'imap' ? server.imapPort : server.pop3Port;
         for (const list of [DEV, USERS]) {
-          const add = await runCli(['lists', 'add', list, '--system', protocol, '--base-url', `${protocol}://${user}@127.0.0.1:${port}/`, '--db', db.url], { env });
+          const add = await runCli(
+            [
+              'lists',
+              'add',
+              list,
+              '--system',
+              protocol,
+              '--base-url',
+              `${protocol}://${user}@127.0.0.1:${port}/`,
+              '--db',
+              db.url,
+            ],
+            { env },
+          );
           expect(add.code, add.stderr).toBe(0);
         }
       }, 60_000);
@@ -129,9 +163,13 @@ for (const protocol of ['imap', 'pop3'] as const) {
       });
 
       it('stores the bytes the server holds, a line that starts with a dot included', async () => {
-        const rows = await queryAt<{ message_id: string; size: number | string }>(db.url, 'SELECT message_id, size FROM staged_messages ORDER BY message_id');
+        const rows = await queryAt<{ message_id: string; size: number | string }>(
+          db.url,
+          'SELECT message_id, size FROM staged_messages ORDER BY message_id',
+        );
         const sizes = Object.fromEntries(rows.map((row) => [row.message_id, Number(row.size)]));
-        for (const mail of firstMail(tag).filter((one) => one.list)) expect(sizes[mail.id], mail.id).toBe(Buffer.byteLength(message(mail)));
+        for (const mail of firstMail(tag).filter((one) => one.list))
+          expect(sizes[mail.id], mail.id).toBe(Buffer.byteLength(message(mail)));
       });
 
       it('stores nothing on a re-run', async () => {
@@ -196,21 +234,42 @@ describeOnDialectDatabases(
           server.addUser(user);
           server.deliver(user, message({ id: `tls-${user}@example.org`, date: back(1, 3), list: DEV }));
           const port = protocol === 'imap' ? server.imapsPort : server.pop3sPort;
-          const add = await runCli(['lists', 'add', DEV, '--system', protocol, '--base-url', `${protocol}s://localhost:${port}`, '--db', db.url], { env: { LISTMINER_CACHE: cache } });
+          const add = await runCli(
+            [
+              'lists',
+              'add',
+              DEV,
+              '--system',
+              protocol,
+              '--base-url',
+              `${protocol}s://localhost:${port}`,
+              '--db',
+              db.url,
+            ],
+            { env: { LISTMINER_CACHE: cache } },
+          );
           expect(add.code, add.stderr).toBe(0);
         }, 60_000);
 
         it('refuses a certificate it was not told to trust, and never prints the password', async () => {
-          const file = config(`mail_accounts:\n  - host: localhost\n    user: ${user}\n    password: ${server.password}\n`);
-          const run = await runCliJson<FetchJson>(['fetch', '--full', '--now', '--db', db.url, '--config', file], { env: { LISTMINER_CACHE: cache } });
+          const file = config(
+            `mail_accounts:\n  - host: localhost\n    user: ${user}\n    password: ${server.password}\n`,
+          );
+          const run = await runCliJson<FetchJson>(['fetch', '--full', '--now', '--db', db.url, '--config', file], {
+            env: { LISTMINER_CACHE: cache },
+          });
           expect(run.json.lists[0]).toMatchObject({ status: 'failed' });
           expect(run.json.lists[0]!.error!.message).toMatch(/certificate/i);
           expect(`${run.stdout}${run.stderr}`).not.toContain(server.password);
         });
 
         it('reads the mailbox with the login and CA file of the config', async () => {
-          const file = config(`mail_accounts:\n  - host: localhost\n    user: ${user}\n    password: ${server.password}\n    ca_file: ${server.caFile}\n`);
-          const run = await runCliJson<FetchJson>(['fetch', '--full', '--now', '--db', db.url, '--config', file], { env: { LISTMINER_CACHE: cache } });
+          const file = config(
+            `mail_accounts:\n  - host: localhost\n    user: ${user}\n    password: ${server.password}\n    ca_file: ${server.caFile}\n`,
+          );
+          const run = await runCliJson<FetchJson>(['fetch', '--full', '--now', '--db', db.url, '--config', file], {
+            env: { LISTMINER_CACHE: cache },
+          });
           expect(run.code, `${run.stderr}${run.stdout}`).toBe(0);
           expect(run.json.lists[0]).toMatchObject({ status: 'done', staged: 1 });
           expect(`${run.stdout}${run.stderr}`).not.toContain(server.password);
@@ -226,11 +285,31 @@ describeOnDialectDatabases(
   (databases) => {
     it('refuses a mailbox URL that holds a password, without printing it', async () => {
       const db = await databases.create();
-      const add = await runCli(['lists', 'add', DEV, '--system', 'imap', '--base-url', 'imaps://me:hunter2@imap.example.org/Lists', '--db', db.url]);
+      const add = await runCli([
+        'lists',
+        'add',
+        DEV,
+        '--system',
+        'imap',
+        '--base-url',
+        'imaps://me:hunter2@imap.example.org/Lists',
+        '--db',
+        db.url,
+      ]);
       expect(add.code).toBe(2);
       expect(add.stderr).toMatch(/must not hold a password/);
       expect(`${add.stdout}${add.stderr}`).not.toContain('hunter2');
-      const ok = await runCli(['lists', 'add', DEV, '--system', 'pop3', '--base-url', 'pop3s://me@pop.example.org', '--db', db.url]);
+      const ok = await runCli([
+        'lists',
+        'add',
+        DEV,
+        '--system',
+        'pop3',
+        '--base-url',
+        'pop3s://me@pop.example.org',
+        '--db',
+        db.url,
+      ]);
       expect(ok.code, ok.stderr).toBe(0);
     });
   },

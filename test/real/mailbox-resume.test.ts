@@ -6,7 +6,12 @@ import { runCli } from '../helpers/cli.js';
 import type { Dialect, TestDatabase } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 import { dovecotSkipReason, startDovecot, type DovecotServer } from '../helpers/dovecot-server.js';
-import { cleanFetch, fetchKilledAndResumed, type CleanFetch, type KillPointsOptions } from '../helpers/fetch-kill-points.js';
+import {
+  cleanFetch,
+  fetchKilledAndResumed,
+  type CleanFetch,
+  type KillPointsOptions,
+} from '../helpers/fetch-kill-points.js';
 import { LONG_MODE, shortOrLong } from '../helpers/long-mode.js';
 import { nntpSkipReason, startNewsServer, type NewsArticle, type NewsServer } from '../helpers/nntp-server.js';
 import { suiteSeed } from '../helpers/seeded-random.js';
@@ -35,7 +40,11 @@ afterAll(() => {
 });
 
 /** The suite body: a clean fetch, then the seeded kill scenarios, on the lists `register` adds. */
-function killPointSuite(name: string, databases: { dialect: Dialect; create(): Promise<TestDatabase> }, register: (db: TestDatabase, env: NodeJS.ProcessEnv) => Promise<NodeJS.ProcessEnv>) {
+function killPointSuite(
+  name: string,
+  databases: { dialect: Dialect; create(): Promise<TestDatabase> },
+  register: (db: TestDatabase, env: NodeJS.ProcessEnv) => Promise<NodeJS.ProcessEnv>,
+) {
   let clean: CleanFetch;
   let options: KillPointsOptions;
   beforeAll(async () => {
@@ -43,16 +52,23 @@ function killPointSuite(name: string, databases: { dialect: Dialect; create(): P
       random: random.fork(`${name}-${databases.dialect}`),
       scenarios: SCENARIOS[databases.dialect],
       createDb: () => databases.create(),
-      prepare: (db, scenario) => register(db, { LISTMINER_CACHE: join(dir, `${name}-${databases.dialect}-${scenario}`) }),
+      prepare: (db, scenario) =>
+        register(db, { LISTMINER_CACHE: join(dir, `${name}-${databases.dialect}-${scenario}`) }),
     };
     clean = await cleanFetch(options);
     expect(Object.keys(clean.staged)).toHaveLength(MESSAGES);
   }, TIMEOUT_MS);
 
-  it(`ends with the clean run's rows and no lock, wherever fetch was killed (${SCENARIOS[databases.dialect]} scenarios of two kills)`, async () => {
-    const landed = await fetchKilledAndResumed(clean, options);
-    console.log(`${name} resume on ${databases.dialect}: killed with ${landed.map((n) => n ?? 'ended').join(', ')} of ${Object.keys(clean.staged).length} messages staged (clean run ${clean.ms} ms)`);
-  }, TIMEOUT_MS);
+  it(
+    `ends with the clean run's rows and no lock, wherever fetch was killed (${SCENARIOS[databases.dialect]} scenarios of two kills)`,
+    async () => {
+      const landed = await fetchKilledAndResumed(clean, options);
+      console.log(
+        `${name} resume on ${databases.dialect}: killed with ${landed.map((n) => n ?? 'ended').join(', ')} of ${Object.keys(clean.staged).length} messages staged (clean run ${clean.ms} ms)`,
+      );
+    },
+    TIMEOUT_MS,
+  );
 }
 
 let news: NewsServer;
@@ -72,7 +88,9 @@ describeOnDialectDatabases(
       await news.post(group, articles);
     }, TIMEOUT_MS);
     killPointSuite('nntp', databases, async (db, env) => {
-      const add = await runCli(['lists', 'add', '--system', 'nntp', group, '--base-url', news.url, '--db', db.url], { env });
+      const add = await runCli(['lists', 'add', '--system', 'nntp', group, '--base-url', news.url, '--db', db.url], {
+        env,
+      });
       expect(add.code, add.stderr).toBe(0);
       return env;
     });
@@ -100,7 +118,20 @@ for (const protocol of ['imap', 'pop3'] as const) {
       killPointSuite(protocol, databases, async (db, env) => {
         const port = protocol === 'imap' ? dovecot.imapPort : dovecot.pop3Port;
         const withPassword = { ...env, LISTMINER_MAIL_PASSWORD: dovecot.password };
-        const add = await runCli(['lists', 'add', DEV, '--system', protocol, '--base-url', `${protocol}://${user}@127.0.0.1:${port}/`, '--db', db.url], { env: withPassword });
+        const add = await runCli(
+          [
+            'lists',
+            'add',
+            DEV,
+            '--system',
+            protocol,
+            '--base-url',
+            `${protocol}://${user}@127.0.0.1:${port}/`,
+            '--db',
+            db.url,
+          ],
+          { env: withPassword },
+        );
         expect(add.code, add.stderr).toBe(0);
         return withPassword;
       });

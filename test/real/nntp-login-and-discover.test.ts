@@ -29,7 +29,10 @@ describeOnDialectDatabases(
     const fetchWith = async (account: string) => {
       const config = configWith(account);
       const db = await databases.create();
-      const add = await runCli(['lists', 'add', '--system', 'nntp', 'local.members', '--base-url', server.url, '--db', db.url], { env: env() });
+      const add = await runCli(
+        ['lists', 'add', '--system', 'nntp', 'local.members', '--base-url', server.url, '--db', db.url],
+        { env: env() },
+      );
       expect(add.code, add.stderr).toBe(0);
       return runCliJson<FetchJson>(['fetch', '--full', '--now', '--config', config, '--db', db.url], { env: env() });
     };
@@ -40,7 +43,12 @@ describeOnDialectDatabases(
       await server.newGroup('local.members');
       await server.post('local.members', [
         { messageId: 'm1-login@example.org', date: '2024-03-04T10:00:00Z', subject: 'for members' },
-        { messageId: 'm2-login@example.org', date: '2024-04-04T10:00:00Z', subject: 'Re: for members', references: 'm1-login@example.org' },
+        {
+          messageId: 'm2-login@example.org',
+          date: '2024-04-04T10:00:00Z',
+          subject: 'Re: for members',
+          references: 'm1-login@example.org',
+        },
       ]);
     }, 120_000);
     afterAll(async () => {
@@ -65,17 +73,45 @@ describeOnDialectDatabases(
       const config = configWith('    user: jane\n    password: correct-horse\n');
       const db = await databases.create();
       const found = await runCliJson<{ found: number; added: number; lists: Array<{ name: string }> }>(
-        ['lists', 'discover', '--system', 'nntp', '--base-url', server.url, '--domain', 'local', '--config', config, '--db', db.url],
+        [
+          'lists',
+          'discover',
+          '--system',
+          'nntp',
+          '--base-url',
+          server.url,
+          '--domain',
+          'local',
+          '--config',
+          config,
+          '--db',
+          db.url,
+        ],
         { env: env() },
       );
       expect(found.code, found.stderr).toBe(0);
       expect(found.json.lists.map((list) => list.name)).toEqual(['local.members']);
       const again = await runCliJson<{ added: number; unchanged: number }>(
-        ['lists', 'discover', '--system', 'nntp', '--base-url', server.url, '--domain', 'local', '--config', config, '--db', db.url],
+        [
+          'lists',
+          'discover',
+          '--system',
+          'nntp',
+          '--base-url',
+          server.url,
+          '--domain',
+          'local',
+          '--config',
+          config,
+          '--db',
+          db.url,
+        ],
         { env: env() },
       );
       expect(again.json).toMatchObject({ added: 0, unchanged: 1 });
-      const run = await runCliJson<FetchJson>(['fetch', '--full', '--now', '--config', config, '--db', db.url], { env: env() });
+      const run = await runCliJson<FetchJson>(['fetch', '--full', '--now', '--config', config, '--db', db.url], {
+        env: env(),
+      });
       expect(run.code, run.stderr).toBe(0);
       expect(run.json.lists[0]).toMatchObject({ status: 'done', staged: 2 });
     });

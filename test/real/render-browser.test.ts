@@ -20,7 +20,11 @@ const HOSTILE = fileURLToPath(new URL('../fixtures/render/hostile.mbox', import.
 
 /** Debian's Chromium (.ci/run installs it); without it the suite skips, except under CI=true. */
 function chromiumMissing(): string | undefined {
-  return realSoftwareSkipReason(() => (existsSync(CHROMIUM) ? undefined : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set LISTMINER_CHROMIUM)`));
+  return realSoftwareSkipReason(() =>
+    existsSync(CHROMIUM)
+      ? undefined
+      : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set LISTMINER_CHROMIUM)`,
+  );
 }
 
 // The engines render the same bytes (render.test.ts), so the browser reads one engine's site.
@@ -40,7 +44,19 @@ describeOnDialectDatabases(
         [example('quarry-dev.mbox'), 'apache_ponymail', 'https://github.com/apache/quarry'],
         [HOSTILE, 'mbox', 'https://github.com/example/hostile'],
       ] as const) {
-        const add = await runCli(['lists', 'add', '--system', 'mbox', '--rules', rules, path, '--repo', repo, '--db', db.url]);
+        const add = await runCli([
+          'lists',
+          'add',
+          '--system',
+          'mbox',
+          '--rules',
+          rules,
+          path,
+          '--repo',
+          repo,
+          '--db',
+          db.url,
+        ]);
         expect(add.code, add.stderr).toBe(0);
       }
       const sync = await runCli(['sync', '--full', '--now', '--db', db.url]);
@@ -48,7 +64,11 @@ describeOnDialectDatabases(
       const render = await runCliJson<RenderResult>(['render', '--out', site, '--db', db.url]);
       expect(render.code, render.stderr).toBe(0);
       const { launch } = await import('puppeteer-core');
-      browser = await launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--allow-file-access-from-files'] });
+      browser = await launch({
+        executablePath: CHROMIUM,
+        headless: true,
+        args: ['--no-sandbox', '--disable-gpu', '--allow-file-access-from-files'],
+      });
     }, 240_000);
 
     afterAll(async () => {
@@ -74,7 +94,8 @@ describeOnDialectDatabases(
       return problems;
     }
 
-    const readingPages = () => siteFiles(site).filter((f) => f.endsWith('.html') && !f.startsWith('m/') && f !== 'lookup.html');
+    const readingPages = () =>
+      siteFiles(site).filter((f) => f.endsWith('.html') && !f.startsWith('m/') && f !== 'lookup.html');
 
     it('opens every page from disk with no console message and no script from mail', async () => {
       const problems = await visit(readingPages().map((f) => pathToFileURL(join(site, f)).href));
@@ -103,7 +124,9 @@ describeOnDialectDatabases(
       await tab.waitForFunction("location.pathname.includes('/t/')", { timeout: 10_000 });
       const at = new URL(tab.url());
       expect(at.hash).toMatch(/^#m-[a-z2-7]{10}$/);
-      expect(await tab.$eval(at.hash, (article) => (article as { textContent: string | null }).textContent)).toContain('2024020505.paol@example.invalid');
+      expect(await tab.$eval(at.hash, (article) => (article as { textContent: string | null }).textContent)).toContain(
+        '2024020505.paol@example.invalid',
+      );
       expect(problems).toEqual([]);
       await tab.close();
     }, 60_000);
@@ -135,10 +158,16 @@ describeOnDialectDatabases(
       const nothing = pathToFileURL(join(site, searchPage));
       nothing.searchParams.set('q', 'zzyzxqq');
       await tab.goto(nothing.href, { waitUntil: 'load' });
-      await tab.waitForFunction("document.getElementById('result').textContent === 'No message matches.'", { timeout: 10_000 });
+      await tab.waitForFunction("document.getElementById('result').textContent === 'No message matches.'", {
+        timeout: 10_000,
+      });
       expect(problems).toEqual([]);
       await tab.close();
     }, 60_000);
   },
-  { only: ['sqlite'], onlyWhy: 'both engines render the same bytes (render.test.ts); the browser reads one site', skip: chromiumMissing() },
+  {
+    only: ['sqlite'],
+    onlyWhy: 'both engines render the same bytes (render.test.ts); the browser reads one site',
+    skip: chromiumMissing(),
+  },
 );

@@ -70,15 +70,26 @@ interface FetchState {
 async function fetchState(url: string): Promise<FetchState> {
   const store = await openStore(url);
   try {
-    const stored = await store.db.all<{ name: string; message_key: string; archive_month: string; raw: Buffer | Uint8Array; raw_codec: string | null }>(
+    const stored = await store.db.all<{
+      name: string;
+      message_key: string;
+      archive_month: string;
+      raw: Buffer | Uint8Array;
+      raw_codec: string | null;
+    }>(
       'SELECT l.name, s.message_key, s.archive_month, r.raw, r.raw_codec FROM staged_messages s JOIN lists l ON l.id = s.list_id JOIN staged_message_raws r ON r.staged_message_id = s.id',
     );
     const rows = stored.map((row) => ({ ...row, raw: decodeRaw(row.raw, row.raw_codec) }));
-    const months = await store.db.all<{ name: string; month: string }>('SELECT l.name, f.month FROM fetched_months f JOIN lists l ON l.id = f.list_id');
+    const months = await store.db.all<{ name: string; month: string }>(
+      'SELECT l.name, f.month FROM fetched_months f JOIN lists l ON l.id = f.list_id',
+    );
     const perMonth: Record<string, number> = {};
-    for (const row of rows) perMonth[`${row.name}|${row.archive_month}`] = (perMonth[`${row.name}|${row.archive_month}`] ?? 0) + 1;
+    for (const row of rows)
+      perMonth[`${row.name}|${row.archive_month}`] = (perMonth[`${row.name}|${row.archive_month}`] ?? 0) + 1;
     return {
-      staged: new Map(rows.map((row) => [`${row.name}|${row.message_key}`, createHash('sha256').update(row.raw).digest('hex')])),
+      staged: new Map(
+        rows.map((row) => [`${row.name}|${row.message_key}`, createHash('sha256').update(row.raw).digest('hex')]),
+      ),
       months: months.map((row) => `${row.name}|${row.month}`).sort(),
       perMonth,
     };
@@ -100,7 +111,10 @@ describeOnDialectDatabases('fetch from a Pony Mail archive injecting faults at r
   const addLists = async (url: string) => {
     for (const list of LISTS) {
       const base = archive.server.url.replace('127.0.0.1', list.host);
-      const add = await runCli(['lists', 'add', '--system', 'apache_ponymail', list.address, '--base-url', base, '--db', url], { env });
+      const add = await runCli(
+        ['lists', 'add', '--system', 'apache_ponymail', list.address, '--base-url', base, '--db', url],
+        { env },
+      );
       expect(add.code, add.stderr).toBe(0);
     }
   };
@@ -123,13 +137,20 @@ describeOnDialectDatabases('fetch from a Pony Mail archive injecting faults at r
     const content = new Map(
       LISTS.map((list) => [
         list.address,
-        new Map(MONTHS.flatMap((month, i) => {
-          const mbox = monthMbox(list.address, month, i);
-          return mbox ? [[month, mbox] as const] : [];
-        })),
+        new Map(
+          MONTHS.flatMap((month, i) => {
+            const mbox = monthMbox(list.address, month, i);
+            return mbox ? [[month, mbox] as const] : [];
+          }),
+        ),
       ]),
     );
-    archive = await startFaultyPonyMail({ archive: content, firstMonth: MONTHS[0]!, random: rng, faultRate: FAULT_RATE });
+    archive = await startFaultyPonyMail({
+      archive: content,
+      firstMonth: MONTHS[0]!,
+      random: rng,
+      faultRate: FAULT_RATE,
+    });
     cleanDb = await databases.create();
     await addLists(cleanDb.url);
     const run = await fetch(cleanDb.url);
@@ -155,29 +176,43 @@ describeOnDialectDatabases('fetch from a Pony Mail archive injecting faults at r
       const log: string[] = [];
       for (let run = 0; run < FAULT_RUNS; run++) {
         const result = await fetch(db.url);
-        log.push(`run ${run}: exit ${result.code ?? result.signal}${result.stopped ? ' (stopped at the time limit)' : ''}`);
+        log.push(
+          `run ${run}: exit ${result.code ?? result.signal}${result.stopped ? ' (stopped at the time limit)' : ''}`,
+        );
         // 0 all fetched, 4 some lists failed, 130 stopped at the time limit: never a crash.
-        expect({ code: result.code, signal: result.signal }, `run ${run} (seed ${random.seed}):\n${result.stderr}`).toEqual({
+        expect(
+          { code: result.code, signal: result.signal },
+          `run ${run} (seed ${random.seed}):\n${result.stderr}`,
+        ).toEqual({
           code: result.stopped ? 130 : result.code === 0 ? 0 : 4,
           signal: null,
         });
         const state = await fetchState(db.url);
-        for (const [key, digest] of state.staged) expect(clean.staged.get(key), `run ${run}: ${key} is not a message of the archive, byte for byte`).toBe(digest);
+        for (const [key, digest] of state.staged)
+          expect(clean.staged.get(key), `run ${run}: ${key} is not a message of the archive, byte for byte`).toBe(
+            digest,
+          );
       }
       archive.faulty = false;
-      console.log(`faults-at-the-source on ${dialect}: ${log.join(', ')}; faults served ${JSON.stringify(archive.injected)}`);
+      console.log(
+        `faults-at-the-source on ${dialect}: ${log.join(', ')}; faults served ${JSON.stringify(archive.injected)}`,
+      );
 
       // Ten failures in a row open a host's breaker for an hour; that hour is let pass here, as a scheduler would.
       const store = await openStore(db.url);
       try {
         const open = await store.breakers.openHosts();
-        if (open.length > 0) console.log(`faults-at-the-source on ${dialect}: breaker open for ${open.join(', ')}; letting its hour pass`);
+        if (open.length > 0)
+          console.log(`faults-at-the-source on ${dialect}: breaker open for ${open.join(', ')}; letting its hour pass`);
         await store.db.run('UPDATE circuit_breakers SET open_until = NULL');
       } finally {
         await store.close();
       }
       // Named lists are fetched even when ten failures in a row set them aside.
-      const last = await fetch(db.url, LISTS.flatMap((list) => ['--list', list.address]));
+      const last = await fetch(
+        db.url,
+        LISTS.flatMap((list) => ['--list', list.address]),
+      );
       expect(last.code, last.stderr).toBe(0);
       const after = await fetchState(db.url);
       expect(after.months).toEqual(clean.months);
@@ -193,45 +228,68 @@ describeOnDialectDatabases('fetch from a Pony Mail archive injecting faults at r
  * the host's other lists out of the rest of the run; a list of the host that
  * another worker is fetching at that moment must not sit out the wait either.
  */
-describeOnDialectDatabases('fetch of two lists of one host when one is told to wait an hour on $dialect', (databases) => {
-  const { dialect } = databases;
-  let dir: string;
-  let db: TestDatabase;
-  let archive: FaultyPonyMail;
+describeOnDialectDatabases(
+  'fetch of two lists of one host when one is told to wait an hour on $dialect',
+  (databases) => {
+    const { dialect } = databases;
+    let dir: string;
+    let db: TestDatabase;
+    let archive: FaultyPonyMail;
 
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'listminer-long-wait-'));
-    const months = new Map(MONTHS.map((month, i) => [month, monthMbox('b@wait.example.org', month, i)!] as const).filter(([, mbox]) => mbox));
-    archive = await startFaultyPonyMail({ archive: new Map([['b@wait.example.org', months]]), firstMonth: MONTHS[0]!, random: random.fork(`wait-${dialect}`), faultRate: 0 });
-    const hold = archive.server.handle;
-    // a@ is told to come back in an hour; b@'s months come slowly, so the 429 lands while b@ is being fetched.
-    archive.server.handle = async (url, response, request) => {
-      if (url.searchParams.get('list') === 'a') return send(response, 429, 'slow down', { 'retry-after': '3600' });
-      if (url.pathname === '/api/mbox.lua') await new Promise((resolve) => setTimeout(resolve, 200));
-      return hold(url, response, request);
-    };
-    db = await databases.create();
-    for (const address of ['a@wait.example.org', 'b@wait.example.org']) {
-      const add = await runCli(['lists', 'add', '--system', 'apache_ponymail', address, '--base-url', archive.server.url, '--db', db.url], { env: { LISTMINER_CACHE: join(dir, 'cache') } });
-      expect(add.code, add.stderr).toBe(0);
-    }
-  });
-  afterAll(async () => {
-    await archive.server.close();
-    await db.drop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'listminer-long-wait-'));
+      const months = new Map(
+        MONTHS.map((month, i) => [month, monthMbox('b@wait.example.org', month, i)!] as const).filter(
+          ([, mbox]) => mbox,
+        ),
+      );
+      archive = await startFaultyPonyMail({
+        archive: new Map([['b@wait.example.org', months]]),
+        firstMonth: MONTHS[0]!,
+        random: random.fork(`wait-${dialect}`),
+        faultRate: 0,
+      });
+      const hold = archive.server.handle;
+      // a@ is told to come back in an hour; b@'s months come slowly, so the 429 lands while b@ is being fetched.
+      archive.server.handle = async (url, response, request) => {
+        if (url.searchParams.get('list') === 'a') return send(response, 429, 'slow down', { 'retry-after': '3600' });
+        if (url.pathname === '/api/mbox.lua') await new Promise((resolve) => setTimeout(resolve, 200));
+        return hold(url, response, request);
+      };
+      db = await databases.create();
+      for (const address of ['a@wait.example.org', 'b@wait.example.org']) {
+        const add = await runCli(
+          ['lists', 'add', '--system', 'apache_ponymail', address, '--base-url', archive.server.url, '--db', db.url],
+          { env: { LISTMINER_CACHE: join(dir, 'cache') } },
+        );
+        expect(add.code, add.stderr).toBe(0);
+      }
+    });
+    afterAll(async () => {
+      await archive.server.close();
+      await db.drop();
+      rmSync(dir, { recursive: true, force: true });
+    });
 
-  it('ends the run by itself with exit 4 instead of holding the other list for the hour', async () => {
-    const running = startCli(['fetch', '--full', '--now', '--workers', '2', '--db', db.url], { env: { LISTMINER_CACHE: join(dir, 'cache') } });
-    let stopped = false;
-    const limit = setTimeout(() => {
-      stopped = true;
-      running.child.kill('SIGTERM');
-    }, RUN_LIMIT_MS);
-    const exit = await running.exited;
-    clearTimeout(limit);
-    expect({ code: exit.code, stoppedAtTheLimit: stopped }, exit.stderr).toEqual({ code: 4, stoppedAtTheLimit: false });
-  }, TIMEOUT_MS);
-});
-
+    it(
+      'ends the run by itself with exit 4 instead of holding the other list for the hour',
+      async () => {
+        const running = startCli(['fetch', '--full', '--now', '--workers', '2', '--db', db.url], {
+          env: { LISTMINER_CACHE: join(dir, 'cache') },
+        });
+        let stopped = false;
+        const limit = setTimeout(() => {
+          stopped = true;
+          running.child.kill('SIGTERM');
+        }, RUN_LIMIT_MS);
+        const exit = await running.exited;
+        clearTimeout(limit);
+        expect({ code: exit.code, stoppedAtTheLimit: stopped }, exit.stderr).toEqual({
+          code: 4,
+          stoppedAtTheLimit: false,
+        });
+      },
+      TIMEOUT_MS,
+    );
+  },
+);

@@ -26,13 +26,22 @@ describeOnDialects('classify batches by bytes as well as rows on $dialect', (get
 
   beforeEach(async () => {
     store = getStore();
-    listId = (await store.lists.register({ system: 'apache_ponymail', name: 'dev@kafka.apache.org', listAddress: 'dev@kafka.apache.org' })).list.id;
+    listId = (
+      await store.lists.register({
+        system: 'apache_ponymail',
+        name: 'dev@kafka.apache.org',
+        listAddress: 'dev@kafka.apache.org',
+      })
+    ).list.id;
     // 40 KB, 40 KB, 40 KB, 150 KB (larger than the budget alone), 10 KB, 10 KB, 40 KB
     const spec = [40, 40, 40, 150, 10, 10, 40];
-    const messages = spec.map((kb, i) => mailOfSize(`m${i}@x`, kb * KB)).map((raw) => ({ raw, ...identifyMessage(raw) }));
+    const messages = spec
+      .map((kb, i) => mailOfSize(`m${i}@x`, kb * KB))
+      .map((raw) => ({ raw, ...identifyMessage(raw) }));
     await store.staging.stageBatch(listId, '2024-01', messages);
     sizes.clear();
-    for (const row of await store.db.all<{ id: number; size: number }>('SELECT id, size FROM staged_messages')) sizes.set(Number(row.id), Number(row.size));
+    for (const row of await store.db.all<{ id: number; size: number }>('SELECT id, size FROM staged_messages'))
+      sizes.set(Number(row.id), Number(row.size));
     written = [];
     const save = store.classify.save.bind(store.classify);
     store.classify.save = (outcomes: readonly ClassifyOutcome[], provenance) => {
@@ -43,7 +52,7 @@ describeOnDialects('classify batches by bytes as well as rows on $dialect', (get
 
   it('reads staged rows no larger than the byte budget, and a message larger than the budget alone', async () => {
     const seen: number[][] = [];
-    for (let afterId = 0; ; ) {
+    for (let afterId = 0; ;) {
       const batch = await store.classify.nextBatch({ listId, statuses: ['staged'] }, afterId, 64, 100 * KB);
       if (batch.length === 0) break;
       seen.push(batch.map((m) => m.raw.length));

@@ -9,7 +9,10 @@ function dated(id: string, date: string): Buffer {
 
 describeOnDialects('drain of dates outside 1970 through next year on $dialect', (getStore) => {
   async function sentAt(messageKey: string) {
-    return getStore().db.get<{ sent_at: unknown; sent_at_offset: unknown }>('SELECT sent_at, sent_at_offset FROM email_messages WHERE message_key = ?', [messageKey]);
+    return getStore().db.get<{ sent_at: unknown; sent_at_offset: unknown }>(
+      'SELECT sent_at, sent_at_offset FROM email_messages WHERE message_key = ?',
+      [messageKey],
+    );
   }
 
   it('drains messages of year 99999 and 1969 with no sent_at, and keeps a plausible one', async () => {
@@ -30,8 +33,12 @@ describeOnDialects('drain of dates outside 1970 through next year on $dialect', 
   it('drains an envelope stored with year 99999 by an earlier listminer with no sent_at', async () => {
     const store = getStore();
     const listId = await addTestList(store, 'dev@kafka.apache.org', 'https://github.com/apache/kafka');
-    await stageClassified(store, listId, dated('old-far@x', 'Mon, 01 Jan 99999 00:00:00 +0000'), { envelope: { date: '+099999-01-01T00:00:00.000Z' } });
-    await stageClassified(store, listId, dated('old-early@x', 'Tue, 31 Dec 1969 12:00:00 -0500'), { envelope: { date: '1969-12-31T17:00:00.000Z' } });
+    await stageClassified(store, listId, dated('old-far@x', 'Mon, 01 Jan 99999 00:00:00 +0000'), {
+      envelope: { date: '+099999-01-01T00:00:00.000Z' },
+    });
+    await stageClassified(store, listId, dated('old-early@x', 'Tue, 31 Dec 1969 12:00:00 -0500'), {
+      envelope: { date: '1969-12-31T17:00:00.000Z' },
+    });
 
     expect(await drain(store)).toMatchObject({ drained: 2, shunted: 0 });
     expect((await sentAt('old-far@x'))!.sent_at).toBeNull();

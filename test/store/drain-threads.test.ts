@@ -1,6 +1,12 @@
 import { beforeEach, expect, it } from 'vitest';
 import { describeOnDialects } from '../helpers/describe-on-dialects.js';
-import { addTestList, drain, expectReusedIdThreaded, expectSameRootsInAnyOrder, threadRoots } from '../helpers/drain-fixtures.js';
+import {
+  addTestList,
+  drain,
+  expectReusedIdThreaded,
+  expectSameRootsInAnyOrder,
+  threadRoots,
+} from '../helpers/drain-fixtures.js';
 import { fixtureMessages } from '../helpers/mail-files.js';
 import { mail, stageClassified } from '../helpers/stage-classified.js';
 
@@ -70,7 +76,13 @@ describeOnDialects('thread roots on $dialect', (getStore) => {
     const later = await drain(store);
     expect(later).toMatchObject({ drained: 1, threadsRepaired: 5 });
     const r = await roots();
-    for (const key of ['001-child', '001-fake-message-root', '001-grand-child', '001-grand-child2', '001-great-grand-child']) {
+    for (const key of [
+      '001-child',
+      '001-fake-message-root',
+      '001-grand-child',
+      '001-grand-child2',
+      '001-great-grand-child',
+    ]) {
       expect(r[`${key}@example.org`], key).toBe(REAL_ROOT);
     }
   });
@@ -80,7 +92,13 @@ describeOnDialects('thread roots on $dialect', (getStore) => {
   });
 
   it('threads list mail the same when it arrives newest first in small drains as when it arrives at once', async () => {
-    const messages = ['kernel/series.mbox', 'kernel/revisions.mbox', 'ponymail/users_ponymail_apache_org_2022-01.mbox', 'hyperkitty-export/2016-04.mbox', 'pipermail/2015-November.txt'].flatMap(fixtureMessages);
+    const messages = [
+      'kernel/series.mbox',
+      'kernel/revisions.mbox',
+      'ponymail/users_ponymail_apache_org_2022-01.mbox',
+      'hyperkitty-export/2016-04.mbox',
+      'pipermail/2015-November.txt',
+    ].flatMap(fixtureMessages);
     const together = await expectSameRootsInAnyOrder(getStore(), listId, messages, 5, 2);
     expect(Object.keys(together)).toHaveLength(messages.length);
     // Real threads: most replies share a root with other messages.
@@ -105,11 +123,19 @@ describeOnDialects('thread roots on $dialect', (getStore) => {
     expect(await roots()).toEqual({ 'mid-loop-21@example.org': 'mid-loop-21@example.org' });
     await stage([LOOP(12)]);
     expect((await drain(store)).threadsRepaired).toBe(1);
-    expect(await roots()).toEqual({ 'mid-loop-12@example.org': 'mid-loop-12@example.org', 'mid-loop-21@example.org': 'mid-loop-12@example.org' });
+    expect(await roots()).toEqual({
+      'mid-loop-12@example.org': 'mid-loop-12@example.org',
+      'mid-loop-21@example.org': 'mid-loop-12@example.org',
+    });
   });
 
   it('stores every duplicate Message-ID and threads replies to the first holder of the id', async () => {
-    await expectReusedIdThreaded(getStore(), listId, fixtureMessages('threads/duplicate.mbox'), '87r2ecrr6x.fsf@zephyr.example.com');
+    await expectReusedIdThreaded(
+      getStore(),
+      listId,
+      fixtureMessages('threads/duplicate.mbox'),
+      '87r2ecrr6x.fsf@zephyr.example.com',
+    );
   });
 
   it('roots a kernel patch series, its review and a partial re-roll sent in its thread at the cover letter, despite References out of order', async () => {
@@ -149,11 +175,24 @@ describeOnDialects('thread roots on $dialect', (getStore) => {
 
   it('reads the parent out of an RFC 822 In-Reply-To phrase', async () => {
     const store = getStore();
-    await stageClassified(store, listId, mail({ From: 'a@example.org', 'Message-ID': '<parent@x>', Date: 'Mon, 1 Jan 2024 10:00:00 +0000' }));
-    await stageClassified(store, listId, mail({ From: 'b@example.org', 'Message-ID': '<child@x>', Date: 'Mon, 1 Jan 2024 11:00:00 +0000' }), {
-      envelope: { inReplyTo: 'Your message of "Mon, 1 Jan 2024 10:00:00 +0000" <parent@x>', references: [] },
-    });
-    await stageClassified(store, listId, mail({ From: 'c@example.org', 'Message-ID': '<self@x>', 'In-Reply-To': '<self@x>' }));
+    await stageClassified(
+      store,
+      listId,
+      mail({ From: 'a@example.org', 'Message-ID': '<parent@x>', Date: 'Mon, 1 Jan 2024 10:00:00 +0000' }),
+    );
+    await stageClassified(
+      store,
+      listId,
+      mail({ From: 'b@example.org', 'Message-ID': '<child@x>', Date: 'Mon, 1 Jan 2024 11:00:00 +0000' }),
+      {
+        envelope: { inReplyTo: 'Your message of "Mon, 1 Jan 2024 10:00:00 +0000" <parent@x>', references: [] },
+      },
+    );
+    await stageClassified(
+      store,
+      listId,
+      mail({ From: 'c@example.org', 'Message-ID': '<self@x>', 'In-Reply-To': '<self@x>' }),
+    );
     await drain(store);
     expect(await roots()).toEqual({ 'parent@x': 'parent@x', 'child@x': 'parent@x', 'self@x': 'self@x' });
   });

@@ -4,7 +4,8 @@ import type { Store } from '../../src/core/store/store.js';
 import { describeOnDialects } from '../helpers/describe-on-dialects.js';
 import { sqliteStoreRecordingStatements } from '../helpers/recorded-statements.js';
 
-const ISSUE = 'INSERT INTO issues (id, repo_id, number, external_key, title, state, is_synthetic, comment_count) VALUES (?, ?, ?, ?, ?, ?, ?, 0)';
+const ISSUE =
+  'INSERT INTO issues (id, repo_id, number, external_key, title, state, is_synthetic, comment_count) VALUES (?, ?, ?, ?, ?, ?, ?, 0)';
 
 async function addIssues(store: Store): Promise<number> {
   const repoId = (await addRepo(store, 'https://github.com/apache/kafka')).repo.id;
@@ -52,7 +53,9 @@ describe('issue lookups on SQLite', () => {
     await store.project.nativeIssueByTitleKey(repoId, 'KAFKA-7');
     await store.project.issueByNumber(repoId, 7);
     await store.project.setExternalKey(11, 'KAFKA-7');
-    const lookups = [...new Set(recording.prepared().filter((sql) => /FROM issues\b/.test(sql) && !sql.startsWith('INSERT')))];
+    const lookups = [
+      ...new Set(recording.prepared().filter((sql) => /FROM issues\b/.test(sql) && !sql.startsWith('INSERT'))),
+    ];
     expect(lookups).toHaveLength(4);
     for (const sql of lookups) {
       expect(await recording.plan(sql, 'x'), sql).not.toMatch(/SCAN (issues|other)\b/);

@@ -22,10 +22,21 @@ describe.skipIf(Boolean(postgresSkipReason))('planner statistics of staged mail 
   it('after classify, the planner expects the classified rows drain will read', async () => {
     const store = await createTestStore('postgres');
     try {
-      const listId = (await store.lists.register({ system: 'apache_ponymail', name: 'dev@kafka.apache.org', listAddress: 'dev@kafka.apache.org' })).list.id;
+      const listId = (
+        await store.lists.register({
+          system: 'apache_ponymail',
+          name: 'dev@kafka.apache.org',
+          listAddress: 'dev@kafka.apache.org',
+        })
+      ).list.id;
       for (let start = 0; start < MESSAGES; start += 1_000) {
         const batch = Array.from({ length: 1_000 }, (_, i) => {
-          const raw = mail({ From: 'Jane <jane@example.org>', Subject: `question ${start + i}`, Date: 'Mon, 1 Jan 2024 10:00:00 +0000', 'Message-ID': `<q${start + i}@example.org>` });
+          const raw = mail({
+            From: 'Jane <jane@example.org>',
+            Subject: `question ${start + i}`,
+            Date: 'Mon, 1 Jan 2024 10:00:00 +0000',
+            'Message-ID': `<q${start + i}@example.org>`,
+          });
           return { raw, ...identifyMessage(raw) };
         });
         await store.staging.stageBatch(listId, '2024-01', batch);

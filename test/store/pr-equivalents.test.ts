@@ -11,7 +11,21 @@ const ANA = 'ana@example.org';
 // latest version, its cover letter, the replies and the Reviewed-by/Acked-by/Tested-by trailers the replies carry.
 const TABLE: Array<[file: string, rows: Expected[]]> = [
   // b4: a v2 series with a cover letter, its review, and v3 of patch 2 alone in reply to v2's patch 2.
-  ['kernel/series.mbox', [series('widget: fix probe error paths', ANA, { version: 3, versions: 2, patches: 1, replies: 3, reviewed: 1, acked: 1, tested: 1, participants: 3 })]],
+  [
+    'kernel/series.mbox',
+    [
+      series('widget: fix probe error paths', ANA, {
+        version: 3,
+        versions: 2,
+        patches: 1,
+        replies: 3,
+        reviewed: 1,
+        acked: 1,
+        tested: 1,
+        participants: 3,
+      }),
+    ],
+  ],
   // git send-email: v2 without a cover letter in reply to v1's first patch; a cover letter over two patches.
   [
     'kernel/revisions.mbox',
@@ -28,7 +42,10 @@ describeOnDialectDatabases('pr_equivalents on $dialect', (databases) => {
 
   beforeAll(async () => {
     store = await openStore((await databases.create()).url);
-    rows = await projectedEquivalents(store, [...TABLE.map(([file]) => [file, fixtureMessages(file)] as [string, Buffer[]]), ['kernel-merged', fixtureMessages('project/kernel-merged.mbox')]]);
+    rows = await projectedEquivalents(store, [
+      ...TABLE.map(([file]) => [file, fixtureMessages(file)] as [string, Buffer[]]),
+      ['kernel-merged', fixtureMessages('project/kernel-merged.mbox')],
+    ]);
   });
   afterAll(async () => {
     await store.close();
@@ -52,6 +69,10 @@ describeOnDialectDatabases('pr_equivalents on $dialect', (databases) => {
               (SELECT COUNT(*) FROM email_messages WHERE projected_kind IS NULL) AS unprojected,
               (SELECT COUNT(*) FROM email_messages WHERE projected_kind <> 'none') AS linked`,
     );
-    expect({ issues: Number(counts!.issues), unprojected: Number(counts!.unprojected), linked: Number(counts!.linked) }).toEqual({ issues: 0, unprojected: 0, linked: 0 });
+    expect({
+      issues: Number(counts!.issues),
+      unprojected: Number(counts!.unprojected),
+      linked: Number(counts!.linked),
+    }).toEqual({ issues: 0, unprojected: 0, linked: 0 });
   });
 });

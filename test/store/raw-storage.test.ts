@@ -18,13 +18,31 @@ import { expectStoredCompressed, mail } from '../helpers/stage-classified.js';
 
 const KAFKA = 'https://github.com/apache/kafka';
 const stage = (raw: Buffer) => ({ raw, ...identifyMessage(raw) });
-const listMail = (id: string, subject: string, body = 'We should cut the release on Friday, unless someone objects.\n'.repeat(20)) =>
-  mail({ From: 'Jane <jane@example.org>', Subject: subject, Date: 'Mon, 1 Jan 2024 10:00:00 +0000', 'Message-ID': `<${id}>`, 'List-Id': '<dev.kafka.apache.org>' }, body);
+const listMail = (
+  id: string,
+  subject: string,
+  body = 'We should cut the release on Friday, unless someone objects.\n'.repeat(20),
+) =>
+  mail(
+    {
+      From: 'Jane <jane@example.org>',
+      Subject: subject,
+      Date: 'Mon, 1 Jan 2024 10:00:00 +0000',
+      'Message-ID': `<${id}>`,
+      'List-Id': '<dev.kafka.apache.org>',
+    },
+    body,
+  );
 
 /** Bytes that do not compress: a sha256 chain. */
 function noise(length: number): Buffer {
   const blocks: Buffer[] = [];
-  for (let block = createHash('sha256').update('seed').digest(); blocks.length * 32 < length; block = createHash('sha256').update(block).digest()) blocks.push(block);
+  for (
+    let block = createHash('sha256').update('seed').digest();
+    blocks.length * 32 < length;
+    block = createHash('sha256').update(block).digest()
+  )
+    blocks.push(block);
   return Buffer.concat(blocks).subarray(0, length);
 }
 
@@ -34,7 +52,9 @@ async function readBack(store: Store, listId: number, statuses: StagedStatus[] =
 }
 
 async function storedForms(store: Store): Promise<{ raw_codec: string | null; stored: number; size: number }[]> {
-  const rows = await store.db.all<{ raw_codec: string | null; stored: number; size: number }>('SELECT r.raw_codec, LENGTH(r.raw) AS stored, s.size FROM staged_messages s JOIN staged_message_raws r ON r.staged_message_id = s.id ORDER BY s.id');
+  const rows = await store.db.all<{ raw_codec: string | null; stored: number; size: number }>(
+    'SELECT r.raw_codec, LENGTH(r.raw) AS stored, s.size FROM staged_messages s JOIN staged_message_raws r ON r.staged_message_id = s.id ORDER BY s.id',
+  );
   return rows.map((r) => ({ raw_codec: r.raw_codec, stored: Number(r.stored), size: Number(r.size) }));
 }
 
@@ -53,14 +73,19 @@ describeOnDialects('raw bytes and envelopes in the store on $dialect', (getStore
     const listId = (await store.lists.register({ system: 'mbox', name: '/tmp/a.mbox' })).list.id;
     const messages = [
       listMail('text@x', 'Release plan'),
-      Buffer.from('From: a@example.org\r\nSubject: caf\xe9\r\nMessage-ID: <latin@x>\r\n\r\nna\xefve \xff\xfe\r\n'.repeat(8), 'latin1'),
+      Buffer.from(
+        'From: a@example.org\r\nSubject: caf\xe9\r\nMessage-ID: <latin@x>\r\n\r\nna\xefve \xff\xfe\r\n'.repeat(8),
+        'latin1',
+      ),
       Buffer.from(Array.from({ length: 512 }, (_, i) => i % 256)),
       Buffer.concat([Buffer.from('Message-ID: <noise@x>\n\n'), noise(256 * 1024)]),
       Buffer.from('x'),
     ];
     await store.staging.stageBatch(listId, '2024-01', messages.map(stage));
 
-    expect((await readBack(store, listId)).map((raw) => raw.toString('hex'))).toEqual(messages.map((raw) => raw.toString('hex')));
+    expect((await readBack(store, listId)).map((raw) => raw.toString('hex'))).toEqual(
+      messages.map((raw) => raw.toString('hex')),
+    );
     const forms = await storedForms(store);
     expect(forms.map((f) => f.size)).toEqual(messages.map((m) => m.length));
     expect(forms[0]).toMatchObject({ raw_codec: 'deflate' });
@@ -89,7 +114,10 @@ describeOnDialects('raw bytes and envelopes in the store on $dialect', (getStore
   it('drops the envelope once drained, and labels drained mail again from its stored bytes', async () => {
     const store = getStore();
     const listId = await addTestList(store, 'dev@kafka.apache.org', KAFKA);
-    const messages = [listMail('vote@x', '[VOTE] KIP-221: Enhance KStream'), listMail('talk@x', 'How should we name this?', 'Naming is hard; let us vote on it next week.\n'.repeat(20))];
+    const messages = [
+      listMail('vote@x', '[VOTE] KIP-221: Enhance KStream'),
+      listMail('talk@x', 'How should we name this?', 'Naming is hard; let us vote on it next week.\n'.repeat(20)),
+    ];
     await store.staging.stageBatch(listId, '2024-01', messages.map(stage));
     await classifyStaged(store, loadSystems(), {}, silentProgress);
     expect(await envelopeCount(store)).toBe(2);
@@ -99,7 +127,13 @@ describeOnDialects('raw bytes and envelopes in the store on $dialect', (getStore
     const bodies = await store.db.all<{ body_text: string }>('SELECT body_text FROM message_bodies');
     expect(bodies).toHaveLength(2);
 
-    const changed = validateSystems('changed.yaml', readFileSync(BUNDLED_SYSTEMS, 'utf8').replace("      - name: vote\n        class: vote\n", '      - name: vote\n        class: discuss\n')).value!;
+    const changed = validateSystems(
+      'changed.yaml',
+      readFileSync(BUNDLED_SYSTEMS, 'utf8').replace(
+        '      - name: vote\n        class: vote\n',
+        '      - name: vote\n        class: discuss\n',
+      ),
+    ).value!;
     const result = await classifyStaged(store, changed, { reclassify: true }, silentProgress);
     expect(result).toMatchObject({ classified: 2, shunted: 0, changed: 1 });
     // The re-labelled message goes back to drain with a new envelope; the other stays drained without one.
@@ -107,7 +141,9 @@ describeOnDialects('raw bytes and envelopes in the store on $dialect', (getStore
     expect(await envelopeCount(store)).toBe(1);
     expect(await readBack(store, listId, ['drained', 'classified'])).toEqual(messages);
     await drain(store);
-    expect(await store.db.get(`SELECT msg_class FROM email_messages WHERE message_key = 'vote@x'`)).toEqual({ msg_class: 'discuss' });
+    expect(await store.db.get(`SELECT msg_class FROM email_messages WHERE message_key = 'vote@x'`)).toEqual({
+      msg_class: 'discuss',
+    });
     expect(await statusCounts(store, listId)).toEqual({ drained: 2 });
     expect(await envelopeCount(store)).toBe(0);
     expect(await readBack(store, listId, ['drained'])).toEqual(messages);
@@ -117,7 +153,9 @@ describeOnDialects('raw bytes and envelopes in the store on $dialect', (getStore
     if (dialect !== 'sqlite') return; // PostgreSQL reuses them through autovacuum; its files do not shrink
     const store = getStore();
     const listId = await addTestList(store, 'dev@kafka.apache.org', KAFKA);
-    const messages = Array.from({ length: 300 }, (_, i) => listMail(`m${i}@x`, `Thread ${i}`, `Message ${i} of a long thread.\n`.repeat(200)));
+    const messages = Array.from({ length: 300 }, (_, i) =>
+      listMail(`m${i}@x`, `Thread ${i}`, `Message ${i} of a long thread.\n`.repeat(200)),
+    );
     await store.staging.stageBatch(listId, '2024-01', messages.map(stage));
     await classifyStaged(store, loadSystems(), {}, silentProgress);
     expect(await store.db.get('PRAGMA auto_vacuum')).toEqual({ auto_vacuum: 2 }); // incremental, set when the file was made
@@ -141,20 +179,55 @@ describeOnDialects('raw bytes and envelopes in the store on $dialect', (getStore
     const database = await createTestDatabase(dialect);
     try {
       const driver = await openDriverAt(dialect, database.url);
-      const messages = [listMail('old-staged@x', 'Staged long ago'), listMail('old-classified@x', 'Classified long ago'), listMail('old-drained@x', 'Drained long ago')];
+      const messages = [
+        listMail('old-staged@x', 'Staged long ago'),
+        listMail('old-classified@x', 'Classified long ago'),
+        listMail('old-drained@x', 'Drained long ago'),
+      ];
       try {
-        await migrate(driver, readMigrations(dialect).filter((m) => m.name < '010'));
+        await migrate(
+          driver,
+          readMigrations(dialect).filter((m) => m.name < '010'),
+        );
         const now = new Date().toISOString();
-        await driver.run("INSERT INTO repos (url, host, owner, name, created_at) VALUES (?, 'github.com', 'apache', 'kafka', ?)", [KAFKA, now]);
-        await driver.run("INSERT INTO lists (system, name, repo_url, repo_id, created_at) VALUES ('apache_ponymail', 'dev@kafka.apache.org', ?, 1, ?)", [KAFKA, now]);
+        await driver.run(
+          "INSERT INTO repos (url, host, owner, name, created_at) VALUES (?, 'github.com', 'apache', 'kafka', ?)",
+          [KAFKA, now],
+        );
+        await driver.run(
+          "INSERT INTO lists (system, name, repo_url, repo_id, created_at) VALUES ('apache_ponymail', 'dev@kafka.apache.org', ?, 1, ?)",
+          [KAFKA, now],
+        );
         const statuses = ['staged', 'classified', 'drained'];
         for (const [i, raw] of messages.entries()) {
           const { key, messageId, contentHash } = identifyMessage(raw);
-          const envelope = statuses[i] === 'staged' ? null : JSON.stringify({ messageId, subject: `old ${i}`, fromAddress: 'jane@example.org', body: 'old body\n', references: [], trailers: [] });
+          const envelope =
+            statuses[i] === 'staged'
+              ? null
+              : JSON.stringify({
+                  messageId,
+                  subject: `old ${i}`,
+                  fromAddress: 'jane@example.org',
+                  body: 'old body\n',
+                  references: [],
+                  trailers: [],
+                });
           await driver.run(
             `INSERT INTO staged_messages (list_id, message_key, message_id, content_hash, raw, size, status, msg_class, class_source, envelope, fetched_at, updated_at)
              VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-            [key, messageId, contentHash, raw, raw.length, statuses[i]!, envelope ? 'discuss' : null, envelope ? 'test' : null, envelope, now, now],
+            [
+              key,
+              messageId,
+              contentHash,
+              raw,
+              raw.length,
+              statuses[i]!,
+              envelope ? 'discuss' : null,
+              envelope ? 'test' : null,
+              envelope,
+              now,
+              now,
+            ],
           );
         }
       } finally {
@@ -169,7 +242,9 @@ describeOnDialects('raw bytes and envelopes in the store on $dialect', (getStore
         expect(await envelopeCount(store)).toBe(1);
         const result = await drain(store);
         expect(result.drained).toBe(1);
-        expect(await store.db.get("SELECT subject FROM email_messages WHERE message_key = 'old-classified@x'")).toEqual({ subject: 'old 1' });
+        expect(await store.db.get("SELECT subject FROM email_messages WHERE message_key = 'old-classified@x'")).toEqual(
+          { subject: 'old 1' },
+        );
         expect(await statusCounts(store, 1)).toEqual({ staged: 1, drained: 2 });
       } finally {
         await store.close();
@@ -180,7 +255,11 @@ describeOnDialects('raw bytes and envelopes in the store on $dialect', (getStore
   });
 
   it('stores list mail in well under its size', async () => {
-    const messages = ['ponymail/users_ponymail_apache_org_2022-01.mbox', 'kernel/series.mbox', 'kernel/revisions.mbox'].flatMap(fixtureMessages);
+    const messages = [
+      'ponymail/users_ponymail_apache_org_2022-01.mbox',
+      'kernel/series.mbox',
+      'kernel/revisions.mbox',
+    ].flatMap(fixtureMessages);
     // deflate takes this mail to about 0.55 of its size; the bound leaves room for another zlib build.
     await expectStoredCompressed(getStore(), messages, 0.65);
   });

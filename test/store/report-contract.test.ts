@@ -8,24 +8,56 @@ import { mail, stageClassified } from '../helpers/stage-classified.js';
 const KAFKA = 'https://github.com/apache/kafka';
 
 function message(id: string, extra: Record<string, string> = {}, body = 'hello\n'): Buffer {
-  return mail({ From: 'Jane <jane@example.org>', Subject: 'a subject', Date: 'Mon, 1 Jan 2024 10:00:00 +0000', 'Message-ID': `<${id}>`, ...extra }, body);
+  return mail(
+    {
+      From: 'Jane <jane@example.org>',
+      Subject: 'a subject',
+      Date: 'Mon, 1 Jan 2024 10:00:00 +0000',
+      'Message-ID': `<${id}>`,
+      ...extra,
+    },
+    body,
+  );
 }
 
 describeOnDialects('report records on $dialect', (getStore) => {
   let store: TestStore;
   let kafka: number;
   let noRepo: number;
-  const count = async (sql: string, params: unknown[] = []) => Number((await store.db.get<{ n: number }>(sql, params as never[]))!.n);
+  const count = async (sql: string, params: unknown[] = []) =>
+    Number((await store.db.get<{ n: number }>(sql, params as never[]))!.n);
 
   beforeEach(async () => {
     store = getStore();
     kafka = await addTestList(store, 'dev@kafka.apache.org', KAFKA);
     noRepo = await addTestList(store, 'users@kafka.apache.org');
-    await stageClassified(store, kafka, message('root@x', { Subject: '[jira] [Created] (KAFKA-1) broken' }), { msgClass: 'issue_event', captures: { external_key: 'KAFKA-1', repo: 'kafka' } });
+    await stageClassified(store, kafka, message('root@x', { Subject: '[jira] [Created] (KAFKA-1) broken' }), {
+      msgClass: 'issue_event',
+      captures: { external_key: 'KAFKA-1', repo: 'kafka' },
+    });
     await stageClassified(store, kafka, message('nokey@x', { Subject: '[jira] odd' }), { msgClass: 'issue_event' });
-    await stageClassified(store, kafka, message('reply@x', { 'In-Reply-To': '<root@x>', Date: 'Thu, 15 Feb 2024 10:00:00 +0000' }, `see ${KAFKA}/pull/3\n`), { msgClass: 'review' });
-    await stageClassified(store, kafka, message('patch@x', { Subject: '[PATCH] fix', From: 'Joe <joe@example.org>' }), { msgClass: 'patch_submission' });
-    await stageClassified(store, kafka, message('bot@x', { From: 'Apache Jenkins Server <jenkins@builds.apache.org>', Date: 'Fri, 1 Mar 2024 10:00:00 +0000' }), { msgClass: 'unclassified' });
+    await stageClassified(
+      store,
+      kafka,
+      message(
+        'reply@x',
+        { 'In-Reply-To': '<root@x>', Date: 'Thu, 15 Feb 2024 10:00:00 +0000' },
+        `see ${KAFKA}/pull/3\n`,
+      ),
+      { msgClass: 'review' },
+    );
+    await stageClassified(store, kafka, message('patch@x', { Subject: '[PATCH] fix', From: 'Joe <joe@example.org>' }), {
+      msgClass: 'patch_submission',
+    });
+    await stageClassified(
+      store,
+      kafka,
+      message('bot@x', {
+        From: 'Apache Jenkins Server <jenkins@builds.apache.org>',
+        Date: 'Fri, 1 Mar 2024 10:00:00 +0000',
+      }),
+      { msgClass: 'unclassified' },
+    );
     await stageClassified(store, kafka, message('waiting@x'), { msgClass: null }); // no class: drain shunts it
     await stageClassified(store, noRepo, message('deferred@x'), { msgClass: 'support' });
     await drain(store);
@@ -36,7 +68,9 @@ describeOnDialects('report records on $dialect', (getStore) => {
     expect(lists.map((l) => l.name).sort()).toEqual(['dev@kafka.apache.org', 'users@kafka.apache.org']);
     for (const list of lists) {
       for (const status of ['staged', 'classified', 'drained', 'deferred', 'shunted'] as const) {
-        expect(list.statuses[status], `${list.name} ${status}`).toBe(await count('SELECT COUNT(*) AS n FROM staged_messages WHERE list_id = ? AND status = ?', [list.id, status]));
+        expect(list.statuses[status], `${list.name} ${status}`).toBe(
+          await count('SELECT COUNT(*) AS n FROM staged_messages WHERE list_id = ? AND status = ?', [list.id, status]),
+        );
       }
       expect(list.total).toBe(await count('SELECT COUNT(*) AS n FROM staged_messages WHERE list_id = ?', [list.id]));
       expect(list.stored).toBe(await count('SELECT COUNT(*) AS n FROM email_messages WHERE list_id = ?', [list.id]));
@@ -50,19 +84,25 @@ describeOnDialects('report records on $dialect', (getStore) => {
 
   it('counts stored mail per class, replies, signaled repos, senders and external keys as the tables hold them', async () => {
     const classes = await store.reports.classCounts(undefined);
-    const direct = await store.db.all<{ msg_class: string; n: number }>('SELECT msg_class, COUNT(*) AS n FROM email_messages GROUP BY msg_class');
+    const direct = await store.db.all<{ msg_class: string; n: number }>(
+      'SELECT msg_class, COUNT(*) AS n FROM email_messages GROUP BY msg_class',
+    );
     expect(Object.fromEntries(classes)).toEqual(Object.fromEntries(direct.map((r) => [r.msg_class, Number(r.n)])));
     expect(Object.fromEntries(classes)).toEqual({ issue_event: 2, review: 1, patch_submission: 1, unclassified: 1 });
 
     const mail = await store.reports.mail(undefined);
     expect(mail).toEqual({
       total: await count('SELECT COUNT(*) AS n FROM email_messages'),
-      replies: await count('SELECT COUNT(*) AS n FROM email_messages WHERE thread_root_id IS NOT NULL AND thread_root_id <> id'),
+      replies: await count(
+        'SELECT COUNT(*) AS n FROM email_messages WHERE thread_root_id IS NOT NULL AND thread_root_id <> id',
+      ),
       signaledCaptured: await count('SELECT COUNT(*) AS n FROM email_messages WHERE signaled_repo_url IS NOT NULL'),
       signaledResolved: await count('SELECT COUNT(*) AS n FROM email_messages WHERE signaled_repo_id IS NOT NULL'),
       bots: await count('SELECT COUNT(*) AS n FROM email_messages WHERE is_bot = TRUE'),
       humans: await count('SELECT COUNT(*) AS n FROM email_messages WHERE is_bot = FALSE'),
-      humansResolved: await count('SELECT COUNT(*) AS n FROM email_messages WHERE is_bot = FALSE AND sender_id IS NOT NULL'),
+      humansResolved: await count(
+        'SELECT COUNT(*) AS n FROM email_messages WHERE is_bot = FALSE AND sender_id IS NOT NULL',
+      ),
       issueEvents: 2,
       issueEventsWithKey: 1,
     });
@@ -79,7 +119,14 @@ describeOnDialects('report records on $dialect', (getStore) => {
   });
 
   it('finds no offenders in a store the pipeline wrote', async () => {
-    for (const check of ['drainedWithoutRow', 'storedWithoutStaged', 'duplicateContent', 'nearDuplicates', 'missingBodies', 'unprojectedInProjectedLists'] as const) {
+    for (const check of [
+      'drainedWithoutRow',
+      'storedWithoutStaged',
+      'duplicateContent',
+      'nearDuplicates',
+      'missingBodies',
+      'unprojectedInProjectedLists',
+    ] as const) {
       expect(await store.reports[check](undefined), check).toEqual({ count: 0, examples: [] });
     }
   });
@@ -93,31 +140,48 @@ describeOnDialects('report records on $dialect', (getStore) => {
   });
 
   it('finds a stored message copied by hand under another key as duplicate content', async () => {
-    const columns = 'list_id, staged_message_id, repo_id, sender_id, from_address, is_bot, subject, sent_at, msg_class, body_stored, drained_at';
-    await store.db.run(`INSERT INTO email_messages (message_key, ${columns}) SELECT 'copy-of-patch@x', ${columns} FROM email_messages WHERE message_key = 'patch@x'`);
-    expect(await store.reports.duplicateContent(undefined)).toEqual({ count: 1, examples: [`${kafka} copy-of-patch@x`] });
+    const columns =
+      'list_id, staged_message_id, repo_id, sender_id, from_address, is_bot, subject, sent_at, msg_class, body_stored, drained_at';
+    await store.db.run(
+      `INSERT INTO email_messages (message_key, ${columns}) SELECT 'copy-of-patch@x', ${columns} FROM email_messages WHERE message_key = 'patch@x'`,
+    );
+    expect(await store.reports.duplicateContent(undefined)).toEqual({
+      count: 1,
+      examples: [`${kafka} copy-of-patch@x`],
+    });
   });
 
   it('finds the same mail stored under its Message-ID and a variant key as a near-duplicate, but not a different mail under that id', async () => {
-    const columns = 'list_id, message_id, repo_id, sender_id, from_address, is_bot, subject, sent_at, msg_class, body_stored, drained_at';
+    const columns =
+      'list_id, message_id, repo_id, sender_id, from_address, is_bot, subject, sent_at, msg_class, body_stored, drained_at';
     const copy = async (key: string, subject: string) => {
-      await store.db.run(`INSERT INTO email_messages (message_key, ${columns}) SELECT ?, list_id, message_id, repo_id, sender_id, from_address, is_bot, ?, sent_at, msg_class, body_stored, drained_at FROM email_messages WHERE message_key = 'patch@x'`, [key, subject]);
+      await store.db.run(
+        `INSERT INTO email_messages (message_key, ${columns}) SELECT ?, list_id, message_id, repo_id, sender_id, from_address, is_bot, ?, sent_at, msg_class, body_stored, drained_at FROM email_messages WHERE message_key = 'patch@x'`,
+        [key, subject],
+      );
       await store.db.run(
         `INSERT INTO email_message_bodies (email_message_id, body_id) SELECT c.id, b.body_id FROM email_messages c, email_messages o JOIN email_message_bodies b ON b.email_message_id = o.id
          WHERE c.message_key = ? AND o.message_key = 'patch@x'`,
         [key],
       );
     };
-    const subject = (await store.db.get<{ subject: string }>("SELECT subject FROM email_messages WHERE message_key = 'patch@x'"))!.subject;
+    const subject = (await store.db.get<{ subject: string }>(
+      "SELECT subject FROM email_messages WHERE message_key = 'patch@x'",
+    ))!.subject;
     await copy('patch@x#0123456789abcdef', subject);
     await copy('patch@x#fedcba9876543210', 'a different mail reusing the id');
-    expect(await store.reports.nearDuplicates(undefined)).toEqual({ count: 1, examples: [`${kafka} patch@x#0123456789abcdef`] });
+    expect(await store.reports.nearDuplicates(undefined)).toEqual({
+      count: 1,
+      examples: [`${kafka} patch@x#0123456789abcdef`],
+    });
     expect(await store.reports.nearDuplicates([noRepo])).toEqual({ count: 0, examples: [] });
   });
 
   it('finds a stored message that lost its body, but not mirror mail kept without one', async () => {
     await store.db.run("UPDATE email_messages SET body_stored = FALSE WHERE message_key = 'bot@x'");
-    await store.db.run("DELETE FROM email_message_bodies WHERE email_message_id IN (SELECT id FROM email_messages WHERE message_key IN ('bot@x', 'root@x'))");
+    await store.db.run(
+      "DELETE FROM email_message_bodies WHERE email_message_id IN (SELECT id FROM email_messages WHERE message_key IN ('bot@x', 'root@x'))",
+    );
     expect(await store.reports.missingBodies(undefined)).toEqual({ count: 1, examples: [`${kafka} root@x`] });
   });
 
@@ -128,21 +192,43 @@ describeOnDialects('report records on $dialect', (getStore) => {
   });
 
   it('reads where a failed list stood at its failure and what was checkpointed after it', async () => {
-    await store.db.run('INSERT INTO fetched_months (list_id, month, messages_seen, messages_staged, fetched_at) VALUES (?, ?, 0, 0, ?), (?, ?, 0, 0, ?), (?, ?, 0, 0, ?)', [
-      kafka, '2024-01', '2024-03-01T00:00:00.000Z',
-      kafka, '2024-02', '2024-03-02T00:00:00.000Z',
-      kafka, '2024-04', '2024-03-09T00:00:00.000Z',
-    ]);
+    await store.db.run(
+      'INSERT INTO fetched_months (list_id, month, messages_seen, messages_staged, fetched_at) VALUES (?, ?, 0, 0, ?), (?, ?, 0, 0, ?), (?, ?, 0, 0, ?)',
+      [
+        kafka,
+        '2024-01',
+        '2024-03-01T00:00:00.000Z',
+        kafka,
+        '2024-02',
+        '2024-03-02T00:00:00.000Z',
+        kafka,
+        '2024-04',
+        '2024-03-09T00:00:00.000Z',
+      ],
+    );
     expect(await store.reports.failedListCheckpoints(undefined)).toEqual([]);
     await recordListFailure(store, kafka, 'GET … failed', new Date('2024-03-05T00:00:00.000Z'));
     expect(await store.reports.failedListCheckpoints(undefined)).toEqual([
-      { listId: kafka, scanComplete: false, lastFailureAt: '2024-03-05T00:00:00.000Z', cursorAtFailure: '2024-02', firstMonthAfter: '2024-04' },
+      {
+        listId: kafka,
+        scanComplete: false,
+        lastFailureAt: '2024-03-05T00:00:00.000Z',
+        cursorAtFailure: '2024-02',
+        firstMonthAfter: '2024-04',
+      },
     ]);
   });
 
   it('counts a synthetic issue whose key prefixes a native issue title of the same repo as a missed link', async () => {
     const repoId = (await store.lists.byId(kafka))!.repoId!;
-    const other = (await store.repos.ensure({ url: 'https://github.com/apache/flink', host: 'github.com', owner: 'apache', name: 'flink' })).repo.id;
+    const other = (
+      await store.repos.ensure({
+        url: 'https://github.com/apache/flink',
+        host: 'github.com',
+        owner: 'apache',
+        name: 'flink',
+      })
+    ).repo.id;
     expect(await store.reports.missedLinkShadows(undefined)).toBe(0);
     await store.db.run(
       `INSERT INTO issues (id, repo_id, number, external_key, title, is_synthetic) VALUES
@@ -157,8 +243,14 @@ describeOnDialects('report records on $dialect', (getStore) => {
 
   it('counts the pr_equivalents rows of the given lists', async () => {
     expect(await store.reports.prEquivalents([kafka])).toBe(0);
-    const series = await store.db.get<{ id: number }>("INSERT INTO patch_series (list_id, series_key, title, author_address) VALUES (?, 'a', 't', 'a@x') RETURNING id", [kafka]);
-    await store.db.run("UPDATE email_messages SET patch_series_id = ? WHERE list_id = ? AND msg_class = 'patch_submission'", [series!.id, kafka]);
+    const series = await store.db.get<{ id: number }>(
+      "INSERT INTO patch_series (list_id, series_key, title, author_address) VALUES (?, 'a', 't', 'a@x') RETURNING id",
+      [kafka],
+    );
+    await store.db.run(
+      "UPDATE email_messages SET patch_series_id = ? WHERE list_id = ? AND msg_class = 'patch_submission'",
+      [series!.id, kafka],
+    );
     expect(await store.reports.prEquivalents([kafka])).toBe(1);
     expect(await store.reports.prEquivalents([noRepo])).toBe(0);
   });
@@ -174,7 +266,9 @@ describeOnDialects('report records on $dialect', (getStore) => {
       { month: '2024-02', count: 1 },
       { month: '2024-03', count: 1 },
     ]);
-    expect(months.reduce((sum, m) => sum + m.count, 0)).toBe(await count('SELECT COUNT(*) AS n FROM staged_messages WHERE list_id = ?', [kafka]));
+    expect(months.reduce((sum, m) => sum + m.count, 0)).toBe(
+      await count('SELECT COUNT(*) AS n FROM staged_messages WHERE list_id = ?', [kafka]),
+    );
     expect(await store.reports.monthlyCounts(noRepo)).toEqual([{ month: null, count: 1 }]);
   });
 });

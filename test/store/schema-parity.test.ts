@@ -35,7 +35,11 @@ const POSTGRES_TYPES: Record<string, ColumnType> = {
   'timestamp without time zone': 'timestamp',
 };
 const SQLITE_TYPES: Record<string, ColumnType> = { INTEGER: 'integer', REAL: 'real', TEXT: 'text', BLOB: 'bytes' };
-const AS_SQLITE_STORES: Partial<Record<ColumnType, ColumnType>> = { boolean: 'integer', json: 'text', timestamp: 'text' };
+const AS_SQLITE_STORES: Partial<Record<ColumnType, ColumnType>> = {
+  boolean: 'integer',
+  json: 'text',
+  timestamp: 'text',
+};
 
 interface Schema {
   /** table → column → type in the vocabulary above (or the declared type when outside it). */
@@ -109,8 +113,17 @@ function collect(
 /** Flat views, keyed by what a difference names: "table", "table.column" (→ type), "table index name". */
 const tablesOf = (schema: Schema) => new Map(Object.keys(schema.columns).map((table) => [table, 'present']));
 const columnsOf = (schema: Schema) =>
-  new Map(Object.entries(schema.columns).flatMap(([table, columns]) => Object.entries(columns).map(([column, type]) => [`${table}.${column}`, type] as const)));
-const indexesOf = (schema: Schema) => new Map(Object.entries(schema.indexes).flatMap(([table, names]) => names.map((name) => [`${table} index ${name}`, 'present'] as const)));
+  new Map(
+    Object.entries(schema.columns).flatMap(([table, columns]) =>
+      Object.entries(columns).map(([column, type]) => [`${table}.${column}`, type] as const),
+    ),
+  );
+const indexesOf = (schema: Schema) =>
+  new Map(
+    Object.entries(schema.indexes).flatMap(([table, names]) =>
+      names.map((name) => [`${table} index ${name}`, 'present'] as const),
+    ),
+  );
 
 const storedAs = (type: string | undefined) => (type && AS_SQLITE_STORES[type as ColumnType]) ?? type;
 
@@ -122,7 +135,10 @@ function differences(sqlite: Map<string, string>, postgres: Map<string, string>)
     .map((key) => `${key}: ${sqlite.get(key) ?? 'missing'} on sqlite, ${postgres.get(key) ?? 'missing'} on postgres`);
 }
 
-const read: Record<Dialect, (store: TestStore) => Promise<Schema>> = { sqlite: readSqliteSchema, postgres: readPostgresSchema };
+const read: Record<Dialect, (store: TestStore) => Promise<Schema>> = {
+  sqlite: readSqliteSchema,
+  postgres: readPostgresSchema,
+};
 
 if (postgresSkipReason) console.warn(`skipping the schema parity check: ${postgresSkipReason}`);
 

@@ -25,7 +25,18 @@ describeOnDialects('per-list stage locks on $dialect', (getStore) => {
     const fresh = new Date().toISOString();
     await store.db.run(
       "INSERT INTO stage_locks (list_id, stage, locked_at, locked_pid, locked_boot_id, locked_host) VALUES (?, 'drain', ?, ?, ?, ?), (?, 'fetch', ?, ?, ?, ?)",
-      [listId, fresh, process.ppid, me.bootId, me.host, listId, fresh, DEAD_PID, 'another-boot', 'elsewhere.example.org'],
+      [
+        listId,
+        fresh,
+        process.ppid,
+        me.bootId,
+        me.host,
+        listId,
+        fresh,
+        DEAD_PID,
+        'another-boot',
+        'elsewhere.example.org',
+      ],
     );
     expect(await store.locks.recoverDead('drain', me)).toBe(0);
     expect(await store.locks.recoverDead('fetch', me)).toBe(0);

@@ -5,7 +5,9 @@ import { describeOnDialects } from '../helpers/describe-on-dialects.js';
 
 function mail(id: string | null, body: string, transport = ''): Buffer {
   const idLine = id ? `Message-ID: <${id}>\n` : '';
-  return Buffer.from(`${transport}From: A <a@example.org>\nSubject: s\nDate: Mon, 1 Jan 2024 10:00:00 +0000\n${idLine}\n${body}\n`);
+  return Buffer.from(
+    `${transport}From: A <a@example.org>\nSubject: s\nDate: Mon, 1 Jan 2024 10:00:00 +0000\n${idLine}\n${body}\n`,
+  );
 }
 const stage = (raw: Buffer) => ({ raw, ...identifyMessage(raw) });
 
@@ -16,7 +18,9 @@ describeOnDialects('staging contract on $dialect', (getStore) => {
     listId = (await store.lists.register({ system: 'mbox', name: '/x.mbox' })).list.id;
   });
   const keys = async () =>
-    (await getStore().db.all<{ message_key: string }>('SELECT message_key FROM staged_messages ORDER BY message_key')).map((r) => r.message_key);
+    (
+      await getStore().db.all<{ message_key: string }>('SELECT message_key FROM staged_messages ORDER BY message_key')
+    ).map((r) => r.message_key);
 
   it('stores a batch once however often it is staged', async () => {
     const store = getStore();
@@ -61,7 +65,9 @@ describeOnDialects('staging contract on $dialect', (getStore) => {
     expect(await store.staging.stage(listId, null, [first], isSameMail)).toEqual({ staged: 1, duplicates: 0 });
     expect(await store.staging.stage(listId, null, [again], isSameMail)).toEqual({ staged: 0, duplicates: 1 });
     // In one batch too, and a really different mail under that id is still kept.
-    expect(await store.staging.stage(listId, null, [exported('===============444==', '>'), other], isSameMail)).toEqual({ staged: 1, duplicates: 1 });
+    expect(await store.staging.stage(listId, null, [exported('===============444==', '>'), other], isSameMail)).toEqual(
+      { staged: 1, duplicates: 1 },
+    );
     expect(await keys()).toEqual(['re@x', `re@x#${other.contentHash.slice(0, 16)}`]);
   });
 
@@ -91,7 +97,11 @@ describeOnDialects('staging contract on $dialect', (getStore) => {
 
   it('checkpoints the month in the same transaction as the batch', async () => {
     const store = getStore();
-    await store.staging.stageBatch(listId, '2024-02', [stage(mail('a@x', 'one'))], { month: '2024-02', seen: 1, staged: 1 });
+    await store.staging.stageBatch(listId, '2024-02', [stage(mail('a@x', 'one'))], {
+      month: '2024-02',
+      seen: 1,
+      staged: 1,
+    });
     const list = await store.lists.byId(listId);
     expect(list!.lastMonth).toBe('2024-02');
     expect(await store.db.all('SELECT month, messages_seen, messages_staged FROM fetched_months')).toEqual([

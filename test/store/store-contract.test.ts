@@ -6,11 +6,11 @@ import { describeOnDialects } from '../helpers/describe-on-dialects.js';
 
 // One contract, run once per dialect: the same calls give the same records.
 describeOnDialects('store contract on $dialect', (getStore, dialect) => {
-
-
   it('records every migration with its checksum and applies nothing on reopen', async () => {
     const store = getStore();
-    const rows = await store.db.all<{ name: string; checksum: string }>('SELECT name, checksum FROM schema_migrations ORDER BY name');
+    const rows = await store.db.all<{ name: string; checksum: string }>(
+      'SELECT name, checksum FROM schema_migrations ORDER BY name',
+    );
     expect(rows).toEqual(readMigrations(dialect).map((m) => ({ name: m.name, checksum: m.checksum })));
     const again = await openStore(store.url);
     expect(await again.db.all('SELECT name FROM schema_migrations')).toHaveLength(rows.length);
@@ -23,7 +23,8 @@ describeOnDialects('store contract on $dialect', (getStore, dialect) => {
       const database = await createTestDatabase(dialect);
       try {
         const stores = await Promise.all(Array.from({ length: 4 }, () => openStore(database.url)));
-        for (const store of stores) expect(await store.db.all('SELECT name FROM schema_migrations')).toHaveLength(readMigrations(dialect).length);
+        for (const store of stores)
+          expect(await store.db.all('SELECT name FROM schema_migrations')).toHaveLength(readMigrations(dialect).length);
         await Promise.all(stores.map((store) => store.close()));
       } finally {
         await database.drop();
@@ -39,15 +40,23 @@ describeOnDialects('store contract on $dialect', (getStore, dialect) => {
 
   it('refuses a database written by a newer listminer', async () => {
     const store = getStore();
-    await store.db.run("INSERT INTO schema_migrations (name, checksum, applied_at) VALUES ('999_future.sql', 'x', 'now')");
-    await expect(openStore(store.url)).rejects.toThrow(/has migration 999_future.sql that this listminer does not know/);
+    await store.db.run(
+      "INSERT INTO schema_migrations (name, checksum, applied_at) VALUES ('999_future.sql', 'x', 'now')",
+    );
+    await expect(openStore(store.url)).rejects.toThrow(
+      /has migration 999_future.sql that this listminer does not know/,
+    );
   });
 
   it('streams a query in batches of the size asked, in order, and serves other queries once the stream ends', async () => {
     const store = getStore();
     for (let i = 1; i <= 7; i++) await store.lists.register({ system: 'mbox', name: `/data/${i}.mbox` });
     const batches: string[][] = [];
-    for await (const rows of store.db.stream<{ name: string }>('SELECT name FROM lists WHERE id > ? ORDER BY id', [0], 3)) {
+    for await (const rows of store.db.stream<{ name: string }>(
+      'SELECT name FROM lists WHERE id > ? ORDER BY id',
+      [0],
+      3,
+    )) {
       batches.push(rows.map((row) => row.name));
     }
     expect(batches.map((batch) => batch.length)).toEqual([3, 3, 1]);
@@ -62,7 +71,12 @@ describeOnDialects('store contract on $dialect', (getStore, dialect) => {
 
   it('registers a list once however often and however concurrently it is added', async () => {
     const store = getStore();
-    const add = () => store.lists.register({ system: 'apache_ponymail', name: 'dev@kafka.apache.org', listAddress: 'dev@kafka.apache.org' });
+    const add = () =>
+      store.lists.register({
+        system: 'apache_ponymail',
+        name: 'dev@kafka.apache.org',
+        listAddress: 'dev@kafka.apache.org',
+      });
     const results = await Promise.all([add(), add(), add(), add()]);
     expect(results.filter((r) => r.action === 'added')).toHaveLength(1);
     expect(await store.lists.all()).toHaveLength(1);
@@ -71,7 +85,12 @@ describeOnDialects('store contract on $dialect', (getStore, dialect) => {
 
   it('updates only the fields a later registration gives', async () => {
     const store = getStore();
-    await store.lists.register({ system: 'mbox', name: '/data/a.mbox', listId: 'a.example.org', rulesSystem: 'apache_ponymail' });
+    await store.lists.register({
+      system: 'mbox',
+      name: '/data/a.mbox',
+      listId: 'a.example.org',
+      rulesSystem: 'apache_ponymail',
+    });
     const { action, list } = await store.lists.register({ system: 'mbox', name: '/data/a.mbox', baseUrl: 'file:///x' });
     expect(action).toBe('updated');
     expect(list).toMatchObject({ listId: 'a.example.org', rulesSystem: 'apache_ponymail', baseUrl: 'file:///x' });
@@ -88,7 +107,11 @@ describeOnDialects('store contract on $dialect', (getStore, dialect) => {
 
   it('keeps one repo per URL and ties waiting lists to it', async () => {
     const store = getStore();
-    await store.lists.register({ system: 'apache_ponymail', name: 'dev@kafka.apache.org', repoUrl: 'https://github.com/apache/kafka' });
+    await store.lists.register({
+      system: 'apache_ponymail',
+      name: 'dev@kafka.apache.org',
+      repoUrl: 'https://github.com/apache/kafka',
+    });
     const repo = { url: 'https://github.com/apache/kafka', host: 'github.com', owner: 'apache', name: 'kafka' };
     const first = await store.repos.ensure(repo);
     const second = await store.repos.ensure(repo);
@@ -102,7 +125,9 @@ describeOnDialects('store contract on $dialect', (getStore, dialect) => {
     const store = getStore();
     await expect(
       store.db.transaction(async (tx) => {
-        await tx.run("INSERT INTO repos (url, host, name, created_at) VALUES ('https://x.org/a', 'x.org', 'a', ?)", [new Date().toISOString()]);
+        await tx.run("INSERT INTO repos (url, host, name, created_at) VALUES ('https://x.org/a', 'x.org', 'a', ?)", [
+          new Date().toISOString(),
+        ]);
         throw new Error('stop');
       }),
     ).rejects.toThrow('stop');
@@ -113,7 +138,11 @@ describeOnDialects('store contract on $dialect', (getStore, dialect) => {
     const store = getStore();
     const { list } = await store.lists.register({ system: 'public_inbox', name: 'netdev' });
     const now = new Date().toISOString();
-    for (const [key, status] of [['a', 'staged'], ['b', 'drained'], ['c', 'shunted']] as const) {
+    for (const [key, status] of [
+      ['a', 'staged'],
+      ['b', 'drained'],
+      ['c', 'shunted'],
+    ] as const) {
       await store.db.run(
         `INSERT INTO staged_messages (list_id, message_key, content_hash, size, status, fetched_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -129,7 +158,9 @@ describeOnDialects('store contract on $dialect', (getStore, dialect) => {
     const store = getStore();
     const { list } = await store.lists.register({ system: 'public_inbox', name: 'netdev' });
     const raw = Buffer.from([0, 1, 2, 0xff, 0xfe, 0x0d, 0x0a, 0x80]);
-    await store.staging.stageBatch(list.id, null, [{ raw, messageId: null, contentHash: 'h', key: 'k', variantKey: null }]);
+    await store.staging.stageBatch(list.id, null, [
+      { raw, messageId: null, contentHash: 'h', key: 'k', variantKey: null },
+    ]);
     const [row] = await store.classify.nextBatch({ listId: list.id, statuses: ['staged'] }, 0, 10);
     expect(Buffer.from(row!.raw).equals(raw)).toBe(true);
   });

@@ -15,26 +15,51 @@ describe('batch UPDATEs on SQLite', () => {
 
   it('look every row up by key, for full batches of labels, shunts, relabels and thread roots', async () => {
     const store = recording.store();
-    const listId = (await store.lists.register({ system: 'apache_ponymail', name: 'dev@kafka.apache.org', listAddress: 'dev@kafka.apache.org' })).list.id;
-    const messages = Array.from({ length: 1500 }, (_, i) => Buffer.from(`Message-ID: <m${i}@x>\nFrom: a@example.org\nSubject: s ${i}\n\nbody ${i}\n`)).map((raw) => ({ raw, ...identifyMessage(raw) }));
-    for (let at = 0; at < messages.length; at += 500) await store.staging.stageBatch(listId, '2024-01', messages.slice(at, at + 500));
-    const ids = (await store.db.all<{ id: number }>('SELECT id FROM staged_messages ORDER BY id')).map((row) => Number(row.id));
+    const listId = (
+      await store.lists.register({
+        system: 'apache_ponymail',
+        name: 'dev@kafka.apache.org',
+        listAddress: 'dev@kafka.apache.org',
+      })
+    ).list.id;
+    const messages = Array.from({ length: 1500 }, (_, i) =>
+      Buffer.from(`Message-ID: <m${i}@x>\nFrom: a@example.org\nSubject: s ${i}\n\nbody ${i}\n`),
+    ).map((raw) => ({ raw, ...identifyMessage(raw) }));
+    for (let at = 0; at < messages.length; at += 500)
+      await store.staging.stageBatch(listId, '2024-01', messages.slice(at, at + 500));
+    const ids = (await store.db.all<{ id: number }>('SELECT id FROM staged_messages ORDER BY id')).map((row) =>
+      Number(row.id),
+    );
     // Drained mail labelled again alike: it stays drained, its research row taking the rule's name.
-    await store.db.run(`UPDATE staged_messages SET status = 'drained', msg_class = 'discuss', captures = '{}' WHERE id > ?`, [ids[999]!]);
+    await store.db.run(
+      `UPDATE staged_messages SET status = 'drained', msg_class = 'discuss', captures = '{}' WHERE id > ?`,
+      [ids[999]!],
+    );
     const label = { msgClass: 'discuss', source: 'rule', captures: {} };
     const outcomes: ClassifyOutcome[] = ids.map((id, i) =>
-      i < 500 ? { id, status: 'staged', error: 'unreadable' } : { id, status: i < 1000 ? 'staged' : 'drained', envelopeJson: '{}', classification: label },
+      i < 500
+        ? { id, status: 'staged', error: 'unreadable' }
+        : { id, status: i < 1000 ? 'staged' : 'drained', envelopeJson: '{}', classification: label },
     );
     await store.classify.save(outcomes, { rulesHash: 'r', listminerVersion: '0' });
     await store.drain.setThreadRoots(ids.slice(0, 500).map((id) => ({ id, rootKey: 'r@x', rootId: ids[0]! })));
 
-    const batchUpdates = [...new Set(recording.prepared().filter((sql) => /^\s*UPDATE\b[\s\S]*FROM \(VALUES/.test(sql)))];
-    expect(batchUpdates.map((sql) => /UPDATE (\w+) SET/.exec(sql)![1]).sort()).toEqual(['email_messages', 'email_messages', 'staged_messages', 'staged_messages']);
+    const batchUpdates = [
+      ...new Set(recording.prepared().filter((sql) => /^\s*UPDATE\b[\s\S]*FROM \(VALUES/.test(sql))),
+    ];
+    expect(batchUpdates.map((sql) => /UPDATE (\w+) SET/.exec(sql)![1]).sort()).toEqual([
+      'email_messages',
+      'email_messages',
+      'staged_messages',
+      'staged_messages',
+    ]);
     for (const sql of batchUpdates) {
       expect(sql.match(/\(/g)!.length).toBeGreaterThan(500); // a full batch, not a small one planned otherwise
       const plan = await recording.plan(sql);
       const updated = /UPDATE (\w+) SET/.exec(sql)![1]!;
-      expect(plan, sql.slice(0, 80)).toMatch(new RegExp(`SEARCH ${updated} USING (INTEGER PRIMARY KEY|COVERING INDEX|INDEX)`));
+      expect(plan, sql.slice(0, 80)).toMatch(
+        new RegExp(`SEARCH ${updated} USING (INTEGER PRIMARY KEY|COVERING INDEX|INDEX)`),
+      );
       expect(plan, sql.slice(0, 80)).not.toMatch(new RegExp(`SCAN ${updated}\\b`));
     }
   });

@@ -12,12 +12,17 @@ const MAX_DISTANCE = 3;
  */
 const hook: Hook.CommandNotFound = async function (options) {
   const typed = toConfiguredId(options.id, options.config);
-  const commands = options.config.commands.filter((command) => !command.hidden).map((command) => toConfiguredId(command.id, options.config));
+  const commands = options.config.commands
+    .filter((command) => !command.hidden)
+    .map((command) => toConfiguredId(command.id, options.config));
   const closest = commands
     .map((command) => ({ command, distance: levenshtein.get(typed, command) }))
     .sort((a, b) => a.distance - b.distance || a.command.localeCompare(b.command))[0];
-  const suggestion = closest && closest.distance <= MAX_DISTANCE ? ` Did you mean \`${options.config.bin} ${closest.command}\`?` : '';
-  process.stderr.write(`Error: \`${typed}\` is not a ${options.config.bin} command.${suggestion}\nHint: \`${options.config.bin} help\` lists the commands.\n`);
+  const suggestion =
+    closest && closest.distance <= MAX_DISTANCE ? ` Did you mean \`${options.config.bin} ${closest.command}\`?` : '';
+  process.stderr.write(
+    `Error: \`${typed}\` is not a ${options.config.bin} command.${suggestion}\nHint: \`${options.config.bin} help\` lists the commands.\n`,
+  );
   this.exit(ExitCode.usage);
 };
 

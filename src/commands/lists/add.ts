@@ -20,13 +20,17 @@ export default class ListsAdd extends BaseCommand<typeof ListsAdd> {
     '<%= config.bin %> lists add --system mbox --rules apache_ponymail ./archives/kafka-dev.mbox.gz',
     '<%= config.bin %> lists add --system hyperkitty users@lists.example.org --base-url https://lists.example.org/archives',
   ];
-  static override args = { name: Args.string({ description: 'list address, inbox name or local path', required: true }) };
+  static override args = {
+    name: Args.string({ description: 'list address, inbox name or local path', required: true }),
+  };
   static override flags = {
     system: Flags.string({ description: 'archive system from systems.yaml (listed below)', required: true }),
     repo: Flags.string({ description: 'repository the list is about, e.g. https://github.com/apache/kafka' }),
     'list-id': Flags.string({ description: 'List-Id header value (default: derived from the address)' }),
     address: Flags.string({ description: 'the list e-mail address, when NAME is not one' }),
-    'base-url': Flags.string({ description: "archive URL to use instead of the system's (a mirror or local server), or an imap/pop3 mailbox URL" }),
+    'base-url': Flags.string({
+      description: "archive URL to use instead of the system's (a mirror or local server), or an imap/pop3 mailbox URL",
+    }),
     rules: Flags.string({ description: "system whose rules classify this list's mail (for mbox and Maildir)" }),
     systems: systemsFlag,
   };
@@ -44,7 +48,9 @@ export default class ListsAdd extends BaseCommand<typeof ListsAdd> {
         rules: flags.rules,
       }),
     );
-    this.note(`${result.action} ${result.list.system} list ${result.list.name}${result.repo ? ` (repo ${result.repo.url})` : ''}`);
+    this.note(
+      `${result.action} ${result.list.system} list ${result.list.name}${result.repo ? ` (repo ${result.repo.url})` : ''}`,
+    );
     if (result.moved) {
       this.note(
         `moved its ${result.moved.messages} stored message(s) from ${result.moved.fromRepoUrl} to ${result.repo!.url}` +

@@ -6,7 +6,7 @@ import { discoverLists, type DiscoverListsResult } from '../../core/registry/dis
 export default class ListsDiscover extends BaseCommand<typeof ListsDiscover> {
   static override summary = "Register the lists an archive's catalogue names.";
   static override description =
-    'Reads the catalogue of an archive system that has one (Pony Mail; groups.io, whose catalogue is the groups the API key\'s account is subscribed to; a news server, whose catalogue is its groups, --domain a hierarchy such as gmane.comp) and registers every list in it, or those of one domain, with the repository its repo_url_template gives. Running it again registers nothing twice.';
+    "Reads the catalogue of an archive system that has one (Pony Mail; groups.io, whose catalogue is the groups the API key's account is subscribed to; a news server, whose catalogue is its groups, --domain a hierarchy such as gmane.comp) and registers every list in it, or those of one domain, with the repository its repo_url_template gives. Running it again registers nothing twice.";
   static override examples = [
     '<%= config.bin %> lists discover --system apache_ponymail --domain kafka.apache.org',
     '<%= config.bin %> lists discover --system apache_ponymail --base-url http://127.0.0.1:8080 --json',
@@ -25,15 +25,28 @@ export default class ListsDiscover extends BaseCommand<typeof ListsDiscover> {
         discoverLists(
           store,
           this.systems(flags.systems),
-          { system: flags.system, domain: flags.domain, baseUrl: flags['base-url'], contactEmail: this.settings.contactEmail, mailAccounts: this.settings.mailAccounts },
+          {
+            system: flags.system,
+            domain: flags.domain,
+            baseUrl: flags['base-url'],
+            contactEmail: this.settings.contactEmail,
+            mailAccounts: this.settings.mailAccounts,
+          },
           { progress },
         ),
       ),
     );
     if (result.lists.length > 0) {
-      this.show(renderTable([naming('list'), 'list-id', naming('repo'), 'action'], result.lists.map((l) => [l.name, l.listId, l.repoUrl, l.action])));
+      this.show(
+        renderTable(
+          [naming('list'), 'list-id', naming('repo'), 'action'],
+          result.lists.map((l) => [l.name, l.listId, l.repoUrl, l.action]),
+        ),
+      );
     }
-    this.note(`${result.found} lists found: ${result.added} added, ${result.updated} updated, ${result.unchanged} unchanged`);
+    this.note(
+      `${result.found} lists found: ${result.added} added, ${result.updated} updated, ${result.unchanged} unchanged`,
+    );
     return this.finish(result);
   }
 }

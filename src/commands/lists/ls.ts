@@ -14,13 +14,41 @@ export default class ListsLs extends BaseCommand<typeof ListsLs> {
     else {
       this.show(
         renderTable(
-          [naming('id'), naming('system'), naming('list'), naming('repo'), 'last month', 'state', 'staged', 'drained', 'deferred', 'shunted', 'skipped'],
-          lists.map((l) => [l.id, l.system, l.name, l.repoUrl, l.lastMonth, l.state, l.counts.staged, l.counts.drained, l.counts.deferred, l.counts.shunted, l.skippedEntries.length]),
+          [
+            naming('id'),
+            naming('system'),
+            naming('list'),
+            naming('repo'),
+            'last month',
+            'state',
+            'staged',
+            'drained',
+            'deferred',
+            'shunted',
+            'skipped',
+          ],
+          lists.map((l) => [
+            l.id,
+            l.system,
+            l.name,
+            l.repoUrl,
+            l.lastMonth,
+            l.state,
+            l.counts.staged,
+            l.counts.drained,
+            l.counts.deferred,
+            l.counts.shunted,
+            l.skippedEntries.length,
+          ]),
         ),
       );
-      const gaps = lists.flatMap((l) => l.gaps.map((g) => [`${l.system} ${l.name}`, g.month, g.failures, g.lastFailedAt, g.lastError]));
+      const gaps = lists.flatMap((l) =>
+        l.gaps.map((g) => [`${l.system} ${l.name}`, g.month, g.failures, g.lastFailedAt, g.lastError]),
+      );
       if (gaps.length) {
-        this.show(`${gaps.length} month(s) could not be read run after run: fetch went past them as gaps and tries them again every run.`);
+        this.show(
+          `${gaps.length} month(s) could not be read run after run: fetch went past them as gaps and tries them again every run.`,
+        );
         this.show(renderTable([naming('list'), 'gap month', 'failures', 'last failed', 'last error'], gaps));
       }
     }

@@ -5,8 +5,12 @@ import type { ListRecord } from '../../core/store/list-records.js';
 
 export default class ListsRm extends BaseCommand<typeof ListsRm> {
   static override summary = 'Remove a registered list.';
-  static override description = 'A list that holds mail is only removed with --force, and then all its mail goes with it.';
-  static override examples = ['<%= config.bin %> lists rm dev@kafka.apache.org', '<%= config.bin %> lists rm netdev --system public_inbox --force'];
+  static override description =
+    'A list that holds mail is only removed with --force, and then all its mail goes with it.';
+  static override examples = [
+    '<%= config.bin %> lists rm dev@kafka.apache.org',
+    '<%= config.bin %> lists rm netdev --system public_inbox --force',
+  ];
   static override args = { name: Args.string({ description: 'list address, inbox name or path', required: true }) };
   static override flags = {
     system: Flags.string({ description: 'the system, when the name is registered in more than one' }),

@@ -5,11 +5,14 @@ import { resolvePeopleWithGitHub } from '../../core/people/resolve-with-github.j
 import type { ResolveResult } from '../../core/people/resolve-people.js';
 
 export default class PeopleResolve extends BaseCommand<typeof PeopleResolve> {
-  static override summary = 'Run the resolution chain: names and trailers of new mail, noreply addresses, then GitHub (with GITHUB_TOKEN).';
+  static override summary =
+    'Run the resolution chain: names and trailers of new mail, noreply addresses, then GitHub (with GITHUB_TOKEN).';
   static override description =
     'Incremental: mail is read once, and nothing merged by hand or undone is merged again. Senders with fewer messages than `github_min_messages` (config, default 3) are not looked up; answers are kept in the store, and "unknown" is asked again after 30 days. `sync` runs this after project.';
   static override examples = ['<%= config.bin %> people resolve', 'GITHUB_TOKEN=… <%= config.bin %> people resolve'];
-  static override flags = { 'api-url': Flags.string({ description: `GitHub REST API base URL [default: ${DEFAULT_API_URL}]` }) };
+  static override flags = {
+    'api-url': Flags.string({ description: `GitHub REST API base URL [default: ${DEFAULT_API_URL}]` }),
+  };
 
   async run(): Promise<ResolveResult> {
     const result = await this.withStore((store) =>

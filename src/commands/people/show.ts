@@ -4,17 +4,31 @@ import { renderTable } from '../../cli/render-table.js';
 import { showPerson, type PersonView } from '../../core/people/show-person.js';
 
 export default class PeopleShow extends BaseCommand<typeof PeopleShow> {
-  static override summary = "Show a person: its identities, where each came from, and the merges that made it.";
+  static override summary = 'Show a person: its identities, where each came from, and the merges that made it.';
   static override examples = ['<%= config.bin %> people show 42', '<%= config.bin %> people show kuba@example.org'];
-  static override args = { person: Args.string({ description: 'a person: its id, one of its addresses, or its GitHub login', required: true }) };
+  static override args = {
+    person: Args.string({ description: 'a person: its id, one of its addresses, or its GitHub login', required: true }),
+  };
 
   async run(): Promise<PersonView> {
     const view = await this.withStore((store) => showPerson(store, this.args.person));
     const { person } = view;
-    this.show(`person ${person.id}: ${person.name ?? '(no name)'}, ${person.messages} message(s) from ${person.addresses} address(es)`);
-    this.show(renderTable(['identity', 'kind', 'value', 'seen with', 'source', 'seen at'], view.identities.map((i) => [i.id, i.kind, i.value, i.seenWith, i.source, i.seenAt])));
+    this.show(
+      `person ${person.id}: ${person.name ?? '(no name)'}, ${person.messages} message(s) from ${person.addresses} address(es)`,
+    );
+    this.show(
+      renderTable(
+        ['identity', 'kind', 'value', 'seen with', 'source', 'seen at'],
+        view.identities.map((i) => [i.id, i.kind, i.value, i.seenWith, i.source, i.seenAt]),
+      ),
+    );
     if (view.merges.length > 0) {
-      this.show(renderTable(['merge', 'rule', 'kept', 'merged', 'reason', 'undone'], view.merges.map((m) => [m.id, m.rule, m.keptId, m.mergedId, m.reason, m.undoneAt ?? ''])));
+      this.show(
+        renderTable(
+          ['merge', 'rule', 'kept', 'merged', 'reason', 'undone'],
+          view.merges.map((m) => [m.id, m.rule, m.keptId, m.mergedId, m.reason, m.undoneAt ?? '']),
+        ),
+      );
     }
     return this.finish(view);
   }

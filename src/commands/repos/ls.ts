@@ -9,7 +9,13 @@ export default class ReposLs extends BaseCommand<typeof ReposLs> {
   async run(): Promise<{ repos: RepoRecord[] }> {
     const repos = await this.withStore((store) => store.repos.all());
     if (repos.length === 0) this.note('No repositories are registered; add one with `listminer repos add URL`.');
-    else this.show(renderTable([naming('id'), naming('url'), 'owner', 'name'], repos.map((r) => [r.id, r.url, r.owner, r.name])));
+    else
+      this.show(
+        renderTable(
+          [naming('id'), naming('url'), 'owner', 'name'],
+          repos.map((r) => [r.id, r.url, r.owner, r.name]),
+        ),
+      );
     return this.finish({ repos });
   }
 }

@@ -34,15 +34,23 @@ export async function* fetchMboxUrl(
     }
   } catch (error) {
     if (signal?.aborted || (error instanceof ArchiveError && error.kind !== 'transient')) throw error;
-    const why = error instanceof ArchiveError ? error.message : `The mbox at ${url} could not be read to its end: ${(error as Error).message}`;
+    const why =
+      error instanceof ArchiveError
+        ? error.message
+        : `The mbox at ${url} could not be read to its end: ${(error as Error).message}`;
     // Only messages followed by the next one's separator (or the body's end) are handed on, so the ones before the break are whole.
-    if (read > 0) throw new PartialMonthError(`${why} (the ${read} whole messages before the break were staged; the month is read again on the next fetch)`);
+    if (read > 0)
+      throw new PartialMonthError(
+        `${why} (the ${read} whole messages before the break were staged; the month is read again on the next fetch)`,
+      );
     throw error instanceof ArchiveError ? error : new ArchiveError(why, 'transient');
   }
 }
 
 /** The archive URL for the list: its own override, else the system's. */
-export function requireBaseUrl(context: Pick<SourceContext, 'baseUrl' | 'system'> & { list?: SourceContext['list'] }): string {
+export function requireBaseUrl(
+  context: Pick<SourceContext, 'baseUrl' | 'system'> & { list?: SourceContext['list'] },
+): string {
   const base = context.baseUrl ?? context.list?.baseUrl ?? context.system.baseUrl;
   if (!base) {
     throw new ArchiveError(

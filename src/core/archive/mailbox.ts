@@ -34,7 +34,11 @@ const DEFAULT_PORTS = { imap: 143, imaps: 993, pop3: 110, pop3s: 995 } as const;
  * user), else from LISTMINER_MAIL_PASSWORD; never from the URL, which is
  * stored and shown.
  */
-export function openMailbox(context: SourceContext, protocol: Mailbox['protocol'], env: NodeJS.ProcessEnv = process.env): Mailbox {
+export function openMailbox(
+  context: SourceContext,
+  protocol: Mailbox['protocol'],
+  env: NodeJS.ProcessEnv = process.env,
+): Mailbox {
   const text = context.baseUrl;
   if (!text) {
     throw new ArchiveError(`The list ${context.list.name} has no mailbox URL.`, 'permanent');
@@ -47,25 +51,44 @@ export function openMailbox(context: SourceContext, protocol: Mailbox['protocol'
   }
   const scheme = url.protocol.replace(/:$/, '').toLowerCase();
   if (scheme !== protocol && scheme !== `${protocol}s`) {
-    throw new ArchiveError(`The ${context.system.name} system reads ${protocol}s:// (or plain ${protocol}://) mailboxes, not ${scheme}://.`, 'permanent');
+    throw new ArchiveError(
+      `The ${context.system.name} system reads ${protocol}s:// (or plain ${protocol}://) mailboxes, not ${scheme}://.`,
+      'permanent',
+    );
   }
   if (url.password) {
-    throw new ArchiveError(`The mailbox URL of ${context.list.name} holds a password; put it in the config file's mail_accounts or ${MAIL_PASSWORD_ENV} instead.`, 'permanent');
+    throw new ArchiveError(
+      `The mailbox URL of ${context.list.name} holds a password; put it in the config file's mail_accounts or ${MAIL_PASSWORD_ENV} instead.`,
+      'permanent',
+    );
   }
   const host = url.hostname.toLowerCase();
   const urlUser = url.username ? decodeURIComponent(url.username) : undefined;
-  const account = context.mailAccounts?.find((entry) => entry.host === host && (urlUser === undefined || entry.user === undefined || entry.user === urlUser));
+  const account = context.mailAccounts?.find(
+    (entry) => entry.host === host && (urlUser === undefined || entry.user === undefined || entry.user === urlUser),
+  );
   const user = urlUser ?? account?.user;
   const label = `${scheme}://${user ? `${encodeURIComponent(user)}@` : ''}${url.host}${url.pathname === '/' ? '' : url.pathname}`;
-  if (!user) throw new ArchiveError(`No login for ${label}: name the user in the URL or in the config file's mail_accounts.`, 'permanent');
+  if (!user)
+    throw new ArchiveError(
+      `No login for ${label}: name the user in the URL or in the config file's mail_accounts.`,
+      'permanent',
+    );
   const password = account?.password ?? env[MAIL_PASSWORD_ENV];
-  if (!password) throw new ArchiveError(`No password for ${label}: give it in the config file's mail_accounts or in ${MAIL_PASSWORD_ENV}.`, 'permanent');
+  if (!password)
+    throw new ArchiveError(
+      `No password for ${label}: give it in the config file's mail_accounts or in ${MAIL_PASSWORD_ENV}.`,
+      'permanent',
+    );
   let ca: Buffer | undefined;
   if (account?.caFile) {
     try {
       ca = readFileSync(account.caFile);
     } catch (error) {
-      throw new ArchiveError(`The ca_file ${account.caFile} for ${host} cannot be read (${(error as Error).message}).`, 'permanent');
+      throw new ArchiveError(
+        `The ca_file ${account.caFile} for ${host} cannot be read (${(error as Error).message}).`,
+        'permanent',
+      );
     }
   }
   const folder = decodeURIComponent(url.pathname.replace(/^\/+/, '')) || 'INBOX';
@@ -128,7 +151,8 @@ export async function mailboxMonths(
   readFacts: (names: string[]) => Promise<Map<string, MessageFacts>>,
 ): Promise<MailboxMonths> {
   const kind = `${mailbox.protocol}-headers`;
-  const cached = (await readMonthIndex<Record<string, MessageFacts>>(context.cacheDir, kind, mailbox.label, generation)) ?? {};
+  const cached =
+    (await readMonthIndex<Record<string, MessageFacts>>(context.cacheDir, kind, mailbox.label, generation)) ?? {};
   const missing = names.filter((name) => !Object.hasOwn(cached, name));
   const read = missing.length ? await readFacts(missing) : new Map<string, MessageFacts>();
   const facts: Record<string, MessageFacts> = {};
@@ -136,7 +160,8 @@ export async function mailboxMonths(
     const known = cached[name] ?? read.get(name);
     if (known) facts[name] = known;
   }
-  if (missing.length || Object.keys(cached).length !== Object.keys(facts).length) await writeMonthIndex(context.cacheDir, kind, mailbox.label, generation, facts);
+  if (missing.length || Object.keys(cached).length !== Object.keys(facts).length)
+    await writeMonthIndex(context.cacheDir, kind, mailbox.label, generation, facts);
   const wanted = context.list.listId?.toLowerCase() ?? null;
   const months = new Map<Month, string[]>();
   for (const name of names) {
@@ -148,7 +173,12 @@ export async function mailboxMonths(
   }
   const fingerprints = new Map<Month, string>();
   for (const [month, list] of months) {
-    fingerprints.set(month, createHash('sha256').update(`${generation}\n${[...list].sort().join('\n')}`).digest('hex'));
+    fingerprints.set(
+      month,
+      createHash('sha256')
+        .update(`${generation}\n${[...list].sort().join('\n')}`)
+        .digest('hex'),
+    );
   }
   return { months, fingerprints };
 }

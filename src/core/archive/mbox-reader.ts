@@ -172,7 +172,8 @@ export class MboxSplitter {
         const lineEnd = endOfLine(work, lineStart, complete);
         const line = work.toString('latin1', lineStart, lineEnd).replace(/\r?\n$/, '');
         const separates = this.blankBefore(work, lineStart)
-          ? looksLikeFromLine(line) && !(GIT_PATCH_FROM_LINE.test(line) && this.insideOpenMultipart(work.subarray(segmentStart, lineStart)))
+          ? looksLikeFromLine(line) &&
+            !(GIT_PATCH_FROM_LINE.test(line) && this.insideOpenMultipart(work.subarray(segmentStart, lineStart)))
           : isExactFromLine(line);
         if (separates) {
           if (lineStart > segmentStart) this.append(work.subarray(segmentStart, lineStart));
@@ -249,7 +250,8 @@ export class MboxSplitter {
   }
 
   private takeMessage(): MboxEntry | undefined {
-    let raw: Buffer = this.parts.length === 1 ? Buffer.from(this.parts[0]!) : Buffer.concat(this.parts, this.partsLength);
+    let raw: Buffer =
+      this.parts.length === 1 ? Buffer.from(this.parts[0]!) : Buffer.concat(this.parts, this.partsLength);
     const fromLine = this.fromLine;
     const offset = this.messageOffset;
     this.parts = [];
@@ -269,7 +271,9 @@ const BOUNDARY = /boundary\s*=\s*(?:"([^"]+)"|([^\s;"]+))/i;
 function multipartBoundary(start: Buffer): string | undefined {
   const headerEnd = start.indexOf('\n\n');
   const crlfEnd = start.indexOf('\r\n\r\n');
-  const end = [headerEnd, crlfEnd].filter((i) => i !== -1).reduce((a, b) => Math.min(a, b), Math.min(start.length, HEAD_BYTES));
+  const end = [headerEnd, crlfEnd]
+    .filter((i) => i !== -1)
+    .reduce((a, b) => Math.min(a, b), Math.min(start.length, HEAD_BYTES));
   const field = CONTENT_TYPE.exec(start.toString('latin1', 0, end))?.[0];
   const match = field && BOUNDARY.exec(field);
   return match ? (match[1] ?? match[2]) : undefined;
@@ -312,7 +316,8 @@ function hasContent(raw: Buffer): boolean {
 /** The blank line an mbox writer puts before the next From_ line is not part of the message. */
 function dropSeparatorBlankLine(raw: Buffer): Buffer {
   const n = raw.length;
-  if (n >= 4 && raw[n - 1] === LF && raw[n - 2] === CR && raw[n - 3] === LF && raw[n - 4] === CR) return raw.subarray(0, n - 2);
+  if (n >= 4 && raw[n - 1] === LF && raw[n - 2] === CR && raw[n - 3] === LF && raw[n - 4] === CR)
+    return raw.subarray(0, n - 2);
   if (n >= 2 && raw[n - 1] === LF && raw[n - 2] === LF) return raw.subarray(0, n - 1);
   return raw;
 }

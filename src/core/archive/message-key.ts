@@ -74,8 +74,16 @@ export function identifyMessage(raw: Buffer, block: HeaderBlock = readHeaderBloc
  * one signature), by those text lines. Every other message gets undefined,
  * so the hash of ordinary mail, which stored rows carry, never changes.
  */
-function unreadContent(raw: Buffer, block: HeaderBlock, messageId: string | null, identityFields: number): string | undefined {
-  if (block.strayLines.length > 0 && ((messageId === null && block.bodyOffset === raw.length) || identityFields === 0)) {
+function unreadContent(
+  raw: Buffer,
+  block: HeaderBlock,
+  messageId: string | null,
+  identityFields: number,
+): string | undefined {
+  if (
+    block.strayLines.length > 0 &&
+    ((messageId === null && block.bodyOffset === raw.length) || identityFields === 0)
+  ) {
     return normalizeBody(Buffer.from(block.strayLines.join('\n'), 'latin1'));
   }
   return undefined;
@@ -164,14 +172,21 @@ export function hashNormalizedBytes(hash: Hash, body: Buffer): number {
     let start = from;
     let quotes = 0;
     while (start + quotes < end && body[start + quotes] === GT) quotes++;
-    if (quotes > 0 && end - start - quotes >= FROM_.length && body.subarray(start + quotes, start + quotes + FROM_.length).equals(FROM_)) start += quotes;
+    if (
+      quotes > 0 &&
+      end - start - quotes >= FROM_.length &&
+      body.subarray(start + quotes, start + quotes + FROM_.length).equals(FROM_)
+    )
+      start += quotes;
     let stop = end;
     while (stop > start && (body[stop - 1] === SPACE || body[stop - 1] === TAB)) stop--;
     if (line > 0) pendingNewlines++;
     if (stop > start) {
       length += pendingNewlines + (stop - start);
-      for (; pendingNewlines > 0; pendingNewlines -= Math.min(pendingNewlines, HASH_PIECE)) hash.update('\n'.repeat(Math.min(pendingNewlines, HASH_PIECE)));
-      for (let piece = start; piece < stop; piece += HASH_PIECE) hash.update(body.toString('latin1', piece, Math.min(stop, piece + HASH_PIECE)));
+      for (; pendingNewlines > 0; pendingNewlines -= Math.min(pendingNewlines, HASH_PIECE))
+        hash.update('\n'.repeat(Math.min(pendingNewlines, HASH_PIECE)));
+      for (let piece = start; piece < stop; piece += HASH_PIECE)
+        hash.update(body.toString('latin1', piece, Math.min(stop, piece + HASH_PIECE)));
     }
     if (end === body.length) break;
     from = end + (body[end] === CR && body[end + 1] === LF ? 2 : 1);

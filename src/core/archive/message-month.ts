@@ -4,7 +4,8 @@ import { parseMailDate } from './parse-mail-date.js';
 import { firstField, readHeaderBlock, type HeaderBlock } from './raw-headers.js';
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
-const ASCTIME = /\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\s+\d{1,2}\s+\d{1,2}:\d{2}(?::\d{2})?\s+(?:[A-Z]{3,4}\s+)?(\d{4})\b/i;
+const ASCTIME =
+  /\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\s+\d{1,2}\s+\d{1,2}:\d{2}(?::\d{2})?\s+(?:[A-Z]{3,4}\s+)?(\d{4})\b/i;
 
 /** Dates tools write into From_ lines when they have none: the epoch (public-inbox, b4) and git format-patch's. */
 const PLACEHOLDER_DATES = /Jan\s+1 00:00:00 1970|Sep 17 00:00:00 2001/;
@@ -18,7 +19,12 @@ const PLACEHOLDER_DATES = /Jan\s+1 00:00:00 1970|Sep 17 00:00:00 2001/;
  * date without a zone is UTC, whatever the machine's zone. Takes
  * the raw message, or its header block when the caller has read it already.
  */
-export function messageMonth(message: Buffer | HeaderBlock, fallback: Month, fromLine?: string, now = new Date()): Month {
+export function messageMonth(
+  message: Buffer | HeaderBlock,
+  fallback: Month,
+  fromLine?: string,
+  now = new Date(),
+): Month {
   const date = firstField(Buffer.isBuffer(message) ? readHeaderBlock(message) : message, 'date');
   if (date) {
     const parsed = new Date(parseMailDate(date));

@@ -8,7 +8,12 @@ import { join } from 'node:path';
  * re-read everything. An entry is valid only for the exact `stamp` (path,
  * size, modification time) it was made for.
  */
-export async function readMonthIndex<T>(cacheDir: string, kind: string, path: string, stamp: string): Promise<T | undefined> {
+export async function readMonthIndex<T>(
+  cacheDir: string,
+  kind: string,
+  path: string,
+  stamp: string,
+): Promise<T | undefined> {
   try {
     const stored = JSON.parse(await readFile(indexFile(cacheDir, kind, path), 'utf8')) as { stamp?: string; index?: T };
     return stored.stamp === stamp ? stored.index : undefined;
@@ -17,7 +22,13 @@ export async function readMonthIndex<T>(cacheDir: string, kind: string, path: st
   }
 }
 
-export async function writeMonthIndex<T>(cacheDir: string, kind: string, path: string, stamp: string, index: T): Promise<void> {
+export async function writeMonthIndex<T>(
+  cacheDir: string,
+  kind: string,
+  path: string,
+  stamp: string,
+  index: T,
+): Promise<void> {
   const file = indexFile(cacheDir, kind, path);
   await mkdir(join(cacheDir, kind), { recursive: true });
   // Two lists of one mailbox may write the same index at once in one process: each writes a file of its own, then renames it.

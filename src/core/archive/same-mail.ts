@@ -29,7 +29,8 @@ export function reexportDigest(raw: Buffer): string {
   }
   // Ids re-encoded as encoded words (HyperKitty does this to ids of 76 characters or more) read as the ids.
   for (const name of ID_FIELDS) {
-    for (const value of block.fields.get(name) ?? []) hash.update(`${name}:${(decodeWords(value).match(/<[^<>]*>/g) ?? [collapse(value)]).join(' ')}\n`);
+    for (const value of block.fields.get(name) ?? [])
+      hash.update(`${name}:${(decodeWords(value).match(/<[^<>]*>/g) ?? [collapse(value)]).join(' ')}\n`);
   }
   hash.update('\n');
   hash.update(comparableBody(raw.toString('latin1'), raw.toString('latin1', block.bodyOffset)));

@@ -12,7 +12,12 @@ export type MessageVerdict = { envelope: Envelope; classification: Classificatio
  * error of the run: it comes back with the reason, to be shunted with its
  * bytes kept.
  */
-export async function classifyMessage(raw: Buffer, rules: readonly CompiledRule[], list: ListContext = {}, budgetMs = MATCH_BUDGET_MS): Promise<MessageVerdict> {
+export async function classifyMessage(
+  raw: Buffer,
+  rules: readonly CompiledRule[],
+  list: ListContext = {},
+  budgetMs = MATCH_BUDGET_MS,
+): Promise<MessageVerdict> {
   return (await classifyMessages([raw], rules, { list, budgetMs }))[0]!;
 }
 
@@ -57,7 +62,13 @@ export async function classifyMessages<T = MessageVerdict>(
     parsed.forEach((p, index) => {
       if ('error' in p) return kept.push(keep(p));
       const verdict = matched[index]!;
-      return kept.push(keep('error' in verdict ? { error: `cannot classify the message: ${verdict.error}` } : { envelope: p, classification: storableCaptures(verdict) }));
+      return kept.push(
+        keep(
+          'error' in verdict
+            ? { error: `cannot classify the message: ${verdict.error}` }
+            : { envelope: p, classification: storableCaptures(verdict) },
+        ),
+      );
     });
   }
   return kept;
@@ -65,7 +76,9 @@ export async function classifyMessages<T = MessageVerdict>(
 
 /** A rule's pattern can capture half of a surrogate pair; captures are stored text like the envelope's. */
 function storableCaptures(classification: Classification): Classification {
-  const captures = Object.fromEntries(Object.entries(classification.captures).map(([name, value]) => [name, storableText(value)]));
+  const captures = Object.fromEntries(
+    Object.entries(classification.captures).map(([name, value]) => [name, storableText(value)]),
+  );
   return { ...classification, captures };
 }
 
@@ -73,5 +86,7 @@ function storableCaptures(classification: Classification): Classification {
 export type StoredVerdict = { envelopeJson: string; classification: Classification } | { error: string };
 
 export function toStoredVerdict(verdict: MessageVerdict): StoredVerdict {
-  return 'error' in verdict ? verdict : { envelopeJson: JSON.stringify(verdict.envelope), classification: verdict.classification };
+  return 'error' in verdict
+    ? verdict
+    : { envelopeJson: JSON.stringify(verdict.envelope), classification: verdict.classification };
 }

@@ -56,7 +56,9 @@ export class ClassifyPool {
    */
   static start(size: number, setup: WorkerSetup): ClassifyPool | undefined {
     if (size < 1 || !existsSync(WORKER_FILE)) return undefined;
-    return new ClassifyPool(Array.from({ length: size }, () => new Worker(WORKER_FILE, { workerData: setup, resourceLimits: WORKER_LIMITS })));
+    return new ClassifyPool(
+      Array.from({ length: size }, () => new Worker(WORKER_FILE, { workerData: setup, resourceLimits: WORKER_LIMITS })),
+    );
   }
 
   get size(): number {
@@ -78,7 +80,9 @@ export class ClassifyPool {
       this.pending.set(seq, { resolve, reject });
       // A message that owns its memory moves to the worker rather than being copied: with
       // large mail a copy per batch in flight is what makes the process grow.
-      const movable = raws.filter((raw) => raw.byteOffset === 0 && raw.byteLength === raw.buffer.byteLength).map((raw) => raw.buffer as ArrayBuffer);
+      const movable = raws
+        .filter((raw) => raw.byteOffset === 0 && raw.byteLength === raw.buffer.byteLength)
+        .map((raw) => raw.buffer as ArrayBuffer);
       this.workers[index]!.postMessage({ seq, rulesSystem, context, raws } satisfies WorkerRequest, movable);
     });
   }

@@ -1,7 +1,14 @@
 import { availableParallelism } from 'node:os';
 import { BATCH_BYTES, BATCH_MESSAGES } from '../pipeline/batch-bytes.js';
 import type { ProgressListener } from '../progress.js';
-import type { ClassifyOutcome, ClassifySelection, LabelProvenance, MessageToClassify, ProvenLabel, StoredLabel } from '../store/classify-records.js';
+import type {
+  ClassifyOutcome,
+  ClassifySelection,
+  LabelProvenance,
+  MessageToClassify,
+  ProvenLabel,
+  StoredLabel,
+} from '../store/classify-records.js';
 import { LISTMINER_VERSION } from '../listminer-version.js';
 import { selectLists } from '../registry/select-lists.js';
 import type { ListRecord } from '../store/list-records.js';
@@ -78,7 +85,6 @@ export interface ClassifyResult {
   interrupted: boolean;
 }
 
-
 const RECLASSIFY_STATUSES: readonly StagedStatus[] = ['staged', 'classified', 'drained', 'deferred'];
 
 /** Below this many messages to label, a run parses on the main thread. */
@@ -94,7 +100,11 @@ const WORKERS_FROM_MESSAGES = 2000;
  * Only the main thread for a small run too, where starting a worker costs
  * as much as parsing a few hundred messages.
  */
-async function defaultWorkers(store: Store, lists: readonly ListRecord[], statuses: readonly StagedStatus[]): Promise<number> {
+async function defaultWorkers(
+  store: Store,
+  lists: readonly ListRecord[],
+  statuses: readonly StagedStatus[],
+): Promise<number> {
   const cpus = availableParallelism();
   if (cpus <= 2) return 1;
   let pending = 0;
@@ -109,14 +119,29 @@ async function defaultWorkers(store: Store, lists: readonly ListRecord[], status
  * finds nothing new. With workers, several batches are parsed at once while
  * the main thread writes the finished ones in order.
  */
-export async function classifyStaged(store: Store, systems: Systems, options: ClassifyOptions, progress: ProgressListener): Promise<ClassifyResult> {
+export async function classifyStaged(
+  store: Store,
+  systems: Systems,
+  options: ClassifyOptions,
+  progress: ProgressListener,
+): Promise<ClassifyResult> {
   const book = loadRuleBook(systems);
   const lists = await selectLists(store, { names: options.lists, system: options.system });
   const statuses: StagedStatus[] = options.reclassify ? [...RECLASSIFY_STATUSES] : ['staged'];
   if (options.retryShunted) statuses.push('shunted');
   const provenance: LabelProvenance = { rulesHash: systems.rulesHash, listminerVersion: LISTMINER_VERSION };
   const dryRun = options.dryRun ?? false;
-  const result: ClassifyResult = { provenance, dryRun, classified: 0, shunted: 0, changed: 0, changes: [], classes: {}, lists: [], interrupted: false };
+  const result: ClassifyResult = {
+    provenance,
+    dryRun,
+    classified: 0,
+    shunted: 0,
+    changed: 0,
+    changes: [],
+    classes: {},
+    lists: [],
+    interrupted: false,
+  };
   const changes = new Map<string, ClassChange>();
   const workers = options.workers ?? (await defaultWorkers(store, lists, statuses));
   const budgetMs = options.matchBudgetMs ?? MATCH_BUDGET_MS;
@@ -152,7 +177,9 @@ export async function classifyStaged(store: Store, systems: Systems, options: Cl
   } finally {
     await pool?.close();
   }
-  result.changes = [...changes.values()].sort((a, b) => b.count - a.count || a.from.localeCompare(b.from) || a.to.localeCompare(b.to));
+  result.changes = [...changes.values()].sort(
+    (a, b) => b.count - a.count || a.from.localeCompare(b.from) || a.to.localeCompare(b.to),
+  );
   result.interrupted = Boolean(options.signal?.aborted);
   return result;
 }
@@ -196,11 +223,22 @@ async function classifyList(run: ListRun): Promise<ListClassifyResult> {
   const context: ListContext = { listId: list.listId, listAddress: list.listAddress };
   const selection: ClassifySelection = { listId: list.id, statuses: run.statuses, maxSize: run.maxMessageBytes };
   const task = `list-${list.id}`;
-  const outcome: ListClassifyResult = { list: list.name, system: list.system, rules: rulesName, classified: 0, shunted: 0, changed: 0 };
+  const outcome: ListClassifyResult = {
+    list: list.name,
+    system: list.system,
+    rules: rulesName,
+    classified: 0,
+    shunted: 0,
+    changed: 0,
+  };
   // Parsing a message costs several times its size (a 200 MB one took 1.5 GB): one over the cap is shunted from its size alone.
   const tooLarge = await store.classify.tooLarge(list.id, run.statuses, run.maxMessageBytes);
   if (tooLarge.length > 0) {
-    const shunts = tooLarge.map((m) => ({ id: m.id, status: m.status, error: tooLargeReason(m.size, run.maxMessageBytes) }));
+    const shunts = tooLarge.map((m) => ({
+      id: m.id,
+      status: m.status,
+      error: tooLargeReason(m.size, run.maxMessageBytes),
+    }));
     outcome.shunted += run.dryRun ? shunts.length : (await store.classify.save(shunts, run.provenance)).size;
   }
   const total = await store.classify.count(selection);
@@ -209,15 +247,30 @@ async function classifyList(run: ListRun): Promise<ListClassifyResult> {
 
   const judge = async (batch: MessageToClassify[]): Promise<StoredVerdict[]> => {
     // A batch goes to a free worker; with every worker busy the main thread parses it between its writes.
-    if (pool?.hasIdleWorker) return pool.classify(rulesName, context, batch.map((m) => m.raw));
-    return classifyMessages(batch.map((m) => m.raw), rules, { list: context, budgetMs: run.budgetMs, signal: run.signal }, toStoredVerdict);
+    if (pool?.hasIdleWorker)
+      return pool.classify(
+        rulesName,
+        context,
+        batch.map((m) => m.raw),
+      );
+    return classifyMessages(
+      batch.map((m) => m.raw),
+      rules,
+      { list: context, budgetMs: run.budgetMs, signal: run.signal },
+      toStoredVerdict,
+    );
   };
   // Batches in flight: one per worker and one for the main thread, and never
   // more than a batch's worth of raw bytes waiting beyond the first.
   let done = 0;
   await overlapBatches({
     read: async (previous: ReadBatch | undefined) => {
-      const batch = await store.classify.nextBatch(selection, previous?.batch.at(-1)!.id ?? 0, run.batchSize, run.batchBytes);
+      const batch = await store.classify.nextBatch(
+        selection,
+        previous?.batch.at(-1)!.id ?? 0,
+        run.batchSize,
+        run.batchBytes,
+      );
       return batch.length > 0 ? { batch, bytes: batch.reduce((sum, m) => sum + m.raw.length, 0) } : undefined; // bytes before the pool takes the buffers over
     },
     // A stop does not wait for a worker minutes into a batch: the batch stays staged; the pool's workers are stopped on the way out.
@@ -225,14 +278,25 @@ async function classifyList(run: ListRun): Promise<ListClassifyResult> {
     write: async ({ batch }, verdicts) => {
       await saveBatch(store, batch, verdicts, outcome, run);
       done += batch.length;
-      progress({ type: 'update', task, done, total, detail: `${outcome.classified} classified, ${outcome.shunted} shunted` });
+      progress({
+        type: 'update',
+        task,
+        done,
+        total,
+        detail: `${outcome.classified} classified, ${outcome.shunted} shunted`,
+      });
     },
     depth: (pool?.size ?? 0) + 1,
     roomFor: (waiting) => waiting.reduce((sum, entry) => sum + entry.bytes, 0) < run.batchBytes,
     signal: run.signal,
   });
   const stopped = run.signal?.aborted ? `, stopped after ${done} of ${total}` : '';
-  progress({ type: 'end', task, status: run.signal?.aborted ? 'skipped' : 'done', detail: `${outcome.classified} classified, ${outcome.shunted} shunted${outcome.changed ? `, ${outcome.changed} changed class` : ''}${stopped}` });
+  progress({
+    type: 'end',
+    task,
+    status: run.signal?.aborted ? 'skipped' : 'done',
+    detail: `${outcome.classified} classified, ${outcome.shunted} shunted${outcome.changed ? `, ${outcome.changed} changed class` : ''}${stopped}`,
+  });
   return outcome;
 }
 
@@ -241,21 +305,33 @@ async function saveBatch(
   batch: MessageToClassify[],
   verdicts: StoredVerdict[],
   outcome: ListClassifyResult,
-  { classes, changes, statistics, provenance, dryRun }: Pick<ListRun, 'classes' | 'changes' | 'statistics' | 'provenance' | 'dryRun'>,
+  {
+    classes,
+    changes,
+    statistics,
+    provenance,
+    dryRun,
+  }: Pick<ListRun, 'classes' | 'changes' | 'statistics' | 'provenance' | 'dryRun'>,
 ): Promise<void> {
   const outcomes: ClassifyOutcome[] = [];
   batch.forEach((message, index) => {
     const verdict = verdicts[index]!;
     if ('error' in verdict) {
       // A message already drained keeps its labels: a parse that fails now never undoes what was stored.
-      if (message.status === 'staged' || message.status === 'shunted') outcomes.push({ id: message.id, status: message.status, error: verdict.error });
+      if (message.status === 'staged' || message.status === 'shunted')
+        outcomes.push({ id: message.id, status: message.status, error: verdict.error });
       return;
     }
-    const replaces = message.label && !sameLabel(message.label, verdict.classification) ? { ...message.label, listId: message.listId, messageKey: message.messageKey } : undefined;
+    const replaces =
+      message.label && !sameLabel(message.label, verdict.classification)
+        ? { ...message.label, listId: message.listId, messageKey: message.messageKey }
+        : undefined;
     outcomes.push({ id: message.id, status: message.status, ...verdict, ...(replaces ? { replaces } : {}) });
   });
   // Only what this run wrote counts: a second classify may have labelled a row first. A dry run counts what it would write.
-  const { written, saved: savedOutcomes } = dryRun ? { written: new Set(outcomes.map((o) => o.id)), saved: outcomes } : await writeOutcomes(store, outcomes, provenance);
+  const { written, saved: savedOutcomes } = dryRun
+    ? { written: new Set(outcomes.map((o) => o.id)), saved: outcomes }
+    : await writeOutcomes(store, outcomes, provenance);
   const before = new Map(batch.map((m) => [m.id, m.msgClass]));
   for (const saved of savedOutcomes) {
     if (!written.has(saved.id)) continue;
@@ -295,7 +371,11 @@ function sameLabel(old: ProvenLabel, label: StoredLabel): boolean {
  * keeps a list's mail staged. Mail already labelled keeps its labels, as
  * when it no longer parses. The database itself failing shunts nothing.
  */
-async function writeOutcomes(store: Store, outcomes: ClassifyOutcome[], provenance: LabelProvenance): Promise<{ written: Set<number>; saved: ClassifyOutcome[] }> {
+async function writeOutcomes(
+  store: Store,
+  outcomes: ClassifyOutcome[],
+  provenance: LabelProvenance,
+): Promise<{ written: Set<number>; saved: ClassifyOutcome[] }> {
   try {
     return { written: await store.classify.save(outcomes, provenance), saved: outcomes };
   } catch (error) {
@@ -311,7 +391,11 @@ async function writeOutcomes(store: Store, outcomes: ClassifyOutcome[], provenan
       if (error instanceof StoreFailure) throw error;
       if (!(await store.reachable())) throw error;
       if (outcome.status !== 'staged' && outcome.status !== 'shunted') continue;
-      const shunt: ClassifyOutcome = { id: outcome.id, status: outcome.status, error: `classify: the database refused the message's row: ${storableText((error as Error).message)}` };
+      const shunt: ClassifyOutcome = {
+        id: outcome.id,
+        status: outcome.status,
+        error: `classify: the database refused the message's row: ${storableText((error as Error).message)}`,
+      };
       for (const id of await store.classify.save([shunt], provenance)) written.add(id);
       saved.push(shunt);
     }

@@ -32,7 +32,12 @@ async function answer(request: WorkerRequest): Promise<void> {
   try {
     const rules = book.rulesOf(request.rulesSystem);
     const raws = request.raws.map((raw) => Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength));
-    const verdicts = await classifyMessages(raws, rules, { list: request.context, budgetMs: setup.budgetMs }, toStoredVerdict);
+    const verdicts = await classifyMessages(
+      raws,
+      rules,
+      { list: request.context, budgetMs: setup.budgetMs },
+      toStoredVerdict,
+    );
     parentPort!.postMessage({ seq: request.seq, verdicts } satisfies WorkerReply);
   } catch (error) {
     parentPort!.postMessage({ seq: request.seq, error: (error as Error).message } satisfies WorkerReply);

@@ -35,10 +35,26 @@ export function isKnownCharset(charset: string | undefined): boolean {
   return !name || name === 'us-ascii' || name === 'ascii' || decoderFor(name) !== undefined;
 }
 
-const LATIN1_LABELS = new Set(['iso-8859-1', 'iso8859-1', 'iso_8859-1', 'iso_8859-1:1987', 'latin1', 'l1', 'cp819', 'ibm819', 'iso-ir-100', 'csisolatin1', 'x-cp1252', 'cp1252']);
+const LATIN1_LABELS = new Set([
+  'iso-8859-1',
+  'iso8859-1',
+  'iso_8859-1',
+  'iso_8859-1:1987',
+  'latin1',
+  'l1',
+  'cp819',
+  'ibm819',
+  'iso-ir-100',
+  'csisolatin1',
+  'x-cp1252',
+  'cp1252',
+]);
 
 function normalizeCharset(charset: string | undefined): string | undefined {
-  const name = charset?.trim().replace(/^["']|["']$/g, '').toLowerCase();
+  const name = charset
+    ?.trim()
+    .replace(/^["']|["']$/g, '')
+    .toLowerCase();
   if (!name) return undefined;
   if (name === 'ansi_x3.4-1968' || name === 'us_ascii' || name === 'ascii') return 'us-ascii';
   if (name === 'utf8') return 'utf-8';
@@ -92,7 +108,13 @@ export function storableText(text: string): string {
 }
 
 /** The escape sequences that switch ISO-2022-JP between ASCII, JIS X 0208 and half-width katakana. */
-const ISO_2022_JP_MODES: Record<string, 'ascii' | 'kanji' | 'kana'> = { '$B': 'kanji', '$@': 'kanji', '(B': 'ascii', '(J': 'ascii', '(I': 'kana' };
+const ISO_2022_JP_MODES: Record<string, 'ascii' | 'kanji' | 'kana'> = {
+  $B: 'kanji',
+  '$@': 'kanji',
+  '(B': 'ascii',
+  '(J': 'ascii',
+  '(I': 'kana',
+};
 
 /**
  * Runs of raw ISO-2022-JP in text held one character a byte (Japanese

@@ -11,8 +11,14 @@ export function decodeTransfer(body: Buffer, encoding: string): Buffer {
  * run after the first one's `=`, where a single decode would stop.
  */
 export function decodeBase64(body: Buffer): Buffer {
-  const runs = body.toString('latin1').replace(/[^A-Za-z0-9+/=]/g, '').match(/[A-Za-z0-9+/]+=*/g) ?? [];
-  return runs.length === 1 ? Buffer.from(runs[0], 'base64') : Buffer.concat(runs.map((run) => Buffer.from(run, 'base64')));
+  const runs =
+    body
+      .toString('latin1')
+      .replace(/[^A-Za-z0-9+/=]/g, '')
+      .match(/[A-Za-z0-9+/]+=*/g) ?? [];
+  return runs.length === 1
+    ? Buffer.from(runs[0], 'base64')
+    : Buffer.concat(runs.map((run) => Buffer.from(run, 'base64')));
 }
 
 /**

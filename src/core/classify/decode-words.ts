@@ -8,17 +8,19 @@ const WORD = /=\?([^?\s]+)\?([bq])\?([^?\s]*)\?=/gi;
 
 export function decodeWords(text: string): string {
   if (!text.includes('=?')) return text;
-  return text.replace(/(=\?[^?\s]+\?[bq]\?[^?\s]*\?=)\s+(?==\?)/gi, '$1').replace(WORD, (whole, charset: string, encoding: string, data: string) => {
-    try {
-      const bytes = encoding.toLowerCase() === 'b' ? Buffer.from(data, 'base64') : decodeQ(data);
-      const name = charset.split('*')[0]!.toLowerCase();
-      // Words labelled UTF-8 that are not (Latin-1 bytes, in practice) read as windows-1252 rather than as U+FFFD.
-      if (name === 'utf-8' || name === 'utf8' || name === 'us-ascii') return decodeUnlabelled(bytes);
-      return isKnownCharset(name) ? decodeText(bytes, name) : whole;
-    } catch {
-      return whole;
-    }
-  });
+  return text
+    .replace(/(=\?[^?\s]+\?[bq]\?[^?\s]*\?=)\s+(?==\?)/gi, '$1')
+    .replace(WORD, (whole, charset: string, encoding: string, data: string) => {
+      try {
+        const bytes = encoding.toLowerCase() === 'b' ? Buffer.from(data, 'base64') : decodeQ(data);
+        const name = charset.split('*')[0]!.toLowerCase();
+        // Words labelled UTF-8 that are not (Latin-1 bytes, in practice) read as windows-1252 rather than as U+FFFD.
+        if (name === 'utf-8' || name === 'utf8' || name === 'us-ascii') return decodeUnlabelled(bytes);
+        return isKnownCharset(name) ? decodeText(bytes, name) : whole;
+      } catch {
+        return whole;
+      }
+    });
 }
 
 function decodeQ(data: string): Buffer {

@@ -3,7 +3,14 @@
  * that is one (text/x-patch, text/x-diff, a .patch or .diff file).
  */
 const INLINE_DIFF = /^diff --git a\/|^--- (?:a\/)?\S.*\n\+\+\+ (?:b\/)?\S|^Index: \S.*\n={20,}/m;
-const PATCH_TYPES = new Set(['text/x-patch', 'text/x-diff', 'application/x-patch', 'application/x-diff', 'text/diff', 'text/patch']);
+const PATCH_TYPES = new Set([
+  'text/x-patch',
+  'text/x-diff',
+  'application/x-patch',
+  'application/x-diff',
+  'text/diff',
+  'text/patch',
+]);
 
 export interface PartInfo {
   contentType?: string;
@@ -14,6 +21,8 @@ export function detectPatch(body: string, parts: readonly PartInfo[] = []): bool
   if (INLINE_DIFF.test(body)) return true;
   return parts.some(
     // mailparser can hand over a non-string content type for a broken header, hence String().
-    (part) => PATCH_TYPES.has(String(part.contentType ?? '').toLowerCase()) || /\.(?:patch|diff)$/i.test(String(part.filename ?? '')),
+    (part) =>
+      PATCH_TYPES.has(String(part.contentType ?? '').toLowerCase()) ||
+      /\.(?:patch|diff)$/i.test(String(part.filename ?? '')),
   );
 }

@@ -19,7 +19,14 @@ export const MSG_CLASSES = [
 ] as const;
 export type MsgClass = (typeof MSG_CLASSES)[number];
 
-export const TRAILER_KINDS = ['Reviewed-by', 'Acked-by', 'Tested-by', 'Signed-off-by', 'Reported-by', 'Nacked-by'] as const;
+export const TRAILER_KINDS = [
+  'Reviewed-by',
+  'Acked-by',
+  'Tested-by',
+  'Signed-off-by',
+  'Reported-by',
+  'Nacked-by',
+] as const;
 export type TrailerKind = (typeof TRAILER_KINDS)[number];
 
 export interface Trailer {

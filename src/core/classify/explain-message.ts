@@ -47,11 +47,21 @@ export interface MessageExplanation {
  * does, under the match budget; only when that finishes are its rules run
  * again with every step kept, so a hostile expression cannot hang it.
  */
-export async function explainMessage(store: Store, systems: Systems, reference: string, options: ExplainOptions = {}): Promise<MessageExplanation> {
+export async function explainMessage(
+  store: Store,
+  systems: Systems,
+  reference: string,
+  options: ExplainOptions = {},
+): Promise<MessageExplanation> {
   const book = loadRuleBook(systems);
   const lists = await selectLists(store, options.selection ?? {});
-  const found = await store.classify.find(reference, lists.map((list) => list.id));
-  const where = options.selection?.names?.length ? ` on ${lists.map((list) => `${list.system} ${list.name}`).join(', ')}` : '';
+  const found = await store.classify.find(
+    reference,
+    lists.map((list) => list.id),
+  );
+  const where = options.selection?.names?.length
+    ? ` on ${lists.map((list) => `${list.system} ${list.name}`).join(', ')}`
+    : '';
   if (found.length === 0) {
     throw new InputError(
       `No stored message has the Message-ID or message key "${reference}"${where}.`,
@@ -60,7 +70,9 @@ export async function explainMessage(store: Store, systems: Systems, reference: 
   }
   if (found.length > 1) {
     const listOf = new Map(lists.map((list) => [list.id, list]));
-    const candidates = found.map((m) => `${listOf.get(m.listId)!.system} ${listOf.get(m.listId)!.name}: ${m.messageKey}`).join('; ');
+    const candidates = found
+      .map((m) => `${listOf.get(m.listId)!.system} ${listOf.get(m.listId)!.name}: ${m.messageKey}`)
+      .join('; ');
     throw new InputError(
       `"${reference}" names ${found.length} stored messages: ${candidates}.`,
       'Add --list to choose the list, or give the message key of the one to explain.',
@@ -83,7 +95,12 @@ export async function explainMessage(store: Store, systems: Systems, reference: 
   };
   const maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   if (message.size > maxBytes) return { ...explanation, error: tooLargeReason(message.size, maxBytes) };
-  const verdict = await classifyMessage(await store.classify.raw(message.id), rules, context, options.budgetMs ?? MATCH_BUDGET_MS);
+  const verdict = await classifyMessage(
+    await store.classify.raw(message.id),
+    rules,
+    context,
+    options.budgetMs ?? MATCH_BUDGET_MS,
+  );
   if ('error' in verdict) return { ...explanation, error: verdict.error };
   return { ...explanation, ...explainEnvelope(rules, verdict.envelope, context) };
 }

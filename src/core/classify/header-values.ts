@@ -68,7 +68,10 @@ function readObfuscated(text: string): Person | undefined {
   const name = match[3] ? decodeWords(match[3]).trim() : '';
   // Early pipermail wrote the hidden address again as the name: `dev at host (dev at host)`.
   const hidden = `${match[1]} at ${match[2]}`.toLowerCase();
-  return { name: name && name.toLowerCase() !== hidden ? name : null, address: normalizeAddress(`${match[1]}@${match[2]}`) };
+  return {
+    name: name && name.toLowerCase() !== hidden ? name : null,
+    address: normalizeAddress(`${match[1]}@${match[2]}`),
+  };
 }
 
 /** Whether a From value is pipermail's `jane at example.org (Jane)`, which mailparser cannot read. */
@@ -87,7 +90,11 @@ export function readSender(value: string): Person {
 
 /** A display name as readers see it: encoded words decoded, outer quotes gone, null when it only repeats the address. */
 export function tidyName(name: string | null | undefined, address: string | null): string | null {
-  const tidy = name ? decodeWords(decodeIso2022Jp(name)).replace(/^"(.*)"$/, '$1').trim() : null;
+  const tidy = name
+    ? decodeWords(decodeIso2022Jp(name))
+        .replace(/^"(.*)"$/, '$1')
+        .trim()
+    : null;
   return tidy && tidy.toLowerCase() !== address ? tidy : null;
 }
 
@@ -97,7 +104,11 @@ export function readPerson(text: string): Person {
   const value = text.replace(/\s+/g, ' ').trim();
   // RFC 5322 comments may sit even inside the address: `Pete <pete(his account)@silly.test(his host)>`.
   const bracketed = /^(.*?)\s*<((?:[^<>()\s]|\((?:\\.|[^()\\])*\))+)>/.exec(value);
-  if (bracketed) return { name: cleanName(bracketed[1]!), address: normalizeAddress(bracketed[2]!.replace(/\((?:\\.|[^()\\])*\)/g, '')) || null };
+  if (bracketed)
+    return {
+      name: cleanName(bracketed[1]!),
+      address: normalizeAddress(bracketed[2]!.replace(/\((?:\\.|[^()\\])*\)/g, '')) || null,
+    };
   const bare = /^([^\s<>()]+@[^\s<>()]+)\s*(?:\((.*)\))?/.exec(value);
   if (bare) return { name: cleanName(bare[2] ?? ''), address: normalizeAddress(bare[1]!) };
   return readNameThenAddress(value) ?? { name: cleanName(value), address: null };
@@ -211,7 +222,20 @@ export function readSentDate(value: string | undefined, now = Date.now()): SentD
   return { date: new Date(time).toISOString(), dateOffsetMinutes: readDateOffset(text), dateHeader };
 }
 
-const ZONES: Record<string, number> = { UT: 0, UTC: 0, GMT: 0, Z: 0, EST: -300, EDT: -240, CST: -360, CDT: -300, MST: -420, MDT: -360, PST: -480, PDT: -420 };
+const ZONES: Record<string, number> = {
+  UT: 0,
+  UTC: 0,
+  GMT: 0,
+  Z: 0,
+  EST: -300,
+  EDT: -240,
+  CST: -360,
+  CDT: -300,
+  MST: -420,
+  MDT: -360,
+  PST: -480,
+  PDT: -420,
+};
 
 /** The sender's UTC offset in minutes, from `+0100`, `-07:00` or a US zone name (comments already removed). */
 export function readDateOffset(text: string): number | null {

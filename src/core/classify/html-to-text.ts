@@ -7,7 +7,25 @@ import { decodeHTML } from 'entities';
  * Entities are decoded as a browser does in text (the `entities` package):
  * all of HTML's named ones, and the legacy few that need no semicolon.
  */
-const BLOCKS = new Set(['p', 'div', 'li', 'tr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'pre', 'table', 'ul', 'ol', 'br', 'hr']);
+const BLOCKS = new Set([
+  'p',
+  'div',
+  'li',
+  'tr',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'blockquote',
+  'pre',
+  'table',
+  'ul',
+  'ol',
+  'br',
+  'hr',
+]);
 const DROPPED = ['script', 'style', 'head', 'title'];
 
 export function htmlToText(html: string): string {
@@ -68,7 +86,9 @@ function dropNonText(html: string): string {
       kept = from = end === -1 ? html.length : end + 3;
       continue;
     }
-    const name = DROPPED.find((tag) => lower.startsWith(tag, open + 1) && !/[a-z0-9]/.test(lower[open + 1 + tag.length] ?? ''));
+    const name = DROPPED.find(
+      (tag) => lower.startsWith(tag, open + 1) && !/[a-z0-9]/.test(lower[open + 1 + tag.length] ?? ''),
+    );
     if (!name) {
       from = open + 1;
       continue;

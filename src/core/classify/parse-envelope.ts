@@ -4,7 +4,21 @@ import { firstField, readHeaderBlock, type HeaderBlock } from '../archive/raw-he
 import { decodeText, storableText } from './decode-text.js';
 import { detectPatch } from './detect-patch.js';
 import type { Envelope, ReadMessage } from './envelope.js';
-import { boundText, decodeHeaderBytes, decodeIdField, isObfuscatedSender, normalizeAddress, readIds, readInReplyTo, readListIdValue, readRecipients, readSender, readSentDate, tidyName, tidySubject } from './header-values.js';
+import {
+  boundText,
+  decodeHeaderBytes,
+  decodeIdField,
+  isObfuscatedSender,
+  normalizeAddress,
+  readIds,
+  readInReplyTo,
+  readListIdValue,
+  readRecipients,
+  readSender,
+  readSentDate,
+  tidyName,
+  tidySubject,
+} from './header-values.js';
 import { decodeWords } from './decode-words.js';
 import { htmlToText } from './html-to-text.js';
 import { readTrailers } from './read-trailers.js';
@@ -71,7 +85,10 @@ export interface ReaderCounts {
   mailparser: Record<FallbackReason, number>;
 }
 
-const readers: ReaderCounts = { common: 0, mailparser: Object.fromEntries(FALLBACK_REASONS.map((reason) => [reason, 0])) as Record<FallbackReason, number> };
+const readers: ReaderCounts = {
+  common: 0,
+  mailparser: Object.fromEntries(FALLBACK_REASONS.map((reason) => [reason, 0])) as Record<FallbackReason, number>,
+};
 
 /** The counts since this thread started (parseEnvelope only; the benchmark prints them). */
 export function readerCounts(): ReaderCounts {
@@ -90,12 +107,25 @@ async function readForward(raw: Buffer, block: HeaderBlock, fast: boolean, depth
   const inner = decodeTransfer(raw.subarray(block.bodyOffset), encoding);
   const innerBlock = readHeaderBlock(inner);
   const rawFrom = firstField(block, 'from');
-  const outer = { subject: tidySubject(decodeHeaderBytes(firstField(block, 'subject') ?? '')), from: rawFrom ? readSender(rawFrom) : { name: null, address: null } };
+  const outer = {
+    subject: tidySubject(decodeHeaderBytes(firstField(block, 'subject') ?? '')),
+    from: rawFrom ? readSender(rawFrom) : { name: null, address: null },
+  };
   // No header fields: the sender put plain text under the label, and that text is the body.
-  if (innerBlock.fields.size === 0) return { ...outer, body: decodeText(inner, undefined).replace(/\r\n?/g, '\n'), parts: [] };
+  if (innerBlock.fields.size === 0)
+    return { ...outer, body: decodeText(inner, undefined).replace(/\r\n?/g, '\n'), parts: [] };
   const read = await readMessage(inner, innerBlock, fast, depth + 1);
-  const quote = (name: string, value: string | undefined) => (value?.trim() ? [`> ${name}: ${boundText(decodeWords(decodeHeaderBytes(value)).replace(/\s+/g, ' ').trim(), QUOTED_FIELD_LIMIT)}`] : []);
-  const header = [...quote('From', firstField(innerBlock, 'from')), ...quote('Date', firstField(innerBlock, 'date')), ...quote('Subject', read.subject)];
+  const quote = (name: string, value: string | undefined) =>
+    value?.trim()
+      ? [
+          `> ${name}: ${boundText(decodeWords(decodeHeaderBytes(value)).replace(/\s+/g, ' ').trim(), QUOTED_FIELD_LIMIT)}`,
+        ]
+      : [];
+  const header = [
+    ...quote('From', firstField(innerBlock, 'from')),
+    ...quote('Date', firstField(innerBlock, 'date')),
+    ...quote('Subject', read.subject),
+  ];
   return {
     ...outer,
     body: header.length > 0 ? `${header.join('\n')}\n\n${read.body}` : read.body,
@@ -172,7 +202,12 @@ async function readWithMailparser(raw: Buffer, block: HeaderBlock): Promise<Read
 }
 
 function readBody(mail: ParsedMail): string {
-  let text = typeof mail.text === 'string' && mail.text.trim() ? mail.text : typeof mail.html === 'string' ? htmlToText(mail.html) : (mail.text ?? '');
+  let text =
+    typeof mail.text === 'string' && mail.text.trim()
+      ? mail.text
+      : typeof mail.html === 'string'
+        ? htmlToText(mail.html)
+        : (mail.text ?? '');
   if (!text.trim()) text = bareTextPart(mail) ?? text;
   return text.replace(/\r\n?/g, '\n');
 }
@@ -182,7 +217,10 @@ function readBody(mail: ParsedMail): string {
  * files it as an attachment, so the body is taken from there.
  */
 function bareTextPart(mail: ParsedMail): string | undefined {
-  const part = mail.attachments.find((a) => /^text(?:\/plain)?$/i.test(String(a.contentType ?? '')) && a.contentDisposition !== 'attachment' && !a.filename);
+  const part = mail.attachments.find(
+    (a) =>
+      /^text(?:\/plain)?$/i.test(String(a.contentType ?? '')) && a.contentDisposition !== 'attachment' && !a.filename,
+  );
   if (!part) return undefined;
   // mailparser keeps a part's Content-Type as { value, params }, its charset among the params.
   const contentType = part.headers.get('content-type') as StructuredHeader | undefined;
@@ -205,6 +243,8 @@ function readListAddress(block: HeaderBlock, listId: string | null): string | nu
   if (!listId) return null;
   const spelled = listId.replace('.', '@');
   // Only fields that spell the address anywhere are parsed: most mail has none, and the parse is the costly part.
-  const fields = [...(block.fields.get('to') ?? []), ...(block.fields.get('cc') ?? [])].filter((value) => value.toLowerCase().includes(spelled));
+  const fields = [...(block.fields.get('to') ?? []), ...(block.fields.get('cc') ?? [])].filter((value) =>
+    value.toLowerCase().includes(spelled),
+  );
   return fields.length > 0 && readRecipients(fields).includes(spelled) ? spelled : null;
 }

@@ -55,7 +55,8 @@ interface Leaf {
  * mailparser.
  */
 export function readCommonMessage(raw: Buffer, block: HeaderBlock): ReadMessage | FallbackReason {
-  if ((block.fields.get('from')?.length ?? 0) > 1 || (block.fields.get('content-type')?.length ?? 0) > 1) return 'headers';
+  if ((block.fields.get('from')?.length ?? 0) > 1 || (block.fields.get('content-type')?.length ?? 0) > 1)
+    return 'headers';
   const subject = tidySubject(decodeHeaderBytes(firstField(block, 'subject') ?? ''));
   // An encoded word left undecoded names a charset only mailparser knows (UTF-7, say).
   if (/=\?[^?\s]+\?[bq]\?/i.test(subject)) return 'headers';
@@ -78,7 +79,14 @@ interface Range {
   end: number;
 }
 
-function collectLeaves(raw: Buffer, block: HeaderBlock, range: Range, depth: number, alternative: boolean, leaves: Leaf[]): FallbackReason | undefined {
+function collectLeaves(
+  raw: Buffer,
+  block: HeaderBlock,
+  range: Range,
+  depth: number,
+  alternative: boolean,
+  leaves: Leaf[],
+): FallbackReason | undefined {
   const head = readPartHead(block, depth === 0);
   if (typeof head === 'string') return head;
   if (!head.type.startsWith('multipart/')) {
@@ -95,14 +103,24 @@ function collectLeaves(raw: Buffer, block: HeaderBlock, range: Range, depth: num
   const children = splitMultipart(raw, range, boundary);
   if (typeof children === 'string') return children;
   for (const child of children) {
-    const failure = collectLeaves(raw, child.block, child.body, depth + 1, alternative || head.type === 'multipart/alternative', leaves);
+    const failure = collectLeaves(
+      raw,
+      child.block,
+      child.body,
+      depth + 1,
+      alternative || head.type === 'multipart/alternative',
+      leaves,
+    );
     if (failure) return failure;
   }
   return undefined;
 }
 
 /** A part's type and disposition as mailparser (through its splitter, mailsplit) reads them. */
-function readPartHead(block: HeaderBlock, root: boolean): Omit<Leaf, 'alternative' | 'root' | 'start' | 'end'> | FallbackReason {
+function readPartHead(
+  block: HeaderBlock,
+  root: boolean,
+): Omit<Leaf, 'alternative' | 'root' | 'start' | 'end'> | FallbackReason {
   if ((block.fields.get('content-type')?.length ?? 0) > 1) return 'headers';
   const dispositionField = firstField(block, 'content-disposition') ?? '';
   if (dispositionField.includes('=?')) return 'headers';
@@ -111,7 +129,11 @@ function readPartHead(block: HeaderBlock, root: boolean): Omit<Leaf, 'alternativ
   if (contentType === undefined) {
     // No Content-Type: the filename's extension says, else an attachment is octet-stream and anything else text/plain.
     const extension = disposition.params.filename ? extname(disposition.params.filename).slice(1) : '';
-    contentType = extension ? libmime.detectMimeType(extension) : /^attachment$/i.test(disposition.value) ? 'application/octet-stream' : 'text/plain';
+    contentType = extension
+      ? libmime.detectMimeType(extension)
+      : /^attachment$/i.test(disposition.value)
+        ? 'application/octet-stream'
+        : 'text/plain';
   }
   const parsed = libmime.parseHeaderValue(contentType);
   let type = parsed.value.toLowerCase().trim();
@@ -148,10 +170,18 @@ function readPartHead(block: HeaderBlock, root: boolean): Omit<Leaf, 'alternativ
  * not see the enclosing multipart's delimiters), or a part without header
  * fields; `structure` past MAX_PARTS parts.
  */
-function splitMultipart(raw: Buffer, range: Range, boundary: string): Array<{ block: HeaderBlock; body: Range }> | FallbackReason {
+function splitMultipart(
+  raw: Buffer,
+  range: Range,
+  boundary: string,
+): Array<{ block: HeaderBlock; body: Range }> | FallbackReason {
   const marker = Buffer.from(`--${boundary}`, 'latin1');
   const delimiters: Array<{ lineStart: number; after: number; closing: boolean }> = [];
-  for (let at = raw.indexOf(marker, range.start); at !== -1 && at + marker.length <= range.end; at = raw.indexOf(marker, at + 1)) {
+  for (
+    let at = raw.indexOf(marker, range.start);
+    at !== -1 && at + marker.length <= range.end;
+    at = raw.indexOf(marker, at + 1)
+  ) {
     if (at !== range.start && raw[at - 1] !== 0x0a) continue;
     const next = at + marker.length;
     if (next < range.end && (raw[next] === 0x0a || raw[next] === 0x0d)) {
@@ -180,7 +210,10 @@ function splitMultipart(raw: Buffer, range: Range, boundary: string): Array<{ bl
     if (bodyStart === undefined || bodyStart - start <= 2) return 'broken-mime';
     const end = raw[next - 1] === 0x0a ? (raw[next - 2] === 0x0d ? next - 2 : next - 1) : next;
     // A body that is one line break and nothing else keeps it (the splitter does).
-    parts.push({ block: readHeaderBlock(raw.subarray(start, bodyStart)), body: { start: bodyStart, end: end > bodyStart ? end : next } });
+    parts.push({
+      block: readHeaderBlock(raw.subarray(start, bodyStart)),
+      body: { start: bodyStart, end: end > bodyStart ? end : next },
+    });
   }
   return parts;
 }
@@ -195,7 +228,7 @@ function lineEnd(raw: Buffer, at: number, end: number): number | undefined {
 
 /** Where a part's body begins: after the first empty line. */
 function headerBlockEnd(raw: Buffer, start: number, end: number): number | undefined {
-  for (let line = start; line < end; ) {
+  for (let line = start; line < end;) {
     if (raw[line] === 0x0a) return line + 1;
     if (raw[line] === 0x0d && raw[line + 1] === 0x0a) return line + 2;
     const lf = raw.indexOf(0x0a, line);

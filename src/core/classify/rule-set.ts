@@ -12,7 +12,15 @@ import { MSG_CLASSES, type Classification, type Envelope, type MsgClass } from '
 export const MATCHER_FIELDS = ['subject', 'sender', 'body', 'list_id', 'list_address'] as const;
 export type MatcherField = (typeof MATCHER_FIELDS)[number];
 
-const RULE_FIELDS = new Set<string>([...MATCHER_FIELDS, 'name', 'class', 'has_patch', 'case_sensitive', 'set', 'description']);
+const RULE_FIELDS = new Set<string>([
+  ...MATCHER_FIELDS,
+  'name',
+  'class',
+  'has_patch',
+  'case_sensitive',
+  'set',
+  'description',
+]);
 
 /** Matchers see bounded text, so no message can keep an expression busy for long. */
 export const BODY_LIMIT = 64 * 1024;
@@ -32,7 +40,10 @@ export interface ListContext {
   listAddress?: string | null;
 }
 
-export type MatchInput = Pick<Envelope, 'subject' | 'fromName' | 'fromAddress' | 'body' | 'listId' | 'listAddress' | 'hasPatch'>;
+export type MatchInput = Pick<
+  Envelope,
+  'subject' | 'fromName' | 'fromAddress' | 'body' | 'listId' | 'listAddress' | 'hasPatch'
+>;
 
 export class RuleBook {
   constructor(private readonly bySystem: ReadonlyMap<string, readonly CompiledRule[]>) {}
@@ -61,7 +72,8 @@ export function loadRuleBook(systems: Systems): RuleBook {
   const cached = compiled.get(systems);
   if (cached) return cached;
   const result = compileRules(systems);
-  if (!result.value) refuseProblems(result.errors, 'Fix the rules in the systems file; docs/systems.md describes the rule language.');
+  if (!result.value)
+    refuseProblems(result.errors, 'Fix the rules in the systems file; docs/systems.md describes the rule language.');
   compiled.set(systems, result.value);
   return result.value;
 }
@@ -73,7 +85,9 @@ export function compileRules(systems: Systems): Validation<RuleBook> {
     const rules: (CompiledRule | { include: string })[] = [];
     system.rules.forEach((raw, index) => {
       const at = ['systems', system.name, 'rules', index];
-      const rule = compileRule(raw, `${system.name}#${index + 1}`, (path, message) => errors.push(systems.yaml.problem([...at, ...path], message)));
+      const rule = compileRule(raw, `${system.name}#${index + 1}`, (path, message) =>
+        errors.push(systems.yaml.problem([...at, ...path], message)),
+      );
       if (rule && 'include' in rule && !systems.systems.has(rule.include)) {
         errors.push(systems.yaml.problem([...at, 'include'], `include names unknown system "${rule.include}"`));
       } else if (rule) rules.push(rule);
@@ -84,7 +98,12 @@ export function compileRules(systems: Systems): Validation<RuleBook> {
   const flat = new Map<string, CompiledRule[]>();
   const expand = (name: string, trail: string[]): CompiledRule[] => {
     if (trail.includes(name)) {
-      errors.push(systems.yaml.problem(['systems', trail[0]!, 'rules'], `rules include each other in a circle: ${[...trail, name].join(' → ')}`));
+      errors.push(
+        systems.yaml.problem(
+          ['systems', trail[0]!, 'rules'],
+          `rules include each other in a circle: ${[...trail, name].join(' → ')}`,
+        ),
+      );
       return [];
     }
     return own.get(name)!.flatMap((rule) => ('include' in rule ? expand(rule.include, [...trail, name]) : [rule]));
@@ -96,7 +115,11 @@ export function compileRules(systems: Systems): Validation<RuleBook> {
 
 type Report = (path: (string | number)[], message: string) => void;
 
-function compileRule(raw: unknown, fallbackName: string, report: Report): CompiledRule | { include: string } | undefined {
+function compileRule(
+  raw: unknown,
+  fallbackName: string,
+  report: Report,
+): CompiledRule | { include: string } | undefined {
   if (!isPlainObject(raw)) {
     report([], 'a rule must be a mapping (class: and at least one matcher)');
     return undefined;
@@ -122,8 +145,10 @@ function compileRule(raw: unknown, fallbackName: string, report: Report): Compil
   if (raw.name !== undefined && (typeof raw.name !== 'string' || !/^[\w.-]+$/.test(raw.name))) {
     fail(['name'], 'name must be letters, digits, "_", "-" or "."');
   }
-  if (raw.case_sensitive !== undefined && typeof raw.case_sensitive !== 'boolean') fail(['case_sensitive'], 'case_sensitive must be true or false');
-  if (raw.has_patch !== undefined && typeof raw.has_patch !== 'boolean') fail(['has_patch'], 'has_patch must be true or false');
+  if (raw.case_sensitive !== undefined && typeof raw.case_sensitive !== 'boolean')
+    fail(['case_sensitive'], 'case_sensitive must be true or false');
+  if (raw.has_patch !== undefined && typeof raw.has_patch !== 'boolean')
+    fail(['has_patch'], 'has_patch must be true or false');
   const set: Record<string, string> = {};
   if (raw.set !== undefined) {
     if (!isPlainObject(raw.set)) fail(['set'], 'set must be a mapping of capture name to text');
@@ -145,10 +170,14 @@ function compileRule(raw: unknown, fallbackName: string, report: Report): Compil
     try {
       matchers.push({ field, pattern: new RegExp(source, field === 'body' ? `${flags}m` : flags) });
     } catch (error) {
-      fail([field], `${field} is not a valid regular expression: ${(error as Error).message.replace(/^Invalid regular expression: /, '')}`);
+      fail(
+        [field],
+        `${field} is not a valid regular expression: ${(error as Error).message.replace(/^Invalid regular expression: /, '')}`,
+      );
     }
   }
-  if (matchers.length === 0 && raw.has_patch === undefined && ok) fail([], 'a rule needs at least one matcher (subject, sender, body, list_id, list_address or has_patch)');
+  if (matchers.length === 0 && raw.has_patch === undefined && ok)
+    fail([], 'a rule needs at least one matcher (subject, sender, body, list_id, list_address or has_patch)');
   if (!ok) return undefined;
   return {
     name: typeof raw.name === 'string' ? raw.name : fallbackName,
@@ -175,7 +204,12 @@ function matcherText(field: MatcherField, input: MatchInput, list: ListContext):
 }
 
 /** First matching rule wins; no match is `unclassified` from `default`. `onRule` hears of each rule before it runs. */
-export function classifyEnvelope(rules: readonly CompiledRule[], input: MatchInput, list: ListContext = {}, onRule?: (rule: CompiledRule) => void): Classification {
+export function classifyEnvelope(
+  rules: readonly CompiledRule[],
+  input: MatchInput,
+  list: ListContext = {},
+  onRule?: (rule: CompiledRule) => void,
+): Classification {
   for (const rule of rules) {
     onRule?.(rule);
     const captures = tryRule(rule, input, list);
@@ -225,31 +259,65 @@ export interface RulesExplanation {
 const SEEN_LIMIT = 160;
 
 /** The same matching as classifyEnvelope, every step of it kept: why a message got its class. */
-export function explainEnvelope(rules: readonly CompiledRule[], input: MatchInput, list: ListContext = {}): RulesExplanation {
+export function explainEnvelope(
+  rules: readonly CompiledRule[],
+  input: MatchInput,
+  list: ListContext = {},
+): RulesExplanation {
   const trials: RuleTrial[] = [];
   for (const [index, rule] of rules.entries()) {
     const steps: MatcherStep[] = [];
     const captures = tryRule(rule, input, list, (step) => steps.push(step));
-    trials.push({ name: rule.name, msgClass: rule.msgClass, matched: captures !== undefined, steps, ...(captures ? { captures } : {}) });
-    if (captures) return { trials, winner: { msgClass: rule.msgClass, source: sourceOf(rule), captures }, untried: rules.length - index - 1 };
+    trials.push({
+      name: rule.name,
+      msgClass: rule.msgClass,
+      matched: captures !== undefined,
+      steps,
+      ...(captures ? { captures } : {}),
+    });
+    if (captures)
+      return {
+        trials,
+        winner: { msgClass: rule.msgClass, source: sourceOf(rule), captures },
+        untried: rules.length - index - 1,
+      };
   }
   return { trials, winner: UNMATCHED, untried: 0 };
 }
 
 /** The rule's captures when every matcher it names matches; `step` hears of each matcher it runs. */
-function tryRule(rule: CompiledRule, input: MatchInput, list: ListContext, step?: (step: MatcherStep) => void): Record<string, string> | undefined {
+function tryRule(
+  rule: CompiledRule,
+  input: MatchInput,
+  list: ListContext,
+  step?: (step: MatcherStep) => void,
+): Record<string, string> | undefined {
   if (rule.hasPatch !== undefined) {
     const matched = rule.hasPatch === input.hasPatch;
-    step?.({ field: 'has_patch', pattern: String(rule.hasPatch), matched, seen: String(input.hasPatch), seenLength: String(input.hasPatch).length });
+    step?.({
+      field: 'has_patch',
+      pattern: String(rule.hasPatch),
+      matched,
+      seen: String(input.hasPatch),
+      seenLength: String(input.hasPatch).length,
+    });
     if (!matched) return undefined;
   }
   const captures: Record<string, string> = { ...rule.set };
   for (const { field, pattern } of rule.matchers) {
     const text = matcherText(field, input, list);
     const match = pattern.exec(text);
-    step?.({ field, pattern: String(pattern), matched: match !== null, seen: text.slice(0, SEEN_LIMIT), seenLength: text.length, ...(match ? { match: match[0].slice(0, SEEN_LIMIT) } : {}) });
+    step?.({
+      field,
+      pattern: String(pattern),
+      matched: match !== null,
+      seen: text.slice(0, SEEN_LIMIT),
+      seenLength: text.length,
+      ...(match ? { match: match[0].slice(0, SEEN_LIMIT) } : {}),
+    });
     if (!match) return undefined;
-    for (const [key, value] of Object.entries(match.groups ?? {})) if (value !== undefined) captures[key] = value.trim();
+    for (const [key, value] of Object.entries(match.groups ?? {}))
+      if (value !== undefined) captures[key] = value.trim();
   }
   return captures;
 }

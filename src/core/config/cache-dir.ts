@@ -11,7 +11,11 @@ import { refuseVirtualFolder } from './refuse-virtual-folder.js';
  * mirror on each.
  */
 export function chooseCacheDir(config: Pick<Config, 'cacheDir'>, env: NodeJS.ProcessEnv): string {
-  const dir = env.LISTMINER_CACHE ? resolve(env.LISTMINER_CACHE) : config.cacheDir ? config.cacheDir : join(env.XDG_CACHE_HOME ? resolve(env.XDG_CACHE_HOME) : join(homedir(), '.cache'), 'listminer');
+  const dir = env.LISTMINER_CACHE
+    ? resolve(env.LISTMINER_CACHE)
+    : config.cacheDir
+      ? config.cacheDir
+      : join(env.XDG_CACHE_HOME ? resolve(env.XDG_CACHE_HOME) : join(homedir(), '.cache'), 'listminer');
   refuseVirtualFolder(dir, 'The cache folder');
   return dir;
 }

@@ -36,11 +36,18 @@ export interface Config {
 /** 64 MiB: far above real list mail, far below V8's 512 MB string limit, and parsing one costs some 8 times its size. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
-export const DEFAULT_CONFIG: Config = { mirrorHandling: 'metadata_only', cadenceDays: 30, workers: 2, maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES, githubMinMessages: 3 };
+export const DEFAULT_CONFIG: Config = {
+  mirrorHandling: 'metadata_only',
+  cadenceDays: 30,
+  workers: 2,
+  maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES,
+  githubMinMessages: 3,
+};
 
 const FIELDS: Record<string, (value: unknown) => string | undefined> = {
   database: (v) => (typeof v === 'string' && v ? undefined : 'must be a file path or a postgres:// URL'),
-  contact_email: (v) => (typeof v === 'string' && /^[^@\s]+@[^@\s]+$/.test(v) ? undefined : 'must be an e-mail address'),
+  contact_email: (v) =>
+    typeof v === 'string' && /^[^@\s]+@[^@\s]+$/.test(v) ? undefined : 'must be an e-mail address',
   mirror_handling: (v) =>
     MIRROR_HANDLING.includes(v as MirrorHandling) ? undefined : `must be one of ${MIRROR_HANDLING.join(', ')}`,
   cadence_days: (v) => (Number.isInteger(v) && (v as number) >= 0 ? undefined : 'must be a whole number of days'),
@@ -49,10 +56,16 @@ const FIELDS: Record<string, (value: unknown) => string | undefined> = {
   systems: (v) => (typeof v === 'string' && v ? undefined : 'must be the path of a systems.yaml'),
   cache_dir: (v) => (typeof v === 'string' && v ? undefined : 'must be a folder path'),
   verify_expects: (v) =>
-    isPlainObject(v) && Object.values(v).every(isNameList) ? undefined : 'must map system names to lists of classes, e.g. { mbox: [patch_submission, review] }',
-  github_min_messages: (v) => (Number.isInteger(v) && (v as number) >= 1 ? undefined : 'must be a whole number of messages, at least 1'),
+    isPlainObject(v) && Object.values(v).every(isNameList)
+      ? undefined
+      : 'must map system names to lists of classes, e.g. { mbox: [patch_submission, review] }',
+  github_min_messages: (v) =>
+    Number.isInteger(v) && (v as number) >= 1 ? undefined : 'must be a whole number of messages, at least 1',
   mail_accounts: mailAccountsProblem,
-  max_message_bytes: (v) => (Number.isInteger(v) && (v as number) >= 1024 && (v as number) <= 256 * 1024 * 1024 ? undefined : 'must be a whole number of bytes from 1024 to 268435456 (256 MiB)'),
+  max_message_bytes: (v) =>
+    Number.isInteger(v) && (v as number) >= 1024 && (v as number) <= 256 * 1024 * 1024
+      ? undefined
+      : 'must be a whole number of bytes from 1024 to 268435456 (256 MiB)',
 };
 
 export function validateConfig(file: string, text: string): Validation<Config> {
@@ -65,7 +78,9 @@ export function validateConfig(file: string, text: string): Validation<Config> {
   for (const [key, value] of Object.entries(data)) {
     const check = FIELDS[key];
     if (!check) {
-      warnings.push(yaml.problem([key], `unknown setting "${key}" is ignored (known: ${Object.keys(FIELDS).join(', ')})`));
+      warnings.push(
+        yaml.problem([key], `unknown setting "${key}" is ignored (known: ${Object.keys(FIELDS).join(', ')})`),
+      );
       continue;
     }
     const reason = check(value);
@@ -100,10 +115,15 @@ export function loadConfig(flag: string | undefined, env: NodeJS.ProcessEnv): { 
   const named = flag || env.LISTMINER_CONFIG;
   const path = named ? resolve(named) : resolve('listminer.yaml');
   if (!existsSync(path)) {
-    if (named) throw new InputError(`The config file ${path} does not exist.`, 'Check the --config path or LISTMINER_CONFIG.');
+    if (named)
+      throw new InputError(`The config file ${path} does not exist.`, 'Check the --config path or LISTMINER_CONFIG.');
     return { config: { ...DEFAULT_CONFIG }, warnings: [] };
   }
-  if (statSync(path).isDirectory()) throw new InputError(`The config file ${path} is a folder, not a YAML file.`, 'Give --config (or LISTMINER_CONFIG) the path of a listminer.yaml file.');
+  if (statSync(path).isDirectory())
+    throw new InputError(
+      `The config file ${path} is a folder, not a YAML file.`,
+      'Give --config (or LISTMINER_CONFIG) the path of a listminer.yaml file.',
+    );
   const result = validateConfig(path, readFileSync(path, 'utf8'));
   if (!result.value) {
     refuseProblems(result.errors, 'Fix the config file; see the README section "Configuration".');

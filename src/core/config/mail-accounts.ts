@@ -30,7 +30,8 @@ export function mailAccountsProblem(value: unknown): string | undefined {
     if (unknown) return `entry ${index + 1} has an unknown field "${unknown}" (known: ${ACCOUNT_FIELDS.join(', ')})`;
     if (typeof entry.host !== 'string' || !entry.host) return `entry ${index + 1} needs a host`;
     for (const field of ['user', 'password', 'ca_file'] as const) {
-      if (entry[field] !== undefined && typeof entry[field] !== 'string') return `entry ${index + 1}: ${field} must be text`;
+      if (entry[field] !== undefined && typeof entry[field] !== 'string')
+        return `entry ${index + 1}: ${field} must be text`;
     }
   }
   return undefined;

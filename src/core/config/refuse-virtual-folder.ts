@@ -13,12 +13,16 @@ const VIRTUAL_ROOTS = ['/proc', '/sys'];
 export function refuseVirtualFolder(path: string, what: string): void {
   const real = realExistingPart(resolve(path));
   const root = VIRTUAL_ROOTS.find((dir) => real === dir || real.startsWith(`${dir}${sep}`));
-  if (root) throw new InputError(`${what} ${path} is under ${root}, a kernel filesystem listminer cannot write files into.`, `Choose a folder on a disk, for example under ${process.cwd()}.`);
+  if (root)
+    throw new InputError(
+      `${what} ${path} is under ${root}, a kernel filesystem listminer cannot write files into.`,
+      `Choose a folder on a disk, for example under ${process.cwd()}.`,
+    );
 }
 
 /** The path with its longest existing prefix resolved through links. */
 function realExistingPart(path: string): string {
-  for (let current = path; ; ) {
+  for (let current = path; ;) {
     try {
       return realpathSync(current) + path.slice(current.length);
     } catch {

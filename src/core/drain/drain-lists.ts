@@ -66,12 +66,27 @@ export interface DrainResult {
 export const MIRROR_CLASSES: ReadonlySet<string> = new Set(['github_mirror', 'commit_notify']);
 
 /** Moves classified mail into the research tables, list by list, one writer per list. */
-export async function drainLists(store: Store, options: DrainOptions, progress: ProgressListener): Promise<DrainResult> {
+export async function drainLists(
+  store: Store,
+  options: DrainOptions,
+  progress: ProgressListener,
+): Promise<DrainResult> {
   const run = new DrainRun(store, options, progress);
   // Lists with mail to drain, and lists whose stored mirror mail was drained under another mirror handling.
   const handling = options.mirrorHandling ?? 'metadata_only';
-  const listIds = [...new Set([...(await store.drain.listsWithWork(options.listIds)), ...(await store.drain.listsWithOtherHandling(handling, options.listIds))])].sort((a, b) => a - b);
-  const results = await eachClaimedList(store, listIds, run, { owner: run.owner, workers: options.workers, signal: options.signal }, progress);
+  const listIds = [
+    ...new Set([
+      ...(await store.drain.listsWithWork(options.listIds)),
+      ...(await store.drain.listsWithOtherHandling(handling, options.listIds)),
+    ]),
+  ].sort((a, b) => a - b);
+  const results = await eachClaimedList(
+    store,
+    listIds,
+    run,
+    { owner: run.owner, workers: options.workers, signal: options.signal },
+    progress,
+  );
   if (results.some((r) => r.drained > 0)) await store.drain.reclaimSpace();
   return {
     lists: results,
@@ -104,7 +119,16 @@ class DrainRun implements ListStage<ListDrainResult> {
   }
 
   start(list: ListRecord): ListDrainResult {
-    return { listId: list.id, system: list.system, name: list.name, status: 'drained', drained: 0, deferred: 0, shunted: 0, threadsRepaired: 0 };
+    return {
+      listId: list.id,
+      system: list.system,
+      name: list.name,
+      status: 'drained',
+      drained: 0,
+      deferred: 0,
+      shunted: 0,
+      threadsRepaired: 0,
+    };
   }
 
   /** Drains a claimed list: its mail waits (deferred) while it has no repo. */
@@ -117,27 +141,46 @@ class DrainRun implements ListStage<ListDrainResult> {
       if (this.options.signal?.aborted) result.status = 'interrupted';
     }
     result.deferred = await this.store.drain.countWithStatus(list.id, 'deferred');
-    return result.status === 'deferred' ? `${result.deferred} deferred: the list has no repo` : `${result.shunted} shunted, ${result.threadsRepaired} thread roots repaired`;
+    return result.status === 'deferred'
+      ? `${result.deferred} deferred: the list has no repo`
+      : `${result.shunted} shunted, ${result.threadsRepaired} thread roots repaired`;
   }
 
   private async drainList(list: ListRecord, repoId: number, result: ListDrainResult, task: string): Promise<void> {
-    const template = this.options.systems.systems.get(list.rulesSystem ?? list.system)?.repoUrlTemplate ?? this.options.systems.systems.get(list.system)?.repoUrlTemplate;
+    const template =
+      this.options.systems.systems.get(list.rulesSystem ?? list.system)?.repoUrlTemplate ??
+      this.options.systems.systems.get(list.system)?.repoUrlTemplate;
     // A list registered by address is named by it; a local list's name is a path.
     const own = new ListAddresses([list.listAddress, list.name.includes('/') ? null : list.name]);
     // Stored mail drained under another mirror handling goes back to `classified` and is drained again below.
-    await this.store.transaction((tx) => tx.drain.applyMirrorHandling(list.id, this.options.mirrorHandling ?? 'metadata_only', [...MIRROR_CLASSES]));
+    await this.store.transaction((tx) =>
+      tx.drain.applyMirrorHandling(list.id, this.options.mirrorHandling ?? 'metadata_only', [...MIRROR_CLASSES]),
+    );
     // Mail deferred while the list had no repo first, then the rest; each in staging order.
     for (const status of ['deferred', 'classified'] as const) {
       await this.drainStatus(list, repoId, { template, own }, status, result, task);
     }
   }
 
-  private async drainStatus(list: ListRecord, repoId: number, context: ListContext, status: 'classified' | 'deferred', result: ListDrainResult, task: string): Promise<void> {
+  private async drainStatus(
+    list: ListRecord,
+    repoId: number,
+    context: ListContext,
+    status: 'classified' | 'deferred',
+    result: ListDrainResult,
+    task: string,
+  ): Promise<void> {
     // The next batch is read while this one is written (on PostgreSQL, over another connection):
     // its rows come after this batch's, and nothing written for this batch changes them.
     await overlapBatches({
       read: async (previous: DrainCandidate[] | undefined) => {
-        const batch = await this.store.drain.nextBatch(list.id, status, previous?.at(-1)!.id ?? 0, this.options.batchSize ?? BATCH_MESSAGES, BATCH_BYTES);
+        const batch = await this.store.drain.nextBatch(
+          list.id,
+          status,
+          previous?.at(-1)!.id ?? 0,
+          this.options.batchSize ?? BATCH_MESSAGES,
+          BATCH_BYTES,
+        );
         return batch.length > 0 ? batch : undefined;
       },
       write: (batch) => this.drainBatch(list, repoId, context, batch, result, task),
@@ -145,7 +188,14 @@ class DrainRun implements ListStage<ListDrainResult> {
     });
   }
 
-  private async drainBatch(list: ListRecord, repoId: number, context: ListContext, batch: DrainCandidate[], result: ListDrainResult, task: string): Promise<void> {
+  private async drainBatch(
+    list: ListRecord,
+    repoId: number,
+    context: ListContext,
+    batch: DrainCandidate[],
+    result: ListDrainResult,
+    task: string,
+  ): Promise<void> {
     const messages: NewEmailMessage[] = [];
     for (const candidate of batch) {
       // A stored message drained again (a change of mirror handling, or set back by hand): its envelope went at its first drain.
@@ -160,7 +210,12 @@ class DrainRun implements ListStage<ListDrainResult> {
     await this.resolveSignaledRepos(messages);
     await this.write(list.id, messages, result);
     await this.store.locks.touch(list.id, 'drain', this.owner);
-    this.progress({ type: 'update', task, done: result.drained, detail: result.shunted ? `${result.shunted} shunted` : undefined });
+    this.progress({
+      type: 'update',
+      task,
+      done: result.drained,
+      detail: result.shunted ? `${result.shunted} shunted` : undefined,
+    });
   }
 
   /** One transaction for the batch; when it fails, row by row, and the rows that still fail are shunted with the reason. */
@@ -203,11 +258,21 @@ class DrainRun implements ListStage<ListDrainResult> {
   private prepare(candidate: DrainCandidate, repoId: number, { template, own }: ListContext): NewEmailMessage | string {
     const envelope = readEnvelope(candidate.envelope);
     if (!envelope) return 'drain: the staged message has no readable envelope; classify it again';
-    const handling = MIRROR_CLASSES.has(candidate.msgClass ?? '') ? (this.options.mirrorHandling ?? 'metadata_only') : 'full';
-    const captures = handling === 'skip' ? null : candidate.captures && typeof candidate.captures === 'object' ? cleanCaptures(candidate.captures) : null;
+    const handling = MIRROR_CLASSES.has(candidate.msgClass ?? '')
+      ? (this.options.mirrorHandling ?? 'metadata_only')
+      : 'full';
+    const captures =
+      handling === 'skip'
+        ? null
+        : candidate.captures && typeof candidate.captures === 'object'
+          ? cleanCaptures(candidate.captures)
+          : null;
     const bodyText = clean(envelope.body) ?? '';
     // Envelopes stored before addresses had one normal form are brought to it here.
-    const fromAddress = typeof envelope.fromAddress === 'string' && envelope.fromAddress.trim() ? normalizeAddress(clean(envelope.fromAddress.trim())!) : null;
+    const fromAddress =
+      typeof envelope.fromAddress === 'string' && envelope.fromAddress.trim()
+        ? normalizeAddress(clean(envelope.fromAddress.trim())!)
+        : null;
     const fromName = clean(envelope.fromName);
     const signaledRepoUrl = handling === 'skip' ? null : findSignaledRepoUrl(captures, bodyText, template);
     const series = envelope.series;
@@ -221,13 +286,17 @@ class DrainRun implements ListStage<ListDrainResult> {
       fromName,
       fromAddress,
       isBot: isBotSender(fromName, fromAddress),
-      fromList: fromAddress !== null && own.includes(fromAddress, typeof envelope.listAddress === 'string' ? envelope.listAddress : null),
+      fromList:
+        fromAddress !== null &&
+        own.includes(fromAddress, typeof envelope.listAddress === 'string' ? envelope.listAddress : null),
       subject: clean(envelope.subject),
       sentAt,
       // An envelope stored before implausible dates were dropped may still carry one; its offset goes with it.
       sentAtOffset: sentAt !== null && Number.isInteger(envelope.dateOffsetMinutes) ? envelope.dateOffsetMinutes : null,
       inReplyTo: clean(envelope.inReplyTo),
-      references: Array.isArray(envelope.references) ? envelope.references.filter((r) => typeof r === 'string').map((r) => clean(r)!) : [],
+      references: Array.isArray(envelope.references)
+        ? envelope.references.filter((r) => typeof r === 'string').map((r) => clean(r)!)
+        : [],
       // A NULL class is refused by the table; that is how such a row gets shunted.
       msgClass: candidate.msgClass as string,
       classSource: candidate.classSource,
@@ -238,7 +307,11 @@ class DrainRun implements ListStage<ListDrainResult> {
       patchTotal: series?.total ?? null,
       isRfc: Boolean(series?.rfc),
       isResend: Boolean(series?.resend),
-      trailers: Array.isArray(envelope.trailers) ? envelope.trailers.map((t) => (t && typeof t === 'object' ? { ...t, name: clean(t.name), address: clean(t.address) } : t)) : [],
+      trailers: Array.isArray(envelope.trailers)
+        ? envelope.trailers.map((t) =>
+            t && typeof t === 'object' ? { ...t, name: clean(t.name), address: clean(t.address) } : t,
+          )
+        : [],
       size: Number.isFinite(envelope.size) ? envelope.size : candidate.size,
       body: handling === 'full' ? { text: bodyText, hash: createHash('sha256').update(bodyText).digest('hex') } : null,
       signaledRepoUrl,
@@ -251,14 +324,17 @@ class DrainRun implements ListStage<ListDrainResult> {
     const unknown = messages
       .filter((m) => !m.isBot && !m.fromList && m.fromAddress && !this.senders.has(m.fromAddress))
       .map((m) => ({ email: m.fromAddress!, name: m.fromName }));
-    if (unknown.length > 0) for (const [email, id] of await this.store.contributors.ensureByEmail(unknown)) this.senders.set(email, id);
-    for (const m of messages) if (!m.isBot && !m.fromList && m.fromAddress) m.senderId = this.senders.get(m.fromAddress) ?? null;
+    if (unknown.length > 0)
+      for (const [email, id] of await this.store.contributors.ensureByEmail(unknown)) this.senders.set(email, id);
+    for (const m of messages)
+      if (!m.isBot && !m.fromList && m.fromAddress) m.senderId = this.senders.get(m.fromAddress) ?? null;
   }
 
   private async resolveSignaledRepos(messages: NewEmailMessage[]): Promise<void> {
     for (const m of messages) {
       if (!m.signaledRepoUrl) continue;
-      if (!this.repoIds.has(m.signaledRepoUrl)) this.repoIds.set(m.signaledRepoUrl, (await this.store.repos.byUrl(m.signaledRepoUrl))?.id ?? null);
+      if (!this.repoIds.has(m.signaledRepoUrl))
+        this.repoIds.set(m.signaledRepoUrl, (await this.store.repos.byUrl(m.signaledRepoUrl))?.id ?? null);
       m.signaledRepoId = this.repoIds.get(m.signaledRepoUrl) ?? null;
     }
   }
@@ -284,7 +360,9 @@ async function readRaw(raw: Buffer): Promise<unknown> {
 function readEnvelope(value: unknown): Envelope | undefined {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
   const envelope = value as Envelope;
-  return typeof envelope.body === 'string' || envelope.body === undefined ? { ...envelope, body: envelope.body ?? '' } : undefined;
+  return typeof envelope.body === 'string' || envelope.body === undefined
+    ? { ...envelope, body: envelope.body ?? '' }
+    : undefined;
 }
 
 /** Envelopes and captures stored before text was made storable where it enters the envelope are made so here (docs/store.md). */

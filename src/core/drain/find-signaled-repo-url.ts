@@ -8,9 +8,30 @@ import { normalizeRepoUrl } from '../registry/repo-url.js';
 const GITHUB_LINK = /https?:\/\/(?:www\.)?github\.com\/([A-Za-z0-9][A-Za-z0-9-]*)\/([A-Za-z0-9_.-]+)/g;
 
 /** First path segments of github.com pages that are not owners. */
-const NOT_OWNERS = new Set(['orgs', 'settings', 'notifications', 'apps', 'marketplace', 'sponsors', 'features', 'about', 'login', 'site', 'topics', 'explore', 'users', 'pricing', 'enterprise', 'collections']);
+const NOT_OWNERS = new Set([
+  'orgs',
+  'settings',
+  'notifications',
+  'apps',
+  'marketplace',
+  'sponsors',
+  'features',
+  'about',
+  'login',
+  'site',
+  'topics',
+  'explore',
+  'users',
+  'pricing',
+  'enterprise',
+  'collections',
+]);
 
-export function findSignaledRepoUrl(captures: Record<string, string> | null, body: string, repoUrlTemplate: string | undefined): string | null {
+export function findSignaledRepoUrl(
+  captures: Record<string, string> | null,
+  body: string,
+  repoUrlTemplate: string | undefined,
+): string | null {
   const fromCaptures = repoFromCaptures(captures ?? {}, repoUrlTemplate);
   if (fromCaptures) return fromCaptures;
   for (const match of body.matchAll(GITHUB_LINK)) {

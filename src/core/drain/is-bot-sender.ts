@@ -40,7 +40,11 @@ const BOT_MAILBOXES = new Set([
 /** Relay domains: every address there speaks for someone else. */
 const BOT_DOMAINS = [/(^|\.)reply\.github\.com$/, /(^|\.)noreply\.github\.com$/, /^notifications\.github\.com$/];
 
-const BOT_LOCAL_PATTERNS = [/(^|[-_.+])(no-?reply|do-?not-?reply)([-_.+]|$)/, /(^|[-_.])(bot|robot)$/, /^buildbot[-_.]/];
+const BOT_LOCAL_PATTERNS = [
+  /(^|[-_.+])(no-?reply|do-?not-?reply)([-_.+]|$)/,
+  /(^|[-_.])(bot|robot)$/,
+  /^buildbot[-_.]/,
+];
 
 const BOT_NAMES = [
   /\(via GitHub\)/i,

@@ -1,7 +1,18 @@
 import { normalizeAddress } from '../classify/header-values.js';
 
 /** The addresses Mailman gives a list beside its posting address; none of them is a person. */
-const ROLES = ['', '-bounces', '-owner', '-request', '-admin', '-confirm', '-join', '-leave', '-subscribe', '-unsubscribe'];
+const ROLES = [
+  '',
+  '-bounces',
+  '-owner',
+  '-request',
+  '-admin',
+  '-confirm',
+  '-join',
+  '-leave',
+  '-subscribe',
+  '-unsubscribe',
+];
 
 /**
  * Whether an address is a list's own: its posting address or one of
@@ -16,7 +27,8 @@ export class ListAddresses {
   constructor(addresses: ReadonlyArray<string | null | undefined>) {
     for (const address of addresses) {
       const parts = address ? split(normalizeAddress(address.trim())) : undefined;
-      if (parts && !this.lists.some((l) => l.local === parts.local && l.domain === parts.domain)) this.lists.push(parts);
+      if (parts && !this.lists.some((l) => l.local === parts.local && l.domain === parts.domain))
+        this.lists.push(parts);
     }
   }
 
@@ -25,7 +37,8 @@ export class ListAddresses {
     const parts = split(address);
     if (!parts) return false;
     const local = parts.local.replace(/\+.*$/, '');
-    const matches = (list: { local: string; domain: string }) => list.domain === parts.domain && ROLES.some((role) => local === list.local + role);
+    const matches = (list: { local: string; domain: string }) =>
+      list.domain === parts.domain && ROLES.some((role) => local === list.local + role);
     if (this.lists.some(matches)) return true;
     const named = extra ? split(normalizeAddress(extra.trim())) : undefined;
     return named !== undefined && matches(named);

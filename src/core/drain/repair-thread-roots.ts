@@ -23,7 +23,11 @@ export interface ThreadRoots {
  * ids) and again of every stored message that names them; call it in the
  * transaction that writes them.
  */
-export async function repairThreadRoots(records: DrainRecords, listId: number, placed: readonly PlacedMessage[]): Promise<ThreadRoots> {
+export async function repairThreadRoots(
+  records: DrainRecords,
+  listId: number,
+  placed: readonly PlacedMessage[],
+): Promise<ThreadRoots> {
   if (placed.length === 0) return { fresh: new Map(), repairs: [] };
   const newKeys = placed.map((m) => m.messageKey);
   const fresh = new Set(newKeys);
@@ -40,14 +44,21 @@ export async function repairThreadRoots(records: DrainRecords, listId: number, p
   const rows = await records.threadRows(listId, older);
   const links = await records.threadLinks(listId, older);
   for (const m of placed) {
-    rows.set(m.messageKey, { id: m.id, messageKey: m.messageKey, sentAt: m.sentAt, threadRootKey: null, threadRootId: null });
+    rows.set(m.messageKey, {
+      id: m.id,
+      messageKey: m.messageKey,
+      sentAt: m.sentAt,
+      threadRootKey: null,
+      threadRootId: null,
+    });
     if (m.ancestors.length > 0) links.set(m.messageKey, m.ancestors);
   }
   const outside = new Set<string>();
   for (const ancestors of links.values()) for (const id of ancestors) if (!affected.has(id)) outside.add(id);
   const stored = await records.threadRows(listId, outside);
 
-  const anchorOf = (key: string): string | undefined => (links.get(key) ?? []).find((id) => id !== key && (rows.has(id) || stored.has(id)));
+  const anchorOf = (key: string): string | undefined =>
+    (links.get(key) ?? []).find((id) => id !== key && (rows.has(id) || stored.has(id)));
 
   const roots = new Map<string, ThreadRoot>();
   for (const start of rows.keys()) {
@@ -79,7 +90,10 @@ export async function repairThreadRoots(records: DrainRecords, listId: number, p
       const settled = stored.get(anchor);
       if (settled) {
         // Not affected by this drain, so its stored root is still right.
-        root = settled.threadRootKey !== null && settled.threadRootId !== null ? { key: settled.threadRootKey, id: settled.threadRootId } : { key: anchor, id: settled.id };
+        root =
+          settled.threadRootKey !== null && settled.threadRootId !== null
+            ? { key: settled.threadRootKey, id: settled.threadRootId }
+            : { key: anchor, id: settled.id };
         break;
       }
       current = anchor;
@@ -88,7 +102,10 @@ export async function repairThreadRoots(records: DrainRecords, listId: number, p
   }
 
   const repairs = [...roots]
-    .filter(([key, root]) => !fresh.has(key) && (rows.get(key)!.threadRootKey !== root.key || rows.get(key)!.threadRootId !== root.id))
+    .filter(
+      ([key, root]) =>
+        !fresh.has(key) && (rows.get(key)!.threadRootKey !== root.key || rows.get(key)!.threadRootId !== root.id),
+    )
     .map(([key, root]) => ({ id: rows.get(key)!.id, rootKey: root.key, rootId: root.id }));
   return { fresh: new Map(newKeys.map((key) => [key, roots.get(key)!])), repairs };
 }

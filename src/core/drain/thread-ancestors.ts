@@ -10,7 +10,10 @@ import type { Envelope } from '../classify/envelope.js';
  */
 const MAX_ANCESTORS = 200;
 
-export function threadAncestors(envelope: Pick<Envelope, 'references' | 'inReplyTo' | 'messageId'>, ownKey: string): string[] {
+export function threadAncestors(
+  envelope: Pick<Envelope, 'references' | 'inReplyTo' | 'messageId'>,
+  ownKey: string,
+): string[] {
   const out: string[] = [];
   const seen = new Set<string>([ownKey]);
   if (envelope.messageId) seen.add(envelope.messageId);
@@ -29,7 +32,9 @@ export function threadAncestors(envelope: Pick<Envelope, 'references' | 'inReply
 
 function idsIn(value: string): string[] {
   if (value.includes('<')) {
-    return [...value.matchAll(/<([^<>]+)>/g)].map((m) => m[1]!.replace(/\s+/g, '')).filter((id) => id.length > 0 && id.length <= 995);
+    return [...value.matchAll(/<([^<>]+)>/g)]
+      .map((m) => m[1]!.replace(/\s+/g, ''))
+      .filter((id) => id.length > 0 && id.length <= 995);
   }
   const bare = value.trim();
   if (bare.length === 0 || bare.length > 995) return [];

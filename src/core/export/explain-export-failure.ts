@@ -13,17 +13,32 @@ export function explainExportFailure(error: unknown, outDir: string): unknown {
   switch (code) {
     case 'ENOTDIR':
     case 'EEXIST':
-      return new InputError(`--out ${outDir} is not a folder: a file stands at that path or on the way to it.`, 'Give --out a folder path (it is made when missing).');
+      return new InputError(
+        `--out ${outDir} is not a folder: a file stands at that path or on the way to it.`,
+        'Give --out a folder path (it is made when missing).',
+      );
     case 'EISDIR':
-      return new InputError(`export cannot write its file in ${outDir}: a folder stands where a file goes (${detail}).`, 'Remove that folder, or give --out another folder.');
+      return new InputError(
+        `export cannot write its file in ${outDir}: a folder stands where a file goes (${detail}).`,
+        'Remove that folder, or give --out another folder.',
+      );
     case 'EACCES':
     case 'EPERM':
-      return new OperationError(`export may not write into ${outDir}: permission denied.`, 'Give --out a folder you can write to, or change its permissions.');
+      return new OperationError(
+        `export may not write into ${outDir}: permission denied.`,
+        'Give --out a folder you can write to, or change its permissions.',
+      );
     case 'EROFS':
-      return new OperationError(`export cannot write into ${outDir}: the file system is read-only.`, 'Give --out a folder on a writable disk.');
+      return new OperationError(
+        `export cannot write into ${outDir}: the file system is read-only.`,
+        'Give --out a folder on a writable disk.',
+      );
     case 'ENOSPC':
     case 'EDQUOT':
-      return new OperationError(`The disk holding ${outDir} is full; export stopped and left no partial file under a table's name.`, 'Free some space on that disk, or give --out a folder on another, and export again.');
+      return new OperationError(
+        `The disk holding ${outDir} is full; export stopped and left no partial file under a table's name.`,
+        'Free some space on that disk, or give --out a folder on another, and export again.',
+      );
     default:
       return error;
   }

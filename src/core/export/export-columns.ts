@@ -14,7 +14,16 @@ export interface Column {
 /** A cell as the writers get it: timestamps are ISO-8601 UTC text, JSON is canonical JSON text. */
 export type Cell = string | number | boolean | null;
 
-export const TABLE_NAMES = ['email_messages', 'threads', 'senders', 'issues', 'pull_requests', 'pr_equivalents', 'people', 'identities'] as const;
+export const TABLE_NAMES = [
+  'email_messages',
+  'threads',
+  'senders',
+  'issues',
+  'pull_requests',
+  'pr_equivalents',
+  'people',
+  'identities',
+] as const;
 export type TableName = (typeof TABLE_NAMES)[number];
 
 const bigint = (name: string): Column => ({ name, type: 'BIGINT' });
@@ -108,7 +117,15 @@ const PEOPLE: Column[] = [
 ];
 
 /** What says who a person is: an address, a name seen with an address, a GitHub login or id; where it came from, and when. */
-const IDENTITIES: Column[] = [bigint('id'), bigint('person_id'), text('kind'), text('value'), text('seen_with'), text('source'), time('seen_at')];
+const IDENTITIES: Column[] = [
+  bigint('id'),
+  bigint('person_id'),
+  text('kind'),
+  text('value'),
+  text('seen_with'),
+  text('source'),
+  time('seen_at'),
+];
 
 const ISSUES: Column[] = [
   bigint('id'),

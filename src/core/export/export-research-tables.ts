@@ -73,7 +73,13 @@ export interface ExportManifest {
   store: string;
   exportedAt: string;
   format: ExportFormat;
-  filters: { lists: ExportedList[] | null; since: string | null; until: string | null; withBodies: boolean; perList: boolean };
+  filters: {
+    lists: ExportedList[] | null;
+    since: string | null;
+    until: string | null;
+    withBodies: boolean;
+    perList: boolean;
+  };
   /** The rules (sha256 of the systems file) and listminer versions that labelled the exported messages, with how many each; nulls: not recorded. */
   labelProvenance: LabelProvenanceCount[];
   files: Array<Omit<ExportedFile, 'columns'> & { columns: Column[] }>;
@@ -90,7 +96,11 @@ interface ExportUnit {
  * batches and written as they come, so memory stays flat whatever the
  * store's size; each file appears under its name only when whole.
  */
-export async function exportResearchTables(store: Store, options: ExportOptions, progress: ProgressListener): Promise<ExportResult> {
+export async function exportResearchTables(
+  store: Store,
+  options: ExportOptions,
+  progress: ProgressListener,
+): Promise<ExportResult> {
   const outDir = resolve(options.outDir);
   refuseVirtualFolder(outDir, '--out');
   try {
@@ -100,7 +110,11 @@ export async function exportResearchTables(store: Store, options: ExportOptions,
   }
 }
 
-async function writeResearchTables(store: Store, options: ExportOptions, progress: ProgressListener): Promise<ExportResult> {
+async function writeResearchTables(
+  store: Store,
+  options: ExportOptions,
+  progress: ProgressListener,
+): Promise<ExportResult> {
   const window = sentWindow(options.since, options.until);
   const selection = options.selection ?? {};
   const filtered = Boolean(selection.names?.length || selection.system);
@@ -116,21 +130,37 @@ async function writeResearchTables(store: Store, options: ExportOptions, progres
   const units: ExportUnit[] = options.perList
     ? lists.map((list) => ({
         list: describeList(list),
-        scope: { mail: { ...window, listIds: [list.id] }, threadListIds: [list.id], repos: list.repoId === null ? [] : [list.repoId], withBodies, batchSize },
+        scope: {
+          mail: { ...window, listIds: [list.id] },
+          threadListIds: [list.id],
+          repos: list.repoId === null ? [] : [list.repoId],
+          withBodies,
+          batchSize,
+        },
       }))
     : [
         {
           scope: {
             mail: { ...window, listIds: filtered ? lists.map((list) => list.id) : undefined },
             threadListIds: lists.map((list) => list.id),
-            repos: filtered ? [...new Set(lists.map((list) => list.repoId).filter((id): id is number => id !== null))] : undefined,
+            repos: filtered
+              ? [...new Set(lists.map((list) => list.repoId).filter((id): id is number => id !== null))]
+              : undefined,
             withBodies,
             batchSize,
           },
         },
       ];
 
-  const result: ExportResult = { outDir, format: options.format, manifest: null, files: [], rows: 0, bytes: 0, interrupted: false };
+  const result: ExportResult = {
+    outDir,
+    format: options.format,
+    manifest: null,
+    files: [],
+    rows: 0,
+    bytes: 0,
+    interrupted: false,
+  };
   const writer = await openFormatWriter(options.format, outDir);
   const provenance = new Map<string, LabelProvenanceCount>();
   try {
@@ -138,7 +168,14 @@ async function writeResearchTables(store: Store, options: ExportOptions, progres
       for (const table of TABLE_NAMES) {
         const file = options.signal?.aborted
           ? undefined
-          : await exportTable(store, writer, table, unit, { outDir, withBodies, signal: options.signal, provenance }, progress);
+          : await exportTable(
+              store,
+              writer,
+              table,
+              unit,
+              { outDir, withBodies, signal: options.signal, provenance },
+              progress,
+            );
         if (!file) {
           result.interrupted = true;
           return result;
@@ -157,8 +194,16 @@ async function writeResearchTables(store: Store, options: ExportOptions, progres
     store: store.displayName,
     exportedAt: new Date().toISOString(),
     format: options.format,
-    filters: { lists: filtered ? lists.map(describeList) : null, since: options.since ?? null, until: options.until ?? null, withBodies, perList: options.perList ?? false },
-    labelProvenance: [...provenance.values()].sort((a, b) => b.messages - a.messages || String(a.rulesHash).localeCompare(String(b.rulesHash))),
+    filters: {
+      lists: filtered ? lists.map(describeList) : null,
+      since: options.since ?? null,
+      until: options.until ?? null,
+      withBodies,
+      perList: options.perList ?? false,
+    },
+    labelProvenance: [...provenance.values()].sort(
+      (a, b) => b.messages - a.messages || String(a.rulesHash).localeCompare(String(b.rulesHash)),
+    ),
     files: result.files,
   };
   result.manifest = join(outDir, MANIFEST_FILE);
@@ -220,15 +265,22 @@ function countProvenance(tally: Map<string, LabelProvenanceCount>, rows: readonl
  * The sent_at window of --since and --until (UTC months, both included) as
  * ISO instants. Mail with no date has no month, so either bound leaves it out.
  */
-export function sentWindow(since: string | undefined, until: string | undefined): Pick<MailScope, 'sentFrom' | 'sentBefore'> {
+export function sentWindow(
+  since: string | undefined,
+  until: string | undefined,
+): Pick<MailScope, 'sentFrom' | 'sentBefore'> {
   for (const [flag, month] of [
     ['--since', since],
     ['--until', until],
   ] as const) {
-    if (month !== undefined && !isMonth(month)) throw new InputError(`${flag} ${month} is not a month.`, 'Give a month as YYYY-MM, e.g. 2024-03.');
+    if (month !== undefined && !isMonth(month))
+      throw new InputError(`${flag} ${month} is not a month.`, 'Give a month as YYYY-MM, e.g. 2024-03.');
   }
   if (since !== undefined && until !== undefined && since > until) {
-    throw new InputError(`--since ${since} is after --until ${until}.`, 'Give --since a month before or equal to --until.');
+    throw new InputError(
+      `--since ${since} is after --until ${until}.`,
+      'Give --since a month before or equal to --until.',
+    );
   }
   return {
     ...(since !== undefined ? { sentFrom: `${since}-01T00:00:00.000Z` } : {}),

@@ -9,7 +9,8 @@ import { TextFile } from './text-file.js';
  * string of JSON: its cell is already canonical JSON text.
  */
 export function jsonLine(columns: readonly Column[], cells: readonly Cell[]): string {
-  const value = (column: Column, cell: Cell) => (JSON_COLUMNS.has(column.name) && typeof cell === 'string' ? cell : JSON.stringify(cell));
+  const value = (column: Column, cell: Cell) =>
+    JSON_COLUMNS.has(column.name) && typeof cell === 'string' ? cell : JSON.stringify(cell);
   return `{${columns.map((column, i) => `${JSON.stringify(column.name)}:${value(column, cells[i] ?? null)}`).join(',')}}\n`;
 }
 

@@ -1,5 +1,13 @@
 import { receiveMessageOnPort, workerData, parentPort, type MessagePort } from 'node:worker_threads';
-import { BIGINT, BOOLEAN, DuckDBInstance, DuckDBTableFunction, TIMESTAMPTZ, timestampTZValue, VARCHAR } from '@duckdb/node-api';
+import {
+  BIGINT,
+  BOOLEAN,
+  DuckDBInstance,
+  DuckDBTableFunction,
+  TIMESTAMPTZ,
+  timestampTZValue,
+  VARCHAR,
+} from '@duckdb/node-api';
 import type { DuckDBDataChunk } from '@duckdb/node-api';
 import type { Cell, Column, ColumnType } from './export-columns.js';
 
@@ -80,7 +88,10 @@ function fillChunk(output: DuckDBDataChunk): void {
   output.rowCount = rows.length;
   file.columns.forEach((column, index) => {
     // Each column's vector takes the value type of its column; toDuckDB makes that value.
-    const vector = output.getColumnVector(index) as unknown as { setItem(row: number, value: unknown): void; flush(): void };
+    const vector = output.getColumnVector(index) as unknown as {
+      setItem(row: number, value: unknown): void;
+      flush(): void;
+    };
     rows.forEach((row, rowIndex) => vector.setItem(rowIndex, toDuckDB(row[index] ?? null, column.type)));
     vector.flush();
   });

@@ -8,7 +8,12 @@ import type { ParquetReply, ParquetRequest, ParquetWorkerData } from './parquet-
 
 // In Node since 16; TypeScript's lib declares it from ES2024 on.
 const { waitAsync } = Atomics as unknown as {
-  waitAsync(this: void, array: Int32Array, index: number, value: number): { async: boolean; value: Promise<string> | string };
+  waitAsync(
+    this: void,
+    array: Int32Array,
+    index: number,
+    value: number,
+  ): { async: boolean; value: Promise<string> | string };
 };
 
 const WORKER_FILE = fileURLToPath(new URL('./parquet-worker.js', import.meta.url));

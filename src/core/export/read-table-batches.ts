@@ -26,12 +26,20 @@ export interface TableScope {
  * from one grouped query. The order is the table's key: id; threads by list
  * then root id; senders contributors by id, then bots by address.
  */
-export async function* readTableBatches(store: Store, table: TableName, scope: TableScope): AsyncGenerator<ExportRow[]> {
+export async function* readTableBatches(
+  store: Store,
+  table: TableName,
+  scope: TableScope,
+): AsyncGenerator<ExportRow[]> {
   const records = store.exports;
   const { mail, batchSize: limit } = scope;
   switch (table) {
     case 'email_messages':
-      yield* byId((after) => records.emailMessages(mail, after, limit, scope.withBodies, BODY_BATCH_BYTES), 'id', (rows) => rows.map(withCaptureColumns));
+      yield* byId(
+        (after) => records.emailMessages(mail, after, limit, scope.withBodies, BODY_BATCH_BYTES),
+        'id',
+        (rows) => rows.map(withCaptureColumns),
+      );
       return;
     case 'threads':
       for (const listId of scope.threadListIds) {

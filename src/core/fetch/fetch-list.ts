@@ -1,6 +1,13 @@
 import type { MailAccount } from '../config/mail-accounts.js';
 import { ArchiveError, PartialMonthError } from '../errors.js';
-import { isDeletion, type ArchiveItem, type ArchiveSource, type Month, type SkippedEntry, type SourceContext } from '../archive/archive-source.js';
+import {
+  isDeletion,
+  type ArchiveItem,
+  type ArchiveSource,
+  type Month,
+  type SkippedEntry,
+  type SourceContext,
+} from '../archive/archive-source.js';
 import { identifyMessage } from '../archive/message-key.js';
 import { isSameMail } from '../archive/same-mail.js';
 import { addMonths, monthOf } from '../archive/month.js';
@@ -39,7 +46,13 @@ export interface ListFetchResult {
   /** The list's gap months after the run: months that failed run after run (fetch-policy.ts), gone past and tried again each run. */
   gaps?: Month[];
   /** The failure that stopped the list, if one did. */
-  error?: { kind: ArchiveError['kind'] | 'error'; message: string; month?: Month; retryAfter?: string; sidelined?: boolean };
+  error?: {
+    kind: ArchiveError['kind'] | 'error';
+    message: string;
+    month?: Month;
+    retryAfter?: string;
+    sidelined?: boolean;
+  };
   /** The process that did the work (several processes may share a database). */
   pid: number;
 }
@@ -132,31 +145,61 @@ class ListFetch {
     try {
       const months = await this.monthsToFetch();
       result.monthsPlanned = months.length;
-      this.progress({ type: 'update', task, done: 0, total: months.length, detail: months.length ? `from ${months[0]}` : 'up to date' });
+      this.progress({
+        type: 'update',
+        task,
+        done: 0,
+        total: months.length,
+        detail: months.length ? `from ${months[0]}` : 'up to date',
+      });
       for (const month of months) {
         reading = month;
         try {
           await this.fetchMonth(month);
         } catch (error) {
           if (!(await this.leftAsGap(month, error))) throw error;
-          this.progress({ type: 'update', task, done: result.monthsFetched, detail: `${month} left as a gap: ${errorMessage(error)}` });
+          this.progress({
+            type: 'update',
+            task,
+            done: result.monthsFetched,
+            detail: `${month} left as a gap: ${errorMessage(error)}`,
+          });
           continue;
         }
         result.monthsFetched++;
-        this.progress({ type: 'update', task, done: result.monthsFetched, detail: `${month}  ${result.staged} staged` });
+        this.progress({
+          type: 'update',
+          task,
+          done: result.monthsFetched,
+          detail: `${month}  ${result.staged} staged`,
+        });
       }
       await this.recordSkipped(true);
       const gaps = await store.fetchState.gapMonths(list.id);
       if (gaps.length) result.gaps = gaps;
       // A list with gaps has not been read whole: it stays incomplete, so every run takes it and tries them again.
       await store.fetchState.recordScan(list.id, gaps.length === 0, settings.clock());
-      const skips = this.skipped.size ? `, ${this.skipped.size} unreadable entries skipped (lists ls --json names them)` : '';
-      const holes = gaps.length ? `, ${gaps.length === 1 ? 'a gap' : `${gaps.length} gaps`} at ${gaps.join(', ')} (lists ls shows why)` : '';
-      this.progress({ type: 'end', task, status: 'done', detail: `${result.monthsFetched} months, ${result.staged} staged, ${result.duplicates} already stored${skips}${holes}` });
+      const skips = this.skipped.size
+        ? `, ${this.skipped.size} unreadable entries skipped (lists ls --json names them)`
+        : '';
+      const holes = gaps.length
+        ? `, ${gaps.length === 1 ? 'a gap' : `${gaps.length} gaps`} at ${gaps.join(', ')} (lists ls shows why)`
+        : '';
+      this.progress({
+        type: 'end',
+        task,
+        status: 'done',
+        detail: `${result.monthsFetched} months, ${result.staged} staged, ${result.duplicates} already stored${skips}${holes}`,
+      });
     } catch (error) {
       if (error instanceof Interrupted || settings.signal?.aborted) {
         result.status = 'interrupted';
-        this.progress({ type: 'end', task, status: 'skipped', detail: `interrupted after ${result.monthsFetched} months` });
+        this.progress({
+          type: 'end',
+          task,
+          status: 'skipped',
+          detail: `interrupted after ${result.monthsFetched} months`,
+        });
         return result;
       }
       // The database failing is not the list's fault: no retry wait, no sidelining; the run stops.
@@ -166,8 +209,20 @@ class ListFetch {
       const message = errorMessage(error);
       const asked = error instanceof ArchiveError ? error.retryAfterMs : undefined;
       await this.recordSkipped(false);
-      const failure = await recordListFailure(store, list.id, reading ? `${reading}: ${message}` : message, settings.clock(), asked);
-      result.error = { kind, message, ...(reading ? { month: reading } : {}), retryAfter: failure.retryAfter, sidelined: failure.sidelined };
+      const failure = await recordListFailure(
+        store,
+        list.id,
+        reading ? `${reading}: ${message}` : message,
+        settings.clock(),
+        asked,
+      );
+      result.error = {
+        kind,
+        message,
+        ...(reading ? { month: reading } : {}),
+        retryAfter: failure.retryAfter,
+        sidelined: failure.sidelined,
+      };
       this.progress({ type: 'end', task, status: 'failed', detail: message });
     }
     return result;
@@ -188,7 +243,13 @@ class ListFetch {
   private async leftAsGap(month: Month, error: unknown): Promise<boolean> {
     if (error instanceof Interrupted || error instanceof StoreFailure || this.settings.signal?.aborted) return false;
     if (error instanceof ArchiveError && error.kind !== 'transient') return false;
-    const { gap } = await this.store.fetchState.recordMonthFailure(this.list.id, month, errorMessage(error), this.settings.clock(), isGapMonth);
+    const { gap } = await this.store.fetchState.recordMonthFailure(
+      this.list.id,
+      month,
+      errorMessage(error),
+      this.settings.clock(),
+      isGapMonth,
+    );
     return gap;
   }
 
@@ -200,10 +261,13 @@ class ListFetch {
     let firstMonth = list.firstMonth ?? undefined;
     if (!list.lastMonth || settings.full || !firstMonth || fingerprints) {
       firstMonth = await source.firstMonth(context);
-      if (firstMonth !== (list.firstMonth ?? undefined)) await store.fetchState.setFirstMonth(list.id, firstMonth ?? null);
+      if (firstMonth !== (list.firstMonth ?? undefined))
+        await store.fetchState.setFirstMonth(list.id, firstMonth ?? null);
     }
     const lastArchiveMonth = source.lastMonth ? await source.lastMonth(context) : monthOf(settings.clock());
-    const lastCheckpointAt = list.lastMonth ? await store.fetchState.checkpointedAt(list.id, list.lastMonth) : undefined;
+    const lastCheckpointAt = list.lastMonth
+      ? await store.fetchState.checkpointedAt(list.id, list.lastMonth)
+      : undefined;
     // A source that files mail late (pipermail: weeks) may still add to the months before the last one.
     const recentCheckpoints = new Map<Month, string>();
     for (const back of list.lastMonth && source.monthSettleMs !== undefined ? [1, 2] : []) {
@@ -211,8 +275,12 @@ class ListFetch {
       const at = await store.fetchState.checkpointedAt(list.id, month);
       if (at) recentCheckpoints.set(month, at);
     }
-    const earliestFetched = list.lastMonth && fingerprints ? await store.fetchState.earliestFetched(list.id) : undefined;
-    const changedMonths = list.lastMonth && fingerprints ? monthsChanged(await store.fetchState.monthFingerprints(list.id), fingerprints) : undefined;
+    const earliestFetched =
+      list.lastMonth && fingerprints ? await store.fetchState.earliestFetched(list.id) : undefined;
+    const changedMonths =
+      list.lastMonth && fingerprints
+        ? monthsChanged(await store.fetchState.monthFingerprints(list.id), fingerprints)
+        : undefined;
     const months = planMonths({
       lastMonth: list.lastMonth,
       lastCheckpointAt,
@@ -272,7 +340,12 @@ class ListFetch {
           }
           this.take(next.value, batch, tally);
           // A batch is written when it holds BATCH_MESSAGES messages or BATCH_BYTES of mail, whichever comes first.
-          if (batch.messages.length >= BATCH_MESSAGES || batch.bytes >= BATCH_BYTES || batch.deletions.length >= BATCH_MESSAGES) return batch;
+          if (
+            batch.messages.length >= BATCH_MESSAGES ||
+            batch.bytes >= BATCH_BYTES ||
+            batch.deletions.length >= BATCH_MESSAGES
+          )
+            return batch;
           if (this.settings.signal?.aborted) {
             stopped = true;
             return batch;
@@ -314,7 +387,12 @@ class ListFetch {
       const outcome = await tx.staging.stage(list.id, month, batch.messages, isSameMail);
       const recorded = await tx.fetchState.recordDeletions(list.id, batch.deletions);
       if (batch.last) {
-        await tx.staging.checkpoint(list.id, { month, seen: tally.seen, staged: tally.staged + outcome.staged, fingerprint: this.fingerprintOf(month) });
+        await tx.staging.checkpoint(list.id, {
+          month,
+          seen: tally.seen,
+          staged: tally.staged + outcome.staged,
+          fingerprint: this.fingerprintOf(month),
+        });
         await tx.fetchState.clearMonthFailure(list.id, month);
       }
       await tx.locks.touch(list.id, 'fetch', settings.owner);
@@ -325,7 +403,13 @@ class ListFetch {
     result.staged += written.staged;
     result.duplicates += written.duplicates;
     result.deletions += written.recorded;
-    if (!batch.last) this.progress({ type: 'update', task: this.task, done: result.monthsFetched, detail: `${month}  ${result.staged} staged` });
+    if (!batch.last)
+      this.progress({
+        type: 'update',
+        task: this.task,
+        done: result.monthsFetched,
+        detail: `${month}  ${result.staged} staged`,
+      });
   }
 }
 
@@ -335,7 +419,9 @@ function errorMessage(error: unknown): string {
 
 /** Months checkpointed before whose content is not what it was then (no fingerprint stored counts as changed). */
 function monthsChanged(stored: ReadonlyMap<Month, string | null>, current: ReadonlyMap<Month, string>): Month[] {
-  return [...stored].filter(([month, fingerprint]) => fingerprint !== (current.get(month) ?? '')).map(([month]) => month);
+  return [...stored]
+    .filter(([month, fingerprint]) => fingerprint !== (current.get(month) ?? ''))
+    .map(([month]) => month);
 }
 
 /** A list's result before anything was fetched. */

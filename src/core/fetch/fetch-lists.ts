@@ -45,7 +45,15 @@ export interface FetchOptions {
 
 export interface FetchResult {
   lists: ListFetchResult[];
-  totals: { lists: number; months: number; seen: number; staged: number; duplicates: number; deletions: number; failed: number };
+  totals: {
+    lists: number;
+    months: number;
+    seen: number;
+    staged: number;
+    duplicates: number;
+    deletions: number;
+    failed: number;
+  };
   /** The run was stopped by a signal before it ran out of lists. */
   interrupted: boolean;
   /** Hosts whose lists this run left alone, and the lists of its choice they kept back. */
@@ -84,13 +92,22 @@ export interface HeldByProcess {
  * checkpoint to the present, and records how it went. A list that fails
  * does not stop the others.
  */
-export async function fetchLists(store: Store, systems: Systems, options: FetchOptions, progress: ProgressListener): Promise<FetchResult> {
+export async function fetchLists(
+  store: Store,
+  systems: Systems,
+  options: FetchOptions,
+  progress: ProgressListener,
+): Promise<FetchResult> {
   if (options.system) requireSystem(systems, options.system);
   // Only named lists become ids: --system alone filters the claim, which still passes over sidelined lists.
-  const listIds = options.lists?.length ? (await selectLists(store, { names: options.lists, system: options.system })).map((list) => list.id) : undefined;
+  const listIds = options.lists?.length
+    ? (await selectLists(store, { names: options.lists, system: options.system })).map((list) => list.id)
+    : undefined;
   const run = new FetchRun(store, systems, options, progress);
   const { owner, clock, holds } = run;
-  const localSystems = [...systems.systems.values()].filter((system) => BACKENDS[system.backend].locator === 'path').map((system) => system.name);
+  const localSystems = [...systems.systems.values()]
+    .filter((system) => BACKENDS[system.backend].locator === 'path')
+    .map((system) => system.name);
   const claimed = new Set<number>();
   const results: ListFetchResult[] = [];
 
@@ -147,10 +164,21 @@ export async function fetchLists(store: Store, systems: Systems, options: FetchO
             : 'not due yet (--now fetches it anyway)';
     results.push({ ...skipped(list, owner), reason });
     // A list that waits is named with the others that wait (`waiting`).
-    if (!hold && !holder && !waits) progress({ type: 'log', level: 'info', message: `${list.system} ${list.name} was not fetched: ${reason}` });
+    if (!hold && !holder && !waits)
+      progress({ type: 'log', level: 'info', message: `${list.system} ${list.name} was not fetched: ${reason}` });
   }
-  const waiting = options.now || options.signal?.aborted ? [] : await listsWaiting(store, clock(), claimed, held, heldElsewhere, listIds, options.system);
-  return { lists: results, totals: total(results), interrupted: Boolean(options.signal?.aborted), breakers, waiting, heldElsewhere };
+  const waiting =
+    options.now || options.signal?.aborted
+      ? []
+      : await listsWaiting(store, clock(), claimed, held, heldElsewhere, listIds, options.system);
+  return {
+    lists: results,
+    totals: total(results),
+    interrupted: Boolean(options.signal?.aborted),
+    breakers,
+    waiting,
+    heldElsewhere,
+  };
 }
 
 /** Lists of the run's choice left alone because they failed before and wait (or are sidelined): a skipped list is always named. */
@@ -165,7 +193,12 @@ async function listsWaiting(
 ): Promise<WaitingList[]> {
   const waiting: WaitingList[] = [];
   for (const list of await store.lists.all()) {
-    if (claimed.has(list.id) || held.has(list.id) || heldElsewhere.some((h) => h.system === list.system && h.list === list.name)) continue;
+    if (
+      claimed.has(list.id) ||
+      held.has(list.id) ||
+      heldElsewhere.some((h) => h.system === list.system && h.list === list.name)
+    )
+      continue;
     if (listIds ? !listIds.includes(list.id) : system && list.system !== system) continue;
     const sidelined = Boolean(list.sidelinedAt) && !listIds;
     if (!sidelined && !isWaiting(list, now)) continue;
@@ -182,10 +215,15 @@ async function listsWaiting(
 }
 
 /** Why a list that failed is not fetched now (or, its wait over, that the next run tries it), and how to fetch it anyway. */
-export function describeWait(list: Pick<ListRecord, 'system' | 'name' | 'retryAfter' | 'failedAttempts' | 'lastFailure'>, sidelined: boolean, now: Date): string {
+export function describeWait(
+  list: Pick<ListRecord, 'system' | 'name' | 'retryAfter' | 'failedAttempts' | 'lastFailure'>,
+  sidelined: boolean,
+  now: Date,
+): string {
   const runs = `${list.failedAttempts} failed ${list.failedAttempts === 1 ? 'run' : 'runs'}`;
   const why = list.lastFailure ? ` (${list.lastFailure})` : '';
-  if (sidelined) return `${list.system} ${list.name}: set aside after ${runs}${why}; \`fetch --list ${list.name}\` tries it again`;
+  if (sidelined)
+    return `${list.system} ${list.name}: set aside after ${runs}${why}; \`fetch --list ${list.name}\` tries it again`;
   if (!isWaiting(list, now)) return `${list.system} ${list.name}: tried again on the next run after ${runs}${why}`;
   return `${list.system} ${list.name}: waiting until ${list.retryAfter} after ${runs}${why}; --now fetches it anyway`;
 }
@@ -200,20 +238,37 @@ export function describeFailures(result: Pick<FetchResult, 'lists'>): string[] {
     .map((list) => {
       const { error } = list;
       const month = error!.month ? ` ${error!.month}` : '';
-      const next = error!.sidelined ? `set aside; \`fetch --list ${list.list}\` tries it again` : error!.retryAfter ? `next try after ${error!.retryAfter}` : 'tried again next run';
+      const next = error!.sidelined
+        ? `set aside; \`fetch --list ${list.list}\` tries it again`
+        : error!.retryAfter
+          ? `next try after ${error!.retryAfter}`
+          : 'tried again next run';
       return `${list.system} ${list.list}${month}: ${error!.message} (${next})`;
     });
 }
 
 /** Lists of the run's choice it did not claim because another process holds them (a live one, or one on another host). */
-async function listsHeldElsewhere(store: Store, owner: LockOwner, claimed: ReadonlySet<number>, listIds: readonly number[] | undefined, system: string | undefined): Promise<HeldByProcess[]> {
+async function listsHeldElsewhere(
+  store: Store,
+  owner: LockOwner,
+  claimed: ReadonlySet<number>,
+  listIds: readonly number[] | undefined,
+  system: string | undefined,
+): Promise<HeldByProcess[]> {
   const held: HeldByProcess[] = [];
   for (const list of await store.lists.all()) {
     if (claimed.has(list.id) || list.lockedAt === null) continue;
     if (listIds ? !listIds.includes(list.id) : list.sidelinedAt || (system && list.system !== system)) continue;
     if (list.lockedPid === owner.pid && list.lockedHost === owner.host && list.lockedBootId === owner.bootId) continue;
     const staleAt = new Date(new Date(list.lockedAt).getTime() + STALE_LOCK_MS).toISOString();
-    held.push({ system: list.system, list: list.name, host: list.lockedHost, pid: list.lockedPid, since: list.lockedAt, staleAt });
+    held.push({
+      system: list.system,
+      list: list.name,
+      host: list.lockedHost,
+      pid: list.lockedPid,
+      since: list.lockedAt,
+      staleAt,
+    });
   }
   return held;
 }
@@ -251,7 +306,11 @@ class FetchRun {
     if (!system) {
       const message = `the archive system "${list.system}" is not in ${this.systems.file}`;
       const failure = await recordListFailure(store, list.id, message, clock());
-      return { ...skipped(list, this.owner), status: 'failed', error: { kind: 'permanent', message, retryAfter: failure.retryAfter, sidelined: failure.sidelined } };
+      return {
+        ...skipped(list, this.owner),
+        status: 'failed',
+        error: { kind: 'permanent', message, retryAfter: failure.retryAfter, sidelined: failure.sidelined },
+      };
     }
     let source: ArchiveSource;
     try {
@@ -260,7 +319,11 @@ class FetchRun {
       const message = `the ${system.backend} backend could not be loaded: ${error instanceof Error ? error.message : String(error)}`;
       const failure = await recordListFailure(store, list.id, message, clock());
       progress({ type: 'log', level: 'warn', message: `${list.system} ${list.name}: ${message}` });
-      return { ...skipped(list, this.owner), status: 'failed', error: { kind: 'error', message, retryAfter: failure.retryAfter, sidelined: failure.sidelined } };
+      return {
+        ...skipped(list, this.owner),
+        status: 'failed',
+        error: { kind: 'error', message, retryAfter: failure.retryAfter, sidelined: failure.sidelined },
+      };
     }
     try {
       const result = await fetchList(

@@ -56,13 +56,25 @@ export function planMonths(input: MonthPlanInput): Month[] {
   const end = input.lastArchiveMonth;
   if (input.full && input.firstMonth) return input.firstMonth <= end ? monthsBetween(input.firstMonth, end) : [];
   if (input.lastMonth) {
-    let resume = input.whole || monthWasOver(input.lastMonth, input.lastCheckpointAt, input.settleMs) ? addMonths(input.lastMonth, 1) : input.lastMonth;
-    if (!input.whole) for (const [month, at] of input.recentCheckpoints ?? []) if (month < resume && !monthWasOver(month, at, input.settleMs)) resume = month;
+    let resume =
+      input.whole || monthWasOver(input.lastMonth, input.lastCheckpointAt, input.settleMs)
+        ? addMonths(input.lastMonth, 1)
+        : input.lastMonth;
+    if (!input.whole)
+      for (const [month, at] of input.recentCheckpoints ?? [])
+        if (month < resume && !monthWasOver(month, at, input.settleMs)) resume = month;
     const gap =
-      (input.coversHistory || input.whole) && input.firstMonth && input.earliestFetched && input.firstMonth < input.earliestFetched
+      (input.coversHistory || input.whole) &&
+      input.firstMonth &&
+      input.earliestFetched &&
+      input.firstMonth < input.earliestFetched
         ? monthsBetween(input.firstMonth, addMonths(input.earliestFetched, -1))
         : [];
-    const months = new Set([...gap, ...(input.changedMonths ?? []), ...(resume <= end ? monthsBetween(resume, end) : [])]);
+    const months = new Set([
+      ...gap,
+      ...(input.changedMonths ?? []),
+      ...(resume <= end ? monthsBetween(resume, end) : []),
+    ]);
     return [...months].filter((month) => month <= end).sort();
   }
   if (!input.firstMonth) return [];

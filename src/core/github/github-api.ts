@@ -1,5 +1,12 @@
 import { ArchiveError, InputError, OperationError } from '../errors.js';
-import { createHttpClient, header, parseRetryAfter, type HttpClient, type HttpDocument, type ResponseHeaders } from '../net/http-client.js';
+import {
+  createHttpClient,
+  header,
+  parseRetryAfter,
+  type HttpClient,
+  type HttpDocument,
+  type ResponseHeaders,
+} from '../net/http-client.js';
 import { nextPageUrl } from './link-header.js';
 
 export const DEFAULT_API_URL = 'https://api.github.com';
@@ -66,7 +73,9 @@ export function githubRateLimitWait(status: number, headers: ResponseHeaders, no
   if (retryAfter !== undefined) return retryAfter;
   if (header(headers, 'x-ratelimit-remaining') === '0') {
     const reset = Number(header(headers, 'x-ratelimit-reset'));
-    return Number.isFinite(reset) && reset > 0 ? Math.max(0, reset * 1000 - now) + RESET_MARGIN_MS : UNSPECIFIED_LIMIT_WAIT_MS;
+    return Number.isFinite(reset) && reset > 0
+      ? Math.max(0, reset * 1000 - now) + RESET_MARGIN_MS
+      : UNSPECIFIED_LIMIT_WAIT_MS;
   }
   return status === 429 ? UNSPECIFIED_LIMIT_WAIT_MS : undefined;
 }
@@ -106,7 +115,11 @@ export class GitHubApi {
   async repository(): Promise<{ id: number; fullName: string }> {
     const url = `${this.apiUrl}/repos/${this.options.owner}/${this.options.name}`;
     const body = parseBody(await this.get(url), url) as { id?: unknown; full_name?: unknown };
-    if (!Number.isSafeInteger(body.id)) throw new OperationError(`GitHub answered ${url} without the repository's id.`, 'Check --api-url: it should be the GitHub REST API.');
+    if (!Number.isSafeInteger(body.id))
+      throw new OperationError(
+        `GitHub answered ${url} without the repository's id.`,
+        'Check --api-url: it should be the GitHub REST API.',
+      );
     return { id: body.id as number, fullName: typeof body.full_name === 'string' ? body.full_name : this.repo };
   }
 
@@ -116,12 +129,18 @@ export class GitHubApi {
    * not read yet), following the Link headers.
    */
   pages(listing: Listing): AsyncGenerator<ApiPage> {
-    return this.pagesFrom(`${this.apiUrl}/repos/${this.options.owner}/${this.options.name}/${listing}?state=all&per_page=100&sort=created&direction=asc`, listing);
+    return this.pagesFrom(
+      `${this.apiUrl}/repos/${this.options.owner}/${this.options.name}/${listing}?state=all&per_page=100&sort=created&direction=asc`,
+      listing,
+    );
   }
 
   /** Every page of the organization's repositories (`GET /orgs/ORG/repos`, every type), following the Link headers. */
   organizationRepositories(): AsyncGenerator<ApiPage> {
-    return this.pagesFrom(`${this.apiUrl}/orgs/${this.options.owner}/repos?type=all&per_page=100&sort=full_name`, 'repositories');
+    return this.pagesFrom(
+      `${this.apiUrl}/orgs/${this.options.owner}/repos?type=all&per_page=100&sort=full_name`,
+      'repositories',
+    );
   }
 
   private async *pagesFrom(first: string, what: string): AsyncGenerator<ApiPage> {
@@ -129,7 +148,11 @@ export class GitHubApi {
     while (url) {
       const document = await this.get(url);
       const items = parseBody(document, url);
-      if (!Array.isArray(items)) throw new OperationError(`GitHub answered ${url} with something other than a list of ${what}.`, 'Check --api-url: it should be the GitHub REST API.');
+      if (!Array.isArray(items))
+        throw new OperationError(
+          `GitHub answered ${url} with something other than a list of ${what}.`,
+          'Check --api-url: it should be the GitHub REST API.',
+        );
       yield { url, items };
       url = nextPageUrl(header(document.headers, 'link'), url);
     }
@@ -141,24 +164,40 @@ export class GitHubApi {
       let document: HttpDocument;
       try {
         // GitHub's limits are waited out here (up to the bound above), not refused by the pacer.
-        document = await this.client.document(url, { headers: this.headers, signal: this.options.signal, rateLimitWait: githubRateLimitWait, longestWaitMs: Number.POSITIVE_INFINITY });
+        document = await this.client.document(url, {
+          headers: this.headers,
+          signal: this.options.signal,
+          rateLimitWait: githubRateLimitWait,
+          longestWaitMs: Number.POSITIVE_INFINITY,
+        });
       } catch (error) {
         if (!(error instanceof ArchiveError)) throw error;
         if (error.kind !== 'rate_limited') {
-          throw new OperationError(`GitHub did not answer while reading ${this.repo}: ${error.message}`, 'Run the import again later; the pages already read are saved.');
+          throw new OperationError(
+            `GitHub did not answer while reading ${this.repo}: ${error.message}`,
+            'Run the import again later; the pages already read are saved.',
+          );
         }
         const waitMs = error.retryAfterMs ?? UNSPECIFIED_LIMIT_WAIT_MS;
         const until = new Date(this.client.pacer.clock.now() + waitMs);
-        if (waitMs > this.maxRateLimitWaitMs || round >= MAX_RATE_LIMIT_ROUNDS) throw new GitHubRateLimitStop(this.repo, until);
+        if (waitMs > this.maxRateLimitWaitMs || round >= MAX_RATE_LIMIT_ROUNDS)
+          throw new GitHubRateLimitStop(this.repo, until);
         // The client has already pushed this host's next slot in the pacer past the wait.
         this.options.onRateLimitWait?.(waitMs, until);
         continue;
       }
       if (document.status >= 200 && document.status < 300) return document;
-      if (document.status === 403 && /rate limit/i.test(errorMessage(document.text) ?? '') && round < MAX_RATE_LIMIT_ROUNDS) {
+      if (
+        document.status === 403 &&
+        /rate limit/i.test(errorMessage(document.text) ?? '') &&
+        round < MAX_RATE_LIMIT_ROUNDS
+      ) {
         // A secondary limit that gives no Retry-After: wait the minute GitHub asks for.
         this.client.pacer.strain(new URL(url).host, UNSPECIFIED_LIMIT_WAIT_MS);
-        this.options.onRateLimitWait?.(UNSPECIFIED_LIMIT_WAIT_MS, new Date(this.client.pacer.clock.now() + UNSPECIFIED_LIMIT_WAIT_MS));
+        this.options.onRateLimitWait?.(
+          UNSPECIFIED_LIMIT_WAIT_MS,
+          new Date(this.client.pacer.clock.now() + UNSPECIFIED_LIMIT_WAIT_MS),
+        );
         continue;
       }
       throw this.refusal(document);
@@ -173,7 +212,9 @@ export class GitHubApi {
       case 401:
         return new OperationError(
           `GitHub refused the credentials for ${this.repo} (401${said}); ${token}.`,
-          this.hasToken ? 'GITHUB_TOKEN holds a token GitHub does not accept (expired or revoked?); set a valid one.' : 'Set GITHUB_TOKEN to a GitHub token.',
+          this.hasToken
+            ? 'GITHUB_TOKEN holds a token GitHub does not accept (expired or revoked?); set a valid one.'
+            : 'Set GITHUB_TOKEN to a GitHub token.',
         );
       case 404:
         return new InputError(
@@ -185,9 +226,15 @@ export class GitHubApi {
               : 'Check REPO; for a private repository set GITHUB_TOKEN.',
         );
       case 403:
-        return new OperationError(`GitHub refused to give ${this.repo} (403${said}); ${token}.`, 'Check that the token in GITHUB_TOKEN may read this repository.');
+        return new OperationError(
+          `GitHub refused to give ${this.repo} (403${said}); ${token}.`,
+          'Check that the token in GITHUB_TOKEN may read this repository.',
+        );
       default:
-        return new OperationError(`GitHub answered ${document.status} for ${document.url} while reading ${this.repo}${said}.`, 'Check --api-url and REPO.');
+        return new OperationError(
+          `GitHub answered ${document.status} for ${document.url} while reading ${this.repo}${said}.`,
+          'Check --api-url and REPO.',
+        );
     }
   }
 }
@@ -196,7 +243,10 @@ function parseBody(document: HttpDocument, url: string): unknown {
   try {
     return JSON.parse(document.text);
   } catch {
-    throw new OperationError(`GitHub answered ${url} with something that is not JSON.`, 'Check --api-url: it should be the GitHub REST API.');
+    throw new OperationError(
+      `GitHub answered ${url} with something that is not JSON.`,
+      'Check --api-url: it should be the GitHub REST API.',
+    );
   }
 }
 

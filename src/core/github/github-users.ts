@@ -19,10 +19,20 @@ export class GitHubUsers {
   private readonly client: HttpClient;
   private readonly headers: Record<string, string>;
 
-  constructor(options: { token: string; apiUrl?: string; client?: HttpClient; contactEmail?: string; signal?: AbortSignal }) {
+  constructor(options: {
+    token: string;
+    apiUrl?: string;
+    client?: HttpClient;
+    contactEmail?: string;
+    signal?: AbortSignal;
+  }) {
     this.apiUrl = (options.apiUrl ?? DEFAULT_API_URL).replace(/\/+$/, '');
     this.client = options.client ?? createHttpClient({ contactEmail: options.contactEmail });
-    this.headers = { accept: 'application/vnd.github+json', 'x-github-api-version': '2022-11-28', authorization: `Bearer ${options.token}` };
+    this.headers = {
+      accept: 'application/vnd.github+json',
+      'x-github-api-version': '2022-11-28',
+      authorization: `Bearer ${options.token}`,
+    };
     this.signal = options.signal;
   }
 
@@ -31,10 +41,12 @@ export class GitHubUsers {
   async userOf(address: string): Promise<GitHubUser | null> {
     const users = await this.search(`/search/users?q=${encodeURIComponent(`${address} in:email`)}`);
     const user = users?.[0] as { login?: unknown; id?: unknown } | undefined;
-    if (typeof user?.login === 'string') return { login: user.login, githubId: Number.isSafeInteger(user.id) ? (user.id as number) : null };
+    if (typeof user?.login === 'string')
+      return { login: user.login, githubId: Number.isSafeInteger(user.id) ? (user.id as number) : null };
     const commits = await this.search(`/search/commits?q=${encodeURIComponent(`author-email:${address}`)}`);
     const author = (commits?.[0] as { author?: { login?: unknown; id?: unknown } | null } | undefined)?.author;
-    if (typeof author?.login === 'string') return { login: author.login, githubId: Number.isSafeInteger(author.id) ? (author.id as number) : null };
+    if (typeof author?.login === 'string')
+      return { login: author.login, githubId: Number.isSafeInteger(author.id) ? (author.id as number) : null };
     return null;
   }
 
@@ -43,14 +55,25 @@ export class GitHubUsers {
     const url = `${this.apiUrl}${path}`;
     let document;
     try {
-      document = await this.client.document(url, { headers: this.headers, signal: this.signal, rateLimitWait: githubRateLimitWait });
+      document = await this.client.document(url, {
+        headers: this.headers,
+        signal: this.signal,
+        rateLimitWait: githubRateLimitWait,
+      });
     } catch (error) {
-      if (error instanceof ArchiveError) throw new OperationError(`GitHub did not answer ${url}: ${error.message}`, 'Run `listminer people resolve` again later; what was found is saved.');
+      if (error instanceof ArchiveError)
+        throw new OperationError(
+          `GitHub did not answer ${url}: ${error.message}`,
+          'Run `listminer people resolve` again later; what was found is saved.',
+        );
       throw error;
     }
     if (document.status === 422) return undefined;
     if (document.status < 200 || document.status >= 300) {
-      throw new OperationError(`GitHub answered ${document.status} for ${url}.`, 'Check GITHUB_TOKEN; `listminer people resolve` can be run again, what was found is saved.');
+      throw new OperationError(
+        `GitHub answered ${document.status} for ${url}.`,
+        'Check GITHUB_TOKEN; `listminer people resolve` can be run again, what was found is saved.',
+      );
     }
     try {
       const body = JSON.parse(document.text) as { items?: unknown };

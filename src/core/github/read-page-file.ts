@@ -10,7 +10,8 @@ export interface PageOfItems {
   items: unknown[];
 }
 
-const HINT = 'Give pages as `gh api --paginate` writes them: a JSON array, arrays one after another, or one JSON object per line.';
+const HINT =
+  'Give pages as `gh api --paginate` writes them: a JSON array, arrays one after another, or one JSON object per line.';
 
 /**
  * The pages of a file of GitHub API answers, read as a stream. A file holds
@@ -19,7 +20,10 @@ const HINT = 'Give pages as `gh api --paginate` writes them: a JSON array, array
  * each array is a page, and lines of objects are gathered into pages of
  * `itemsPerPage`. Anything else is an InputError naming the file, line and column.
  */
-export async function* readPageFile(path: string, options: { itemsPerPage?: number } = {}): AsyncGenerator<PageOfItems> {
+export async function* readPageFile(
+  path: string,
+  options: { itemsPerPage?: number } = {},
+): AsyncGenerator<PageOfItems> {
   const itemsPerPage = options.itemsPerPage ?? 100;
   let page = 0;
   let lines: { line: number; items: unknown[] } | undefined;
@@ -80,7 +84,10 @@ async function* readJsonValues(path: string): AsyncGenerator<JsonValue> {
             start = { line, column };
             from = i;
           } else if (!/\s/.test(char)) {
-            throw fail(`unexpected ${JSON.stringify(char)} where a JSON array or object should begin`, { line, column });
+            throw fail(`unexpected ${JSON.stringify(char)} where a JSON array or object should begin`, {
+              line,
+              column,
+            });
           }
         } else if (inString) {
           if (escaped) escaped = false;
@@ -116,7 +123,11 @@ async function* readJsonValues(path: string): AsyncGenerator<JsonValue> {
 }
 
 /** JSON.parse, with its complaint placed in the file: V8 says `at position N` of the value. */
-function parseValue(text: string, start: { line: number; column: number }, fail: (why: string, at: { line: number; column: number }) => InputError): unknown {
+function parseValue(
+  text: string,
+  start: { line: number; column: number },
+  fail: (why: string, at: { line: number; column: number }) => InputError,
+): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -129,7 +140,11 @@ function parseValue(text: string, start: { line: number; column: number }, fail:
 }
 
 /** Line and column in the file of an offset into a value that began at `start`. */
-function offsetIn(text: string, offset: number, start: { line: number; column: number }): { line: number; column: number } {
+function offsetIn(
+  text: string,
+  offset: number,
+  start: { line: number; column: number },
+): { line: number; column: number } {
   let line = start.line;
   let column = start.column;
   for (let i = 0; i < offset && i < text.length; i++) {
@@ -145,6 +160,10 @@ function offsetIn(text: string, offset: number, start: { line: number; column: n
 
 function unreadable(path: string, error: unknown): InputError {
   const code = (error as { code?: string }).code;
-  const why = code === 'ENOENT' ? 'there is no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
-  return new InputError(`Cannot read ${path}: ${why}.`, 'Give the path of a file of GitHub API pages, as `gh api --paginate` writes them.');
+  const why =
+    code === 'ENOENT' ? 'there is no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
+  return new InputError(
+    `Cannot read ${path}: ${why}.`,
+    'Give the path of a file of GitHub API pages, as `gh api --paginate` writes them.',
+  );
 }

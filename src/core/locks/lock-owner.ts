@@ -51,7 +51,12 @@ export function isProcessAlive(pid: number): boolean {
 }
 
 /** True when the lock's holder is gone: stale by age, or a dead process on this host and boot. */
-export function lockIsAbandoned(holder: LockHolder, owner: LockOwner, now = Date.now(), isAlive: (pid: number) => boolean = isProcessAlive): boolean {
+export function lockIsAbandoned(
+  holder: LockHolder,
+  owner: LockOwner,
+  now = Date.now(),
+  isAlive: (pid: number) => boolean = isProcessAlive,
+): boolean {
   if (holder.lockedAt === null) return true;
   if (now - new Date(holder.lockedAt).getTime() > STALE_LOCK_MS) return true;
   const sameBoot = holder.lockedHost === owner.host && holder.lockedBootId === owner.bootId;

@@ -80,7 +80,8 @@ export class BodySpool {
       if (!this.file && this.memoryBytes + chunk.length > this.memoryLimit) this.file = openSpoolFile();
       if (this.file) {
         // Every byte after the file opens goes to it, so memory (older) is always read first.
-        for (let at = 0; at < chunk.length; ) at += writeSync(this.file.fd, chunk, at, chunk.length - at, this.file.written + at);
+        for (let at = 0; at < chunk.length;)
+          at += writeSync(this.file.fd, chunk, at, chunk.length - at, this.file.written + at);
         this.file.written += chunk.length;
       } else {
         this.memory.push(chunk);

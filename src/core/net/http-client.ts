@@ -134,7 +134,11 @@ export class HttpClient {
    * limit is returned for the caller to read, as `document` does.
    */
   async streamDocument(url: string, request: DocumentRequest = {}): Promise<HttpBody> {
-    return this.withRetries(url, request.signal, async (attempt) => (await this.open(url, attempt, { ...request, clientErrorsAreAnswers: true }))!);
+    return this.withRetries(
+      url,
+      request.signal,
+      async (attempt) => (await this.open(url, attempt, { ...request, clientErrorsAreAnswers: true }))!,
+    );
   }
 
   /** A JSON document, or undefined on 404/410. */
@@ -148,7 +152,11 @@ export class HttpClient {
     }
   }
 
-  private async withRetries<R>(url: string, signal: AbortSignal | undefined, attempt: (n: number) => Promise<R>): Promise<R> {
+  private async withRetries<R>(
+    url: string,
+    signal: AbortSignal | undefined,
+    attempt: (n: number) => Promise<R>,
+  ): Promise<R> {
     for (let n = 0; ; n++) {
       try {
         return await attempt(n);
@@ -156,7 +164,8 @@ export class HttpClient {
         if (signal?.aborted) throw error;
         const retryable =
           error instanceof ArchiveError &&
-          (error.kind === 'transient' || (error.kind === 'rate_limited' && (error.retryAfterMs ?? 0) <= this.pacer.maxIntervalMs));
+          (error.kind === 'transient' ||
+            (error.kind === 'rate_limited' && (error.retryAfterMs ?? 0) <= this.pacer.maxIntervalMs));
         if (!retryable || n >= this.retries) throw error;
       }
     }
@@ -182,24 +191,49 @@ export class HttpClient {
       if (signal?.aborted) throw error;
       this.pacer.strain(host);
       const unresolved = hostNotFound(error);
-      const hint = unresolved ? `Check the host name ${new URL(url).hostname} (the list's or system's base URL) and this machine's network and DNS.` : undefined;
-      const why = unresolved ? `the host name ${new URL(url).hostname} could not be resolved (${unresolved}); check the name and the network` : describe(error);
-      throw new ArchiveError(`GET ${url} failed: ${why}${attempt ? ` (attempt ${attempt + 1})` : ''}`, 'transient', undefined, hint);
+      const hint = unresolved
+        ? `Check the host name ${new URL(url).hostname} (the list's or system's base URL) and this machine's network and DNS.`
+        : undefined;
+      const why = unresolved
+        ? `the host name ${new URL(url).hostname} could not be resolved (${unresolved}); check the name and the network`
+        : describe(error);
+      throw new ArchiveError(
+        `GET ${url} failed: ${why}${attempt ? ` (attempt ${attempt + 1})` : ''}`,
+        'transient',
+        undefined,
+        hint,
+      );
     }
     const { statusCode, headers } = response;
     if (statusCode >= 200 && statusCode < 300) {
       this.pacer.ease(host);
-      return { url, status: statusCode, headers, contentType: header(headers, 'content-type'), body: this.checkedBody(url, host, response, signal) };
+      return {
+        url,
+        status: statusCode,
+        headers,
+        contentType: header(headers, 'content-type'),
+        body: this.checkedBody(url, host, response, signal),
+      };
     }
     const limitWaitMs = options.rateLimitWait?.(statusCode, headers, this.pacer.clock.now());
     if (limitWaitMs !== undefined) {
       await response.body.dump().catch(() => undefined);
       this.pacer.strain(host, limitWaitMs);
-      throw new ArchiveError(`${host} is rate-limiting listminer (${statusCode} for ${url}).`, 'rate_limited', limitWaitMs);
+      throw new ArchiveError(
+        `${host} is rate-limiting listminer (${statusCode} for ${url}).`,
+        'rate_limited',
+        limitWaitMs,
+      );
     }
     if (options.clientErrorsAreAnswers && statusCode >= 400 && statusCode < 500 && statusCode !== 429) {
       this.pacer.ease(host);
-      return { url, status: statusCode, headers, contentType: header(headers, 'content-type'), body: this.checkedBody(url, host, response, signal) };
+      return {
+        url,
+        status: statusCode,
+        headers,
+        contentType: header(headers, 'content-type'),
+        body: this.checkedBody(url, host, response, signal),
+      };
     }
     await response.body.dump().catch(() => undefined);
     if (statusCode === 404 || statusCode === 410) {
@@ -223,11 +257,22 @@ export class HttpClient {
    * it, with a read error or a length short of Content-Length turned into a
    * transient ArchiveError.
    */
-  private checkedBody(url: string, host: string, response: Dispatcher.ResponseData, signal?: AbortSignal): AsyncGenerator<Buffer> {
+  private checkedBody(
+    url: string,
+    host: string,
+    response: Dispatcher.ResponseData,
+    signal?: AbortSignal,
+  ): AsyncGenerator<Buffer> {
     return this.readSpooled(url, host, response, new BodySpool(response.body), signal);
   }
 
-  private async *readSpooled(url: string, host: string, response: Dispatcher.ResponseData, spool: BodySpool, signal?: AbortSignal): AsyncGenerator<Buffer> {
+  private async *readSpooled(
+    url: string,
+    host: string,
+    response: Dispatcher.ResponseData,
+    spool: BodySpool,
+    signal?: AbortSignal,
+  ): AsyncGenerator<Buffer> {
     const declared = header(response.headers, 'content-length');
     const encoded = header(response.headers, 'content-encoding');
     let received = 0;
@@ -241,7 +286,10 @@ export class HttpClient {
       if (signal?.aborted) throw error;
       this.pacer.strain(host);
       if (error instanceof ArchiveError) throw error;
-      throw new ArchiveError(`The body of ${url} was cut short after ${received} bytes: ${describe(error)}`, 'transient');
+      throw new ArchiveError(
+        `The body of ${url} was cut short after ${received} bytes: ${describe(error)}`,
+        'transient',
+      );
     } finally {
       // A consumer that stops early must not leave the socket half read.
       spool.close();
@@ -259,7 +307,11 @@ async function readText(response: HttpBody): Promise<string> {
   let length = 0;
   for await (const chunk of response.body) {
     length += chunk.length;
-    if (length > MAX_TEXT_BYTES) throw new ArchiveError(`${response.url} is larger than ${MAX_TEXT_BYTES} bytes; it is not the document expected.`, 'permanent');
+    if (length > MAX_TEXT_BYTES)
+      throw new ArchiveError(
+        `${response.url} is larger than ${MAX_TEXT_BYTES} bytes; it is not the document expected.`,
+        'permanent',
+      );
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');

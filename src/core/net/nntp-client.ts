@@ -89,13 +89,19 @@ export class NntpClient {
     const greeting = await client.readStatus();
     if (greeting.code !== 200 && greeting.code !== 201) {
       client.close();
-      throw new ArchiveError(`The news server ${where} refused the connection: ${greeting.code} ${greeting.text}`, greeting.code === 502 ? 'permanent' : 'transient');
+      throw new ArchiveError(
+        `The news server ${where} refused the connection: ${greeting.code} ${greeting.text}`,
+        greeting.code === 502 ? 'permanent' : 'transient',
+      );
     }
     // A server that splits feeding and reading (INN) hands a reader over to nnrpd; others answer 5xx, which is fine.
     const reader = await client.command('MODE READER');
     if (reader.code === 400) {
       client.close();
-      throw new ArchiveError(`The news server ${where} asked listminer to come back later: ${reader.text}`, 'transient');
+      throw new ArchiveError(
+        `The news server ${where} asked listminer to come back later: ${reader.text}`,
+        'transient',
+      );
     }
     if (options.credentials) await client.authenticate(options.credentials);
     return client;
@@ -104,14 +110,19 @@ export class NntpClient {
   private async authenticate(credentials: { user: string; password: string }): Promise<void> {
     let answer = await this.command(`AUTHINFO USER ${credentials.user}`);
     if (answer.code === 381) answer = await this.command(`AUTHINFO PASS ${credentials.password}`);
-    if (answer.code !== 281) throw new ArchiveError(`The news server ${this.where} refused the user name and password (${answer.code}).`, 'permanent');
+    if (answer.code !== 281)
+      throw new ArchiveError(
+        `The news server ${this.where} refused the user name and password (${answer.code}).`,
+        'permanent',
+      );
   }
 
   /** GROUP: selects the group and tells its article count and its low and high water marks. */
   async group(name: string): Promise<NntpGroup> {
     const answer = await this.command(`GROUP ${name}`);
     if (answer.code === 411) throw new ArchiveError(`The news server ${this.where} has no group ${name}.`, 'permanent');
-    if (answer.code === 480) throw new ArchiveError(`The news server ${this.where} wants a user name and password for ${name}.`, 'permanent');
+    if (answer.code === 480)
+      throw new ArchiveError(`The news server ${this.where} wants a user name and password for ${name}.`, 'permanent');
     this.expect(answer, 211, `GROUP ${name}`);
     const [count, low, high] = answer.text.split(/\s+/).map(Number);
     return { count: count ?? 0, low: low ?? 0, high: high ?? 0 };
@@ -120,7 +131,11 @@ export class NntpClient {
   /** LIST ACTIVE: the names of the groups the server carries, or of those `wildmat` matches (`gmane.comp.*`). */
   async groupNames(wildmat?: string): Promise<string[]> {
     const answer = await this.command(wildmat ? `LIST ACTIVE ${wildmat}` : 'LIST ACTIVE');
-    if (answer.code === 480) throw new ArchiveError(`The news server ${this.where} wants a user name and password for its list of groups.`, 'permanent');
+    if (answer.code === 480)
+      throw new ArchiveError(
+        `The news server ${this.where} wants a user name and password for its list of groups.`,
+        'permanent',
+      );
     this.expect(answer, 215, 'LIST ACTIVE');
     return answer.lines.map((line) => line.toString('latin1').split(/\s+/)[0] ?? '').filter(Boolean);
   }
@@ -202,7 +217,11 @@ export class NntpClient {
   private async readStatus(): Promise<NntpStatus> {
     const line = (await this.readLine()).toString('latin1');
     const match = /^(\d{3})\s?(.*)$/.exec(line);
-    if (!match) throw new ArchiveError(`The news server ${this.where} sent "${line.slice(0, 80)}", not an NNTP answer.`, 'transient');
+    if (!match)
+      throw new ArchiveError(
+        `The news server ${this.where} sent "${line.slice(0, 80)}", not an NNTP answer.`,
+        'transient',
+      );
     return { code: Number(match[1]), text: match[2]! };
   }
 

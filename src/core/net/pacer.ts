@@ -64,7 +64,11 @@ export class Pacer {
     const now = this.clock.now();
     const start = Math.max(now, pace.nextAt);
     if (start - now > longestMs) {
-      throw new ArchiveError(`${host} asked listminer to wait until ${new Date(start).toISOString()}.`, 'rate_limited', start - now);
+      throw new ArchiveError(
+        `${host} asked listminer to wait until ${new Date(start).toISOString()}.`,
+        'rate_limited',
+        start - now,
+      );
     }
     pace.nextAt = start + pace.intervalMs;
     await this.clock.sleep(start - now, signal);

@@ -58,7 +58,12 @@ export class Pop3Client {
 
   static async connect(options: Pop3Options): Promise<Pop3Client> {
     const socket = options.secure
-      ? connectTls({ host: options.host, port: options.port, ca: options.ca, servername: isIp(options.host) ? undefined : options.host })
+      ? connectTls({
+          host: options.host,
+          port: options.port,
+          ca: options.ca,
+          servername: isIp(options.host) ? undefined : options.host,
+        })
       : connectPlain({ host: options.host, port: options.port });
     const client = new Pop3Client(socket, options.timeoutMs ?? 120_000);
     try {

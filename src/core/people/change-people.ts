@@ -21,7 +21,13 @@ export async function mergePeopleByHand(store: Store, keptRef: string, mergedRef
   return store.transaction(async (tx) => {
     const kept = await findPerson(tx, keptRef);
     const merged = await findPerson(tx, mergedRef);
-    const mergeId = await tx.people.mergePeople(kept, merged, 'manual', `merged by hand: ${mergedRef} into ${keptRef}`, `manual:${kept}|${merged}`);
+    const mergeId = await tx.people.mergePeople(
+      kept,
+      merged,
+      'manual',
+      `merged by hand: ${mergedRef} into ${keptRef}`,
+      `manual:${kept}|${merged}`,
+    );
     return { mergeId: mergeId ?? null, personId: kept };
   });
 }
@@ -30,7 +36,11 @@ export async function mergePeopleByHand(store: Store, keptRef: string, mergedRef
 export async function unmergePeople(store: Store, mergeId: number): Promise<{ personId: number }> {
   return store.transaction(async (tx) => {
     const merge = await tx.people.merge(mergeId);
-    if (!merge || merge.rule === 'split') throw new InputError(`There is no merge ${mergeId}.`, 'See the merges of a person with `listminer people show PERSON`.');
+    if (!merge || merge.rule === 'split')
+      throw new InputError(
+        `There is no merge ${mergeId}.`,
+        'See the merges of a person with `listminer people show PERSON`.',
+      );
     if (merge.undoneAt !== null) throw new InputError(`Merge ${mergeId} was undone already (${merge.undoneAt}).`);
     await tx.people.unmergePeople(mergeId);
     return { personId: merge.mergedId };
@@ -57,14 +67,21 @@ export async function splitPerson(store: Store, personRef: string, identityRef: 
     const identity = await findIdentity(tx, personId, identityRef);
     const owned = await tx.people.identities(personId);
     if (owned.filter((i) => i.kind !== 'name').length < 2) {
-      throw new InputError(`Person ${personId} has no other identity than ${identity.value}; there is nothing to split it from.`);
+      throw new InputError(
+        `Person ${personId} has no other identity than ${identity.value}; there is nothing to split it from.`,
+      );
     }
     if (identity.originId !== personId && (await tx.people.current(identity.originId)) === personId) {
       const open = await tx.people.openMergeOf(identity.originId);
       if (open !== undefined) {
         const moved = new Set(await tx.people.mergeMoved(open));
         const fromIt = owned.filter((i) => moved.has(i.id));
-        const named = new Set([identity.id, ...owned.filter((i) => i.kind === 'name' && identity.kind === 'email' && i.seenWith === identity.value).map((i) => i.id)]);
+        const named = new Set([
+          identity.id,
+          ...owned
+            .filter((i) => i.kind === 'name' && identity.kind === 'email' && i.seenWith === identity.value)
+            .map((i) => i.id),
+        ]);
         if (fromIt.every((i) => named.has(i.id))) {
           await tx.people.unmergePeople(open);
           return { personId: identity.originId, undoneMergeId: open };
@@ -101,7 +118,14 @@ export interface MailmapOutcome {
  */
 export async function importMailmap(store: Store, text: string): Promise<MailmapOutcome> {
   const reading = readMailmap(text);
-  const outcome: MailmapOutcome = { entries: reading.value.length, merges: 0, namesSet: 0, identitiesAdded: 0, errors: reading.errors, warnings: reading.warnings };
+  const outcome: MailmapOutcome = {
+    entries: reading.value.length,
+    merges: 0,
+    namesSet: 0,
+    identitiesAdded: 0,
+    errors: reading.errors,
+    warnings: reading.warnings,
+  };
   await store.transaction(async (tx) => {
     await tx.people.recordRowIdentities();
     for (const entry of reading.value) {
@@ -139,7 +163,13 @@ export async function importMailmap(store: Store, text: string): Promise<Mailmap
           await tx.people.setName(personId, entry.properName);
           outcome.namesSet++;
         }
-        await tx.people.addIdentity(personId, 'name', entry.properName, 'mailmap', entry.properEmail ?? entry.commitEmail);
+        await tx.people.addIdentity(
+          personId,
+          'name',
+          entry.properName,
+          'mailmap',
+          entry.properEmail ?? entry.commitEmail,
+        );
       }
     }
   });
@@ -148,7 +178,11 @@ export async function importMailmap(store: Store, text: string): Promise<Mailmap
 
 async function findPerson(store: Store, ref: string): Promise<number> {
   const id = await store.people.find(/^\d+$/.test(ref) ? ref : ref.includes('@') ? normalizeAddress(ref) : ref);
-  if (id === undefined) throw new InputError(`No person is known by ${ref}.`, 'Name a person by id, by an address, or by a GitHub login; `listminer people ls` lists them.');
+  if (id === undefined)
+    throw new InputError(
+      `No person is known by ${ref}.`,
+      'Name a person by id, by an address, or by a GitHub login; `listminer people ls` lists them.',
+    );
   return id;
 }
 
@@ -156,8 +190,15 @@ async function findPerson(store: Store, ref: string): Promise<number> {
 async function findIdentity(store: Store, personId: number, ref: string): Promise<Identity> {
   const owned = await store.people.identities(personId);
   const value = ref.includes('@') ? normalizeAddress(ref) : ref.toLowerCase();
-  const found = /^\d+$/.test(ref) ? owned.find((i) => i.id === Number(ref)) : owned.find((i) => i.kind !== 'name' && i.value === value);
-  if (!found) throw new InputError(`Person ${personId} has no identity ${ref}.`, `\`listminer people show ${personId}\` lists its identities.`);
-  if (found.kind === 'name') throw new InputError(`Identity ${ref} is a name; split off the address it was seen with instead.`);
+  const found = /^\d+$/.test(ref)
+    ? owned.find((i) => i.id === Number(ref))
+    : owned.find((i) => i.kind !== 'name' && i.value === value);
+  if (!found)
+    throw new InputError(
+      `Person ${personId} has no identity ${ref}.`,
+      `\`listminer people show ${personId}\` lists its identities.`,
+    );
+  if (found.kind === 'name')
+    throw new InputError(`Identity ${ref} is a name; split off the address it was seen with instead.`);
   return found;
 }

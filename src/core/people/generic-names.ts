@@ -39,12 +39,7 @@ const ROLE_WORDS = new Set([
 
 /** The spelling names are compared in: lower case, quotes dropped, blanks collapsed. */
 export function comparableName(name: string): string {
-  return name
-    .normalize('NFC')
-    .replace(/["']/g, '')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .toLowerCase();
+  return name.normalize('NFC').replace(/["']/g, '').replace(/\s+/g, ' ').trim().toLowerCase();
 }
 
 /** True when the name cannot tell people apart; `listNames` are the registered lists' names. */

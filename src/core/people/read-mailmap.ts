@@ -32,7 +32,9 @@ export function readMailmap(text: string): MailmapReading {
     const pairs = [...line.matchAll(/([^<>]*)<([^<>]*)>/g)].map((m) => ({ name: tidy(m[1]!), email: m[2]!.trim() }));
     const rest = line.replace(/([^<>]*)<([^<>]*)>/g, '').trim();
     if (pairs.length === 0 || pairs.length > 2 || rest || pairs.some((p) => !p.email.includes('@'))) {
-      errors.push(`line ${index + 1}: "${raw.trim()}" is not Name <address>, <proper> <commit>, or Proper Name <proper> [Commit Name] <commit>`);
+      errors.push(
+        `line ${index + 1}: "${raw.trim()}" is not Name <address>, <proper> <commit>, or Proper Name <proper> [Commit Name] <commit>`,
+      );
       continue;
     }
     if (pairs.length === 1) {
@@ -41,11 +43,23 @@ export function readMailmap(text: string): MailmapReading {
         warnings.push(`line ${index + 1}: "${raw.trim()}" names an address and nothing to map it to; skipped`);
         continue;
       }
-      value.push({ line: index + 1, properName: only.name, properEmail: null, commitName: null, commitEmail: normalizeAddress(only.email) });
+      value.push({
+        line: index + 1,
+        properName: only.name,
+        properEmail: null,
+        commitName: null,
+        commitEmail: normalizeAddress(only.email),
+      });
       continue;
     }
     const [proper, commit] = pairs as [{ name: string | null; email: string }, { name: string | null; email: string }];
-    value.push({ line: index + 1, properName: proper.name, properEmail: normalizeAddress(proper.email), commitName: commit.name, commitEmail: normalizeAddress(commit.email) });
+    value.push({
+      line: index + 1,
+      properName: proper.name,
+      properEmail: normalizeAddress(proper.email),
+      commitName: commit.name,
+      commitEmail: normalizeAddress(commit.email),
+    });
   }
   return { value, errors, warnings };
 }

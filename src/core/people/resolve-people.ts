@@ -41,7 +41,14 @@ export interface ResolveResult {
  * was merged by hand or undone is never merged again automatically.
  */
 export async function resolvePeople(store: Store, options: ResolveOptions = {}): Promise<ResolveResult> {
-  const result: ResolveResult = { messagesRead: 0, namesRecorded: 0, identitiesRecorded: 0, merges: [], githubAsked: 0, githubSkipped: null };
+  const result: ResolveResult = {
+    messagesRead: 0,
+    namesRecorded: 0,
+    identitiesRecorded: 0,
+    merges: [],
+    githubAsked: 0,
+    githubSkipped: null,
+  };
   result.identitiesRecorded += await store.people.recordRowIdentities();
   await readMailEvidence(store, result);
   await resolveNoreply(store, result);
@@ -60,7 +67,13 @@ async function joinImportedLogins(store: Store, result: ResolveResult): Promise<
   for (const row of await store.people.rowsOfHeldLogins()) {
     await store.transaction(async (tx) => {
       const reason = `imported GitHub user ${row.login} is person ${row.holderId}'s login`;
-      const id = await tx.people.mergePeople(row.holderId, row.rowId, 'github-import', reason, `github-import:${row.login}|${row.rowId}`);
+      const id = await tx.people.mergePeople(
+        row.holderId,
+        row.rowId,
+        'github-import',
+        reason,
+        `github-import:${row.login}|${row.rowId}`,
+      );
       if (id !== undefined) result.merges.push({ id, rule: 'github-import', reason });
     });
   }
@@ -81,9 +94,19 @@ async function readMailEvidence(store: Store, result: ResolveResult): Promise<vo
         const sender = message.senderId;
         if (message.fromName && !names.has(`${message.fromAddress}\n${message.fromName}`)) {
           names.add(`${message.fromAddress}\n${message.fromName}`);
-          if (await tx.people.addIdentity(sender, 'name', message.fromName, 'mail', message.fromAddress)) result.namesRecorded++;
+          if (await tx.people.addIdentity(sender, 'name', message.fromName, 'mail', message.fromAddress))
+            result.namesRecorded++;
         }
-        await applyTrailers(tx, message.id, sender, message.fromName, message.fromAddress, message.trailers, listNames, result);
+        await applyTrailers(
+          tx,
+          message.id,
+          sender,
+          message.fromName,
+          message.fromAddress,
+          message.trailers,
+          listNames,
+          result,
+        );
       }
       await tx.people.setProgress('mail', mail[mail.length - 1]!.id);
       result.messagesRead += mail.length;
@@ -111,7 +134,8 @@ async function applyTrailers(
 ): Promise<void> {
   if (!Array.isArray(trailers) || !fromName || isGenericName(fromName, listNames)) return;
   for (const trailer of trailers as Array<{ kind?: unknown; name?: unknown; address?: unknown }>) {
-    if (typeof trailer?.address !== 'string' || typeof trailer.name !== 'string' || !trailer.address.includes('@')) continue;
+    if (typeof trailer?.address !== 'string' || typeof trailer.name !== 'string' || !trailer.address.includes('@'))
+      continue;
     const address = normalizeAddress(trailer.address.trim());
     if (address === fromAddress || comparableName(trailer.name) !== comparableName(fromName)) continue;
     const pair = [fromAddress, address].sort();
@@ -140,7 +164,12 @@ async function resolveNoreply(store: Store, result: ResolveResult): Promise<void
   }
 }
 
-async function askGitHub(store: Store, lookupLogin: LoginLookup, minMessages: number, result: ResolveResult): Promise<void> {
+async function askGitHub(
+  store: Store,
+  lookupLogin: LoginLookup,
+  minMessages: number,
+  result: ResolveResult,
+): Promise<void> {
   const now = new Date();
   for (const candidate of await store.people.addressesWithoutLogin(minMessages)) {
     if (noreplyLogin(candidate.address)) continue;
@@ -148,10 +177,22 @@ async function askGitHub(store: Store, lookupLogin: LoginLookup, minMessages: nu
     if (!answer) {
       const found = await lookupLogin(candidate.address);
       result.githubAsked++;
-      answer = { address: candidate.address, login: found?.login.toLowerCase() ?? null, githubId: found?.githubId ?? null };
+      answer = {
+        address: candidate.address,
+        login: found?.login.toLowerCase() ?? null,
+        githubId: found?.githubId ?? null,
+      };
       await store.people.saveLookup(answer, found ? null : new Date(now.getTime() + RETRY_NEGATIVE_MS).toISOString());
     }
-    if (answer.login) await attachLogin(store, candidate.personId, candidate.address, { login: answer.login, githubId: answer.githubId }, 'github-api', result);
+    if (answer.login)
+      await attachLogin(
+        store,
+        candidate.personId,
+        candidate.address,
+        { login: answer.login, githubId: answer.githubId },
+        'github-api',
+        result,
+      );
   }
 }
 

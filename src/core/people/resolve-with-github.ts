@@ -14,6 +14,17 @@ export interface ResolveSettings {
 
 /** The resolution chain with GitHub's user and commit search as its last step, when a token is given. */
 export function resolvePeopleWithGitHub(store: Store, settings: ResolveSettings): Promise<ResolveResult> {
-  const users = settings.token ? new GitHubUsers({ token: settings.token, apiUrl: settings.apiUrl, contactEmail: settings.contactEmail, signal: settings.signal }) : undefined;
-  return resolvePeople(store, { lookupLogin: users && ((address) => users.userOf(address)), minMessages: settings.minMessages, onNotice: settings.onNotice });
+  const users = settings.token
+    ? new GitHubUsers({
+        token: settings.token,
+        apiUrl: settings.apiUrl,
+        contactEmail: settings.contactEmail,
+        signal: settings.signal,
+      })
+    : undefined;
+  return resolvePeople(store, {
+    lookupLogin: users && ((address) => users.userOf(address)),
+    minMessages: settings.minMessages,
+    onNotice: settings.onNotice,
+  });
 }

@@ -13,6 +13,14 @@ export interface PersonView {
 export async function showPerson(store: Store, ref: string): Promise<PersonView> {
   const id = await store.people.find(ref.includes('@') ? normalizeAddress(ref) : ref);
   const person = id === undefined ? undefined : await store.people.person(id);
-  if (!person) throw new InputError(`No person is known by ${ref}.`, 'Name a person by id, by an address, or by a GitHub login; `listminer people ls` lists them.');
-  return { person, identities: await store.people.identities(person.id), merges: await store.people.mergesOf(person.id) };
+  if (!person)
+    throw new InputError(
+      `No person is known by ${ref}.`,
+      'Name a person by id, by an address, or by a GitHub login; `listminer people ls` lists them.',
+    );
+  return {
+    person,
+    identities: await store.people.identities(person.id),
+    merges: await store.people.mergesOf(person.id),
+  };
 }

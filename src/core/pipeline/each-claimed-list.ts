@@ -14,8 +14,13 @@ export interface ClaimedListResult {
 }
 
 /** One line per list that failed in a per-list stage (drain, project): the list, the stage, the reason. */
-export function describeStageFailures(stage: string, lists: ReadonlyArray<{ system: string; name: string; status: string; error?: string }>): string[] {
-  return lists.filter((list) => list.status === 'failed').map((list) => `${list.system} ${list.name}: ${stage} failed: ${list.error ?? 'no reason given'}`);
+export function describeStageFailures(
+  stage: string,
+  lists: ReadonlyArray<{ system: string; name: string; status: string; error?: string }>,
+): string[] {
+  return lists
+    .filter((list) => list.status === 'failed')
+    .map((list) => `${list.system} ${list.name}: ${stage} failed: ${list.error ?? 'no reason given'}`);
 }
 
 /** A stage that writes a list with one writer at a time. */
@@ -59,7 +64,11 @@ export async function eachClaimedList<R extends ClaimedListResult>(
     const result = stage.start(list);
     await store.locks.recoverDead(stage.stage, options.owner);
     if (!(await store.locks.claim(listId, stage.stage, options.owner))) {
-      progress({ type: 'log', level: 'warn', message: `${list.name}: another ${stage.stage} holds this list; skipped` });
+      progress({
+        type: 'log',
+        level: 'warn',
+        message: `${list.name}: another ${stage.stage} holds this list; skipped`,
+      });
       return { ...result, status: 'busy' };
     }
     const task = `list-${listId}`;

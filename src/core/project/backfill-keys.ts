@@ -43,7 +43,13 @@ export async function backfillIssueKeys(store: Store, repoIds?: readonly number[
     const holder = await store.project.issueByKey(issue.repoId, key);
     if (!holder || holder.id === issue.id) continue;
     if (holder.isSynthetic) await store.project.recordShadow(holder.id, issue.id, issue.repoId, key);
-    result.conflicts.push({ issueId: issue.id, repoId: issue.repoId, key, heldBy: holder.id, kind: holder.isSynthetic ? 'shadow' : 'taken' });
+    result.conflicts.push({
+      issueId: issue.id,
+      repoId: issue.repoId,
+      key,
+      heldBy: holder.id,
+      kind: holder.isSynthetic ? 'shadow' : 'taken',
+    });
   }
   return result;
 }

@@ -13,7 +13,9 @@ const RT_TAG = /\[[^[\]#]{1,80}?\s+#\d+\]/g;
 export function githubNumbersOf(subject: string | null): number[] {
   if (!subject) return [];
   const text = subject.replace(RT_TAG, ' ');
-  const numbers = [...text.matchAll(GH_KEY), ...text.matchAll(HASH_NUMBER)].sort((a, b) => a.index - b.index).map((m) => Number(m[1]));
+  const numbers = [...text.matchAll(GH_KEY), ...text.matchAll(HASH_NUMBER)]
+    .sort((a, b) => a.index - b.index)
+    .map((m) => Number(m[1]));
   return [...new Set(numbers.filter((n) => n > 0))];
 }
 

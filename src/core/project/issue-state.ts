@@ -3,7 +3,12 @@ import type { Store } from '../store/store.js';
 import { issueTitleOf, trackerAction } from './tracker-key.js';
 
 /** The tracker actions that set an issue's state; the others (commented, updated, assigned, …) leave it. */
-const STATE_OF_ACTION: Record<string, string> = { created: 'open', reopened: 'open', resolved: 'resolved', closed: 'closed' };
+const STATE_OF_ACTION: Record<string, string> = {
+  created: 'open',
+  reopened: 'open',
+  resolved: 'resolved',
+  closed: 'closed',
+};
 
 /**
  * A synthetic issue as its mail describes it, worked out from all of it
@@ -14,7 +19,9 @@ const STATE_OF_ACTION: Record<string, string> = { created: 'open', reopened: 'op
  * (else of the earliest notification), and one comment per linked mail.
  */
 export function summarizeIssue(id: number, key: string, mail: readonly IssueMail[]): SyntheticIssueUpdate {
-  const ordered = [...mail].sort((a, b) => (a.sentAt ?? '').localeCompare(b.sentAt ?? '') || a.messageKey.localeCompare(b.messageKey));
+  const ordered = [...mail].sort(
+    (a, b) => (a.sentAt ?? '').localeCompare(b.sentAt ?? '') || a.messageKey.localeCompare(b.messageKey),
+  );
   const events = ordered.filter((m) => m.role === 'event');
   let state = 'open';
   for (const event of events) state = STATE_OF_ACTION[trackerAction(event.captures) ?? ''] ?? state;

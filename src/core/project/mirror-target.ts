@@ -17,6 +17,7 @@ export function mirrorTarget(captures: Record<string, string> | null, messageId:
   const fromId = GIT_PR_MESSAGE_ID.exec(messageId ?? '');
   const number = Number.isInteger(captured) && captured > 0 ? captured : fromId ? Number(fromId[1]) : null;
   if (number === null) return null;
-  const kind = captures?.kind === 'pull_request' || captures?.kind === 'issue' ? captures.kind : fromId ? 'pull_request' : null;
+  const kind =
+    captures?.kind === 'pull_request' || captures?.kind === 'issue' ? captures.kind : fromId ? 'pull_request' : null;
   return { number, kind };
 }

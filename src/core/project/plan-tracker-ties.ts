@@ -12,7 +12,8 @@ export interface TrackerTie {
   throughThread: boolean;
 }
 
-const byMailOrder = (a: ProjectMessage, b: ProjectMessage) => (a.sentAt ?? '').localeCompare(b.sentAt ?? '') || a.messageKey.localeCompare(b.messageKey);
+const byMailOrder = (a: ProjectMessage, b: ProjectMessage) =>
+  (a.sentAt ?? '').localeCompare(b.sentAt ?? '') || a.messageKey.localeCompare(b.messageKey);
 
 /**
  * The tracker ties of one thread (a clean_fit list's mail). A tracker

@@ -87,7 +87,11 @@ const MERGE_BOTS = new Set(['pr-tracker-bot', 'patchwork-bot']);
  * the pull request or issue it echoes; patch threads of a `none` list are
  * grouped into series for pr_equivalents. docs/project.md says why.
  */
-export async function projectLists(store: Store, options: ProjectOptions, progress: ProgressListener): Promise<ProjectResult> {
+export async function projectLists(
+  store: Store,
+  options: ProjectOptions,
+  progress: ProgressListener,
+): Promise<ProjectResult> {
   let backfill: BackfillResult | undefined;
   if (options.backfillKeys) {
     const repoIds = options.listIds ? await repoIdsOf(store, options.listIds) : undefined;
@@ -95,10 +99,24 @@ export async function projectLists(store: Store, options: ProjectOptions, progre
   }
   const run = new ProjectRun(store, options, progress);
   await run.loadRepos();
-  const results = await eachClaimedList(store, await store.project.listsWithWork(options.listIds), run, { owner: run.owner, workers: options.workers, signal: options.signal }, progress);
-  const totals = Object.fromEntries(COUNTS.map((field) => [field, results.reduce((sum, r) => sum + r[field], 0)])) as unknown as ProjectCounts;
+  const results = await eachClaimedList(
+    store,
+    await store.project.listsWithWork(options.listIds),
+    run,
+    { owner: run.owner, workers: options.workers, signal: options.signal },
+    progress,
+  );
+  const totals = Object.fromEntries(
+    COUNTS.map((field) => [field, results.reduce((sum, r) => sum + r[field], 0)]),
+  ) as unknown as ProjectCounts;
   const threadsFailed = results.reduce((sum, r) => sum + r.failedThreads.length, 0);
-  return { lists: results, ...totals, ...(backfill ? { backfill } : {}), interrupted: Boolean(options.signal?.aborted), threadsFailed };
+  return {
+    lists: results,
+    ...totals,
+    ...(backfill ? { backfill } : {}),
+    interrupted: Boolean(options.signal?.aborted),
+    threadsFailed,
+  };
 }
 
 async function repoIdsOf(store: Store, listIds: readonly number[]): Promise<number[]> {
@@ -123,7 +141,10 @@ function addCounts(into: ProjectCounts, delta: ProjectCounts): void {
 }
 
 /** The policy of the system whose rules classify the list (`lists add --rules`), else of its own system. */
-export function projectionPolicyOf(systems: Systems, list: Pick<ListRecord, 'system' | 'rulesSystem'>): ProjectionPolicy {
+export function projectionPolicyOf(
+  systems: Systems,
+  list: Pick<ListRecord, 'system' | 'rulesSystem'>,
+): ProjectionPolicy {
   const own = systems.systems.get(list.system);
   const rules = systems.systems.get(list.rulesSystem ?? own?.rulesFrom ?? list.system);
   return rules?.projectionPolicy ?? own?.projectionPolicy ?? 'none';
@@ -151,7 +172,15 @@ class ProjectRun implements ListStage<ListProjectResult> {
   }
 
   start(list: ListRecord): ListProjectResult {
-    return { listId: list.id, system: list.system, name: list.name, policy: this.policyOf(list), status: 'projected', ...emptyCounts(), failedThreads: [] };
+    return {
+      listId: list.id,
+      system: list.system,
+      name: list.name,
+      policy: this.policyOf(list),
+      status: 'projected',
+      ...emptyCounts(),
+      failedThreads: [],
+    };
   }
 
   /** Projects a claimed list. */
@@ -165,7 +194,12 @@ class ProjectRun implements ListStage<ListProjectResult> {
     return projectionPolicyOf(this.options.systems, list);
   }
 
-  private async projectList(list: ListRecord, policy: ProjectionPolicy, result: ListProjectResult, task: string): Promise<void> {
+  private async projectList(
+    list: ListRecord,
+    policy: ProjectionPolicy,
+    result: ListProjectResult,
+    task: string,
+  ): Promise<void> {
     const batchSize = this.options.batchSize ?? BATCH_MESSAGES;
     // Threads that failed alone before: tried again one by one, and left out of the batches.
     const failed = new Set(await this.store.project.failedRoots(list.id));
@@ -176,7 +210,8 @@ class ProjectRun implements ListStage<ListProjectResult> {
     // Mirror mail, or a subject's GH-N, whose pull request or issue was missing last time: an import may have brought it since.
     const retry = await this.store.project.rootsAwaitingImport(list.id);
     const pending = retry.filter((rootId) => !failed.has(rootId));
-    for (let i = 0; i < pending.length; i += batchSize) await this.projectThreads(list, policy, pending.slice(i, i + batchSize), result, task, failed);
+    for (let i = 0; i < pending.length; i += batchSize)
+      await this.projectThreads(list, policy, pending.slice(i, i + batchSize), result, task, failed);
     let afterId = 0;
     while (!this.options.signal?.aborted) {
       const batch = await this.store.project.unprojected(list.id, afterId, batchSize);
@@ -185,7 +220,8 @@ class ProjectRun implements ListStage<ListProjectResult> {
       const roots = [...new Set(batch.map((m) => m.rootId))].filter((rootId) => !failed.has(rootId));
       if (roots.length > 0) await this.projectThreads(list, policy, roots, result, task, failed);
     }
-    if (policy === 'none' && !this.options.signal?.aborted) await this.store.transaction((tx) => this.attachMergeNotices(tx, list));
+    if (policy === 'none' && !this.options.signal?.aborted)
+      await this.store.transaction((tx) => this.attachMergeNotices(tx, list));
   }
 
   /**
@@ -194,7 +230,14 @@ class ProjectRun implements ListStage<ListProjectResult> {
    * recorded in project_failures with its error (`failed` learns of it) and
    * the rest of the list goes on. The database failing stops the run.
    */
-  private async projectThreads(list: ListRecord, policy: ProjectionPolicy, rootIds: number[], result: ListProjectResult, task: string, failed: Set<number>): Promise<void> {
+  private async projectThreads(
+    list: ListRecord,
+    policy: ProjectionPolicy,
+    rootIds: number[],
+    result: ListProjectResult,
+    task: string,
+    failed: Set<number>,
+  ): Promise<void> {
     const error = await this.tryThreads(list, policy, rootIds, result, failed);
     if (error !== undefined) {
       if (rootIds.length > 1) {
@@ -205,16 +248,27 @@ class ProjectRun implements ListStage<ListProjectResult> {
       const message = errorText(error);
       await this.store.project.recordFailure(list.id, rootId, message);
       failed.add(rootId);
-      const messageId = (await this.store.project.failures([list.id])).find((f) => f.rootId === rootId)?.messageId ?? null;
+      const messageId =
+        (await this.store.project.failures([list.id])).find((f) => f.rootId === rootId)?.messageId ?? null;
       result.failedThreads.push({ rootId, messageId, error: message });
-      this.progress({ type: 'log', level: 'warn', message: `${list.name}: the thread of ${messageId ?? `message ${rootId}`} could not be projected (${message}); kept in project_failures and tried again next run` });
+      this.progress({
+        type: 'log',
+        level: 'warn',
+        message: `${list.name}: the thread of ${messageId ?? `message ${rootId}`} could not be projected (${message}); kept in project_failures and tried again next run`,
+      });
     }
     await this.store.locks.touch(list.id, 'project', this.owner);
     this.progress({ type: 'update', task, done: result.examined });
   }
 
   /** One transaction, tried again when it fails while the database answers (two processes met on one issue); the error when it kept failing. */
-  private async tryThreads(list: ListRecord, policy: ProjectionPolicy, rootIds: number[], result: ListProjectResult, failed: Set<number>): Promise<unknown> {
+  private async tryThreads(
+    list: ListRecord,
+    policy: ProjectionPolicy,
+    rootIds: number[],
+    result: ListProjectResult,
+    failed: Set<number>,
+  ): Promise<unknown> {
     for (let attempt = 1; ; attempt++) {
       try {
         const delta = await this.store.transaction(async (tx) => {
@@ -235,7 +289,12 @@ class ProjectRun implements ListStage<ListProjectResult> {
     }
   }
 
-  private async projectInTransaction(tx: Store, list: ListRecord, policy: ProjectionPolicy, rootIds: number[]): Promise<ProjectCounts> {
+  private async projectInTransaction(
+    tx: Store,
+    list: ListRecord,
+    policy: ProjectionPolicy,
+    rootIds: number[],
+  ): Promise<ProjectCounts> {
     const delta = emptyCounts();
     const messages = await tx.project.threadMessages(list.id, rootIds);
     const threads = new Map<number, ProjectMessage[]>();
@@ -254,7 +313,12 @@ class ProjectRun implements ListStage<ListProjectResult> {
       }
       for (const tie of ties) {
         const issue = issues.get(`${tie.message.repoId}\n${tie.key}`)!;
-        issueLinks.push({ issueId: issue.id, emailMessageId: tie.message.id, role: tie.role, authorId: await this.authorOf(tx, tie.message) });
+        issueLinks.push({
+          issueId: issue.id,
+          emailMessageId: tie.message.id,
+          role: tie.role,
+          authorId: await this.authorOf(tx, tie.message),
+        });
         kinds.set(tie.message.id, tie.throughThread ? 'inherited' : issue.isSynthetic ? 'created' : 'linked');
       }
     }
@@ -280,7 +344,9 @@ class ProjectRun implements ListStage<ListProjectResult> {
     for (const m of messages) if (!kinds.has(m.id)) kinds.set(m.id, 'none');
 
     const messageIds = messages.map((m) => m.id);
-    const touched = [...new Set([...(await tx.project.linkedIssueIds(messageIds)), ...issueLinks.map((l) => l.issueId)])];
+    const touched = [
+      ...new Set([...(await tx.project.linkedIssueIds(messageIds)), ...issueLinks.map((l) => l.issueId)]),
+    ];
     await tx.project.lockIssues(touched);
     await tx.project.replaceLinks(messageIds, issueLinks, pullRequestLinks);
     await restateSyntheticIssues(tx, touched);
@@ -306,7 +372,8 @@ class ProjectRun implements ListStage<ListProjectResult> {
     const titled = await tx.project.nativeIssueByTitleKey(repoId, key);
     if (titled) return titled;
     if (byKey) return byKey;
-    const repoUrl = this.repoUrls.get(repoId) ?? (await this.store.repos.all()).find((r) => r.id === repoId)?.url ?? `repo:${repoId}`;
+    const repoUrl =
+      this.repoUrls.get(repoId) ?? (await this.store.repos.all()).find((r) => r.id === repoId)?.url ?? `repo:${repoId}`;
     for (let attempt = 0; attempt < 16; attempt++) {
       const id = syntheticIssueId(repoUrl, key, attempt);
       if (await tx.project.insertSyntheticIssue(id, repoId, key)) {
@@ -321,15 +388,25 @@ class ProjectRun implements ListStage<ListProjectResult> {
   }
 
   /** The pull request or issue a mirror mail echoes, when the store has it. */
-  private async mirrorLinkTarget(tx: Store, m: ProjectMessage): Promise<{ kind: 'pull_request' | 'issue'; id: number } | undefined> {
+  private async mirrorLinkTarget(
+    tx: Store,
+    m: ProjectMessage,
+  ): Promise<{ kind: 'pull_request' | 'issue'; id: number } | undefined> {
     const target = mirrorTarget(m.captures, m.messageId);
     if (!target) return undefined;
     // The repo the mail names, when registered; the list's repo when it names none.
-    const repoId = m.captures?.repo ? (m.signaledRepoUrl ? this.repoIdsByUrl.get(m.signaledRepoUrl) : undefined) : (m.repoId ?? undefined);
+    const repoId = m.captures?.repo
+      ? m.signaledRepoUrl
+        ? this.repoIdsByUrl.get(m.signaledRepoUrl)
+        : undefined
+      : (m.repoId ?? undefined);
     if (repoId === undefined) return undefined;
     const order = target.kind === 'issue' ? (['issue', 'pull_request'] as const) : (['pull_request', 'issue'] as const);
     for (const kind of order) {
-      const id = kind === 'pull_request' ? await tx.project.pullRequestByNumber(repoId, target.number) : await tx.project.issueByNumber(repoId, target.number);
+      const id =
+        kind === 'pull_request'
+          ? await tx.project.pullRequestByNumber(repoId, target.number)
+          : await tx.project.issueByNumber(repoId, target.number);
       if (id !== undefined) return { kind, id };
     }
     return undefined;
@@ -345,21 +422,33 @@ class ProjectRun implements ListStage<ListProjectResult> {
     const actor = m.captures?.actor?.trim();
     if (!actor || BOT_ACTOR.test(actor)) return null;
     if (!this.actorIds.has(actor)) {
-      const id = LOGIN.test(actor) ? await tx.contributors.ensureByLogin(actor) : ((await tx.contributors.idByUniqueName(actor)) ?? null);
+      const id = LOGIN.test(actor)
+        ? await tx.contributors.ensureByLogin(actor)
+        : ((await tx.contributors.idByUniqueName(actor)) ?? null);
       this.actorIds.set(actor, id);
     }
     return this.actorIds.get(actor) ?? null;
   }
 
   /** Patch threads of the examined mail: a thread whose root is a patch belongs to its series (same author, same title), all of it. */
-  private async assignSeries(tx: Store, list: ListRecord, threads: ReadonlyMap<number, ProjectMessage[]>): Promise<void> {
+  private async assignSeries(
+    tx: Store,
+    list: ListRecord,
+    threads: ReadonlyMap<number, ProjectMessage[]>,
+  ): Promise<void> {
     const changes = new Map<number, number | null>();
     for (const [rootId, thread] of threads) {
       const root = thread.find((m) => m.id === rootId);
       let seriesId: number | null = null;
       if (root?.msgClass === 'patch_submission') {
         const title = seriesTitle(root.subject);
-        if (title) seriesId = await tx.project.ensurePatchSeries(list.id, seriesKey(root.fromAddress, title), title, root.fromAddress);
+        if (title)
+          seriesId = await tx.project.ensurePatchSeries(
+            list.id,
+            seriesKey(root.fromAddress, title),
+            title,
+            root.fromAddress,
+          );
       }
       for (const m of thread) if (m.patchSeriesId !== seriesId) changes.set(m.id, seriesId);
     }
@@ -390,6 +479,12 @@ class ProjectRun implements ListStage<ListProjectResult> {
 }
 
 /** The outcomes of projected mail in words, the same in the progress view and the summary. */
-export function describeOutcomes(counts: { linked: number; created: number; inherited: number; mirror: number; none: number }): string {
+export function describeOutcomes(counts: {
+  linked: number;
+  created: number;
+  inherited: number;
+  mirror: number;
+  none: number;
+}): string {
   return `${counts.linked} linked, ${counts.created} created, ${counts.inherited} inherited, ${counts.mirror} mirror, ${counts.none} mailing-list only`;
 }

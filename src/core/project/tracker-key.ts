@@ -73,8 +73,14 @@ export function issueTitleOf(subject: string | null, key: string): string | null
   const [, tracker, , number] = match;
   const patterns: Record<string, RegExp> = {
     bugzilla: new RegExp(`\\[bug\\s+${number}\\]\\s*(?:new\\s*:)?(.*)$`, 'i'),
-    debbugs: new RegExp(`\\bbug#${number}\\b:?\\s*(?:(?:acknowledgement|marked as done|marked as forwarded|info received)\\s*\\((.*)\\)\\s*$|(.*)$)`, 'i'),
-    rt: new RegExp(`\\[[^\\[\\]]*#${number}\\]\\s*(?:(?:autoreply|resolved|rejected|comment|correspondence)\\s*:)?(.*)$`, 'i'),
+    debbugs: new RegExp(
+      `\\bbug#${number}\\b:?\\s*(?:(?:acknowledgement|marked as done|marked as forwarded|info received)\\s*\\((.*)\\)\\s*$|(.*)$)`,
+      'i',
+    ),
+    rt: new RegExp(
+      `\\[[^\\[\\]]*#${number}\\]\\s*(?:(?:autoreply|resolved|rejected|comment|correspondence)\\s*:)?(.*)$`,
+      'i',
+    ),
   };
   const found = patterns[tracker!]!.exec(subject);
   const title = (found ? (found[1] ?? found[2] ?? '') : subject).replace(/\s+/g, ' ').trim();

@@ -53,7 +53,10 @@ export async function discoverLists(
   const progress = options.progress ?? silentProgress;
   const source = options.source ?? (await openArchiveSource(system.backend));
   if (!source.enumerateLists) {
-    throw new InputError(`The ${system.name} system has no list catalogue to discover from.`, 'Register its lists one by one with `listminer lists add`.');
+    throw new InputError(
+      `The ${system.name} system has no list catalogue to discover from.`,
+      'Register its lists one by one with `listminer lists add`.',
+    );
   }
   const baseUrl = input.baseUrl?.replace(/\/+$/, '');
   const task = `discover:${system.name}`;
@@ -72,23 +75,49 @@ export async function discoverLists(
   } catch (error) {
     progress({ type: 'end', task, status: 'failed' });
     if (error instanceof ArchiveError) {
-      throw new OperationError(`The ${system.name} catalogue could not be read: ${error.message}`, error.hint ?? (error.kind === 'permanent' ? 'Check the base URL.' : 'Try again later.'));
+      throw new OperationError(
+        `The ${system.name} catalogue could not be read: ${error.message}`,
+        error.hint ?? (error.kind === 'permanent' ? 'Check the base URL.' : 'Try again later.'),
+      );
     }
     throw error;
   } finally {
     await source.close?.();
   }
   progress({ type: 'update', task, total: found.length, done: 0 });
-  const result: DiscoverListsResult = { system: system.name, found: found.length, added: 0, updated: 0, unchanged: 0, lists: [] };
+  const result: DiscoverListsResult = {
+    system: system.name,
+    found: found.length,
+    added: 0,
+    updated: 0,
+    unchanged: 0,
+    lists: [],
+  };
   for (const [index, list] of found.entries()) {
     const existing = await store.lists.byName(system.name, list.name);
     const repoUrl = existing?.repoUrl ? undefined : (list.repoUrl ?? repoFromTemplate(system, list));
-    const added = await addList(store, systems, { system: system.name, name: list.name, listId: list.listId, repoUrl, baseUrl });
+    const added = await addList(store, systems, {
+      system: system.name,
+      name: list.name,
+      listId: list.listId,
+      repoUrl,
+      baseUrl,
+    });
     result[added.action]++;
-    result.lists.push({ action: added.action, name: added.list.name, listId: added.list.listId, repoUrl: added.list.repoUrl });
+    result.lists.push({
+      action: added.action,
+      name: added.list.name,
+      listId: added.list.listId,
+      repoUrl: added.list.repoUrl,
+    });
     progress({ type: 'update', task, done: index + 1, detail: list.name });
   }
-  progress({ type: 'end', task, status: 'done', detail: `${result.added} added, ${result.updated} updated, ${result.unchanged} unchanged` });
+  progress({
+    type: 'end',
+    task,
+    status: 'done',
+    detail: `${result.added} added, ${result.updated} updated, ${result.unchanged} unchanged`,
+  });
   return result;
 }
 
@@ -97,7 +126,10 @@ export async function discoverLists(
  * domain (kafka.apache.org → kafka). A list on the bare domain
  * (announce@apache.org) belongs to no one project and gets no repo.
  */
-export function repoFromTemplate(system: Pick<SystemDefinition, 'repoUrlTemplate'>, list: Pick<DiscoveredList, 'name' | 'listAddress'>): string | undefined {
+export function repoFromTemplate(
+  system: Pick<SystemDefinition, 'repoUrlTemplate'>,
+  list: Pick<DiscoveredList, 'name' | 'listAddress'>,
+): string | undefined {
   const template = system.repoUrlTemplate;
   const address = list.listAddress ?? list.name;
   if (!template || !address.includes('@')) return undefined;

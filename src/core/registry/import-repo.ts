@@ -55,13 +55,22 @@ interface Page {
  * issues, so a pull request is first written under its own id
  * (docs/import.md). One transaction per page; running it again changes nothing.
  */
-export async function importRepo(store: Store, input: string, options: ImportRepoOptions, progress: ProgressListener = silentProgress): Promise<ImportRepoResult> {
+export async function importRepo(
+  store: Store,
+  input: string,
+  options: ImportRepoOptions,
+  progress: ProgressListener = silentProgress,
+): Promise<ImportRepoResult> {
   const target = requireGitHubRepo(input);
   const { source } = options;
   let api: GitHubApi | undefined;
   let githubId: number | undefined;
   if (source.kind === 'files') {
-    if (!source.issuesFile && !source.pullsFile) throw new InputError('Nothing to import: no page file was given.', 'Give --issues FILE and/or --pulls FILE, or --github.');
+    if (!source.issuesFile && !source.pullsFile)
+      throw new InputError(
+        'Nothing to import: no page file was given.',
+        'Give --issues FILE and/or --pulls FILE, or --github.',
+      );
     for (const file of [source.pullsFile, source.issuesFile]) if (file) await requireReadable(file);
   } else {
     api = new GitHubApi({
@@ -74,7 +83,11 @@ export async function importRepo(store: Store, input: string, options: ImportRep
       maxRateLimitWaitMs: source.maxRateLimitWaitMs,
       signal: options.signal,
       onRateLimitWait: (waitMs, until) =>
-        progress({ type: 'log', level: 'info', message: `GitHub's rate limit: waiting ${Math.ceil(waitMs / 1000)} s, until ${until.toISOString()}` }),
+        progress({
+          type: 'log',
+          level: 'info',
+          message: `GitHub's rate limit: waiting ${Math.ceil(waitMs / 1000)} s, until ${until.toISOString()}`,
+        }),
     });
     // Asked before anything is written: a wrong REPO or token fails here.
     githubId = (await api.repository()).id;
@@ -116,7 +129,11 @@ export async function importRepo(store: Store, input: string, options: ImportRep
   try {
     for (const { listing, file } of listings) {
       const task = `${repoName} ${listing}`;
-      progress({ type: 'start', task, title: `${repoName} ${listing === 'pulls' ? 'pull requests' : 'issues'}${file ? ` from ${file}` : ''}` });
+      progress({
+        type: 'start',
+        task,
+        title: `${repoName} ${listing === 'pulls' ? 'pull requests' : 'issues'}${file ? ` from ${file}` : ''}`,
+      });
       let items = 0;
       let pages = 0;
       try {
@@ -135,7 +152,12 @@ export async function importRepo(store: Store, input: string, options: ImportRep
           progress({ type: 'end', task, status: 'skipped', detail: `stopped after ${pages} page(s)` });
           return result;
         }
-        progress({ type: 'end', task, status: error instanceof GitHubRateLimitStop ? 'skipped' : 'failed', detail: (error as Error).message });
+        progress({
+          type: 'end',
+          task,
+          status: error instanceof GitHubRateLimitStop ? 'skipped' : 'failed',
+          detail: (error as Error).message,
+        });
         throw error;
       }
       if (options.signal?.aborted) {
@@ -159,7 +181,10 @@ export function requireGitHubRepo(input: string): ReturnType<typeof requireRepoU
   const text = input.trim();
   const repo = requireRepoUrl(/^[\w.-]+\/[\w.-]+$/.test(text) ? `https://github.com/${text}` : text);
   if (repo.host !== 'github.com' || !repo.owner) {
-    throw new InputError(`"${input}" is not a GitHub repository.`, 'Give one like https://github.com/apache/kafka or apache/kafka: the pages imported are GitHub API pages.');
+    throw new InputError(
+      `"${input}" is not a GitHub repository.`,
+      'Give one like https://github.com/apache/kafka or apache/kafka: the pages imported are GitHub API pages.',
+    );
   }
   return repo;
 }
@@ -169,7 +194,10 @@ async function requireReadable(file: string): Promise<void> {
     await access(file, constants.R_OK);
   } catch (error) {
     const why = (error as { code?: string }).code === 'ENOENT' ? 'there is no such file' : (error as Error).message;
-    throw new InputError(`Cannot read ${file}: ${why}.`, 'Give the path of a file of GitHub API pages, as `gh api --paginate` writes them.');
+    throw new InputError(
+      `Cannot read ${file}: ${why}.`,
+      'Give the path of a file of GitHub API pages, as `gh api --paginate` writes them.',
+    );
   }
 }
 
@@ -188,24 +216,37 @@ async function* pagesOfFile(file: string, listing: Listing, repoName: string): A
   };
   for await (const { page, line, items } of readPageFile(file)) {
     const where = (index: number) => `${file}: item ${index + 1} of page ${page} (the page at line ${line})`;
-    const rows = toPage(listing, items, (index, why) => new InputError(`${where(index)} cannot be imported: ${why}.`, PAGE_HINT), (index, other) =>
-      new InputError(`${where(index)} is of ${other}, not of ${repoName}.`, 'Give as REPO the repository the pages were read from.'),
+    const rows = toPage(
+      listing,
+      items,
+      (index, why) => new InputError(`${where(index)} cannot be imported: ${why}.`, PAGE_HINT),
+      (index, other) =>
+        new InputError(
+          `${where(index)} is of ${other}, not of ${repoName}.`,
+          'Give as REPO the repository the pages were read from.',
+        ),
       repoName,
     );
     for (const issue of rows.issues) claim('issue', issue.id, issue.number, page);
-    for (const pull of rows.pullRequests) claim(pull.idOf === 'issue' ? 'issue' : 'pull request', pull.id, pull.number, page);
+    for (const pull of rows.pullRequests)
+      claim(pull.idOf === 'issue' ? 'issue' : 'pull request', pull.id, pull.number, page);
     yield rows;
   }
 }
 
-const PAGE_HINT = 'Give the pages of GET /repos/OWNER/NAME/issues as --issues and of GET /repos/OWNER/NAME/pulls as --pulls.';
+const PAGE_HINT =
+  'Give the pages of GET /repos/OWNER/NAME/issues as --issues and of GET /repos/OWNER/NAME/pulls as --pulls.';
 
 async function* pagesOfApi(api: GitHubApi, listing: Listing): AsyncGenerator<Page> {
   for await (const { url, items } of api.pages(listing)) {
     yield toPage(
       listing,
       items,
-      (index, why) => new OperationError(`GitHub answered ${url} with an item listminer cannot read (item ${index + 1}): ${why}.`, 'Check --api-url: it should be the GitHub REST API.'),
+      (index, why) =>
+        new OperationError(
+          `GitHub answered ${url} with an item listminer cannot read (item ${index + 1}): ${why}.`,
+          'Check --api-url: it should be the GitHub REST API.',
+        ),
     );
   }
 }

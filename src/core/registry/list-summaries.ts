@@ -13,12 +13,19 @@ export interface ListSummary extends ListRecord {
 }
 
 export async function listLists(store: Store, filter: { system?: string } = {}): Promise<ListSummary[]> {
-  const [lists, counts, skipped, gaps] = await Promise.all([store.lists.all(filter), store.lists.counts(), store.lists.skippedEntries(), store.fetchState.gaps()]);
+  const [lists, counts, skipped, gaps] = await Promise.all([
+    store.lists.all(filter),
+    store.lists.counts(),
+    store.lists.skippedEntries(),
+    store.fetchState.gaps(),
+  ]);
   return lists.map((list) => ({
     ...list,
     state: listState(list),
     counts: counts.get(list.id) ?? { staged: 0, drained: 0, deferred: 0, shunted: 0 },
     skippedEntries: skipped.get(list.id) ?? [],
-    gaps: gaps.filter((gap) => gap.listId === list.id).map(({ listId: _id, system: _system, list: _list, ...gap }) => gap),
+    gaps: gaps
+      .filter((gap) => gap.listId === list.id)
+      .map(({ listId: _id, system: _system, list: _list, ...gap }) => gap),
   }));
 }

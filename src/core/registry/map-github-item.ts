@@ -1,7 +1,8 @@
 import type { TrackerIssue, TrackerPerson, TrackerPullRequest } from '../store/tracker-records.js';
 
 /** An item of `GET /repos/O/R/issues`: that listing holds pull requests too (the items with a `pull_request` key). */
-export type IssuesItem = { kind: 'issue'; issue: TrackerIssue } | { kind: 'pull_request'; pullRequest: TrackerPullRequest };
+export type IssuesItem =
+  { kind: 'issue'; issue: TrackerIssue } | { kind: 'pull_request'; pullRequest: TrackerPullRequest };
 
 /** What an item reads as: its row, or why it cannot be one. */
 export interface ItemReading<T> {
@@ -21,7 +22,9 @@ export function readIssuesItem(item: unknown): ItemReading<IssuesItem> {
     const mergedAt = readTime(pr.merged_at, 'pull_request.merged_at');
     if (mergedAt.error !== undefined) return { error: mergedAt.error };
     const { updatedAt: _updated, commentCount: _comments, externalKey: _key, ...rest } = fields;
-    return { value: { kind: 'pull_request', pullRequest: { ...rest, idOf: 'issue', mergedAt: mergedAt.value ?? null } } };
+    return {
+      value: { kind: 'pull_request', pullRequest: { ...rest, idOf: 'issue', mergedAt: mergedAt.value ?? null } },
+    };
   }
   return { value: { kind: 'issue', issue: fields } };
 }
@@ -59,9 +62,11 @@ export function itemRepository(item: unknown): string | undefined {
 
 function readCommon(item: unknown): ItemReading<{ json: Json; fields: TrackerIssue }> {
   if (!isObject(item)) return { error: 'it is not a JSON object' };
-  if (item.id === undefined && typeof item.message === 'string') return { error: `it is GitHub's error answer "${item.message}", not an issue or pull request` };
+  if (item.id === undefined && typeof item.message === 'string')
+    return { error: `it is GitHub's error answer "${item.message}", not an issue or pull request` };
   if (!Number.isSafeInteger(item.id) || (item.id as number) <= 0) return { error: 'it has no numeric id' };
-  if (!Number.isSafeInteger(item.number) || (item.number as number) <= 0) return { error: `item ${String(item.id)} has no number` };
+  if (!Number.isSafeInteger(item.number) || (item.number as number) <= 0)
+    return { error: `item ${String(item.id)} has no number` };
   const title = typeof item.title === 'string' ? item.title : '';
   const createdAt = readTime(item.created_at, 'created_at');
   if (createdAt.error !== undefined) return { error: `item ${String(item.id)}: ${createdAt.error}` };

@@ -37,7 +37,10 @@ export async function listOrgRepoUrls(input: string, options: OrgReposOptions = 
     items.forEach((item, index) => {
       const htmlUrl = (item as { html_url?: unknown } | null)?.html_url;
       if (typeof htmlUrl !== 'string') {
-        throw new OperationError(`GitHub answered ${url} with a repository without html_url (item ${index + 1}).`, 'Check --api-url: it should be the GitHub REST API.');
+        throw new OperationError(
+          `GitHub answered ${url} with a repository without html_url (item ${index + 1}).`,
+          'Check --api-url: it should be the GitHub REST API.',
+        );
       }
       urls.push(htmlUrl);
     });

@@ -54,41 +54,67 @@ export async function addList(store: Store, systems: Systems, input: AddListInpu
   switch (locator) {
     case 'address':
       if (!ADDRESS.test(name)) {
-        throw new InputError(`"${input.name}" is not a mailing-list address.`, `The ${system.name} system names lists by address, like dev@kafka.apache.org.`);
+        throw new InputError(
+          `"${input.name}" is not a mailing-list address.`,
+          `The ${system.name} system names lists by address, like dev@kafka.apache.org.`,
+        );
       }
       name = name.toLowerCase();
       address = name;
       break;
     case 'inbox':
       if (!INBOX.test(name)) {
-        throw new InputError(`"${input.name}" is not a public-inbox name.`, 'Give the name as it appears in the archive URL (lore.kernel.org/NAME), e.g. netdev; add --address for its e-mail address.');
+        throw new InputError(
+          `"${input.name}" is not a public-inbox name.`,
+          'Give the name as it appears in the archive URL (lore.kernel.org/NAME), e.g. netdev; add --address for its e-mail address.',
+        );
       }
       break;
     case 'newsgroup':
       if (!NEWSGROUP.test(name)) {
-        throw new InputError(`"${input.name}" is not a newsgroup name.`, 'Give the group as the news server names it, e.g. gmane.comp.version-control.git, with --base-url nntp://HOST.');
+        throw new InputError(
+          `"${input.name}" is not a newsgroup name.`,
+          'Give the group as the news server names it, e.g. gmane.comp.version-control.git, with --base-url nntp://HOST.',
+        );
       }
       break;
     case 'group':
       if (!GROUP.test(name)) {
-        throw new InputError(`"${input.name}" is not a groups.io group name.`, 'Give the name as it appears in the group\'s URL (https://groups.io/g/NAME), e.g. beagleboard or cloudfoundry+cf-dev.');
+        throw new InputError(
+          `"${input.name}" is not a groups.io group name.`,
+          "Give the name as it appears in the group's URL (https://groups.io/g/NAME), e.g. beagleboard or cloudfoundry+cf-dev.",
+        );
       }
       break;
     case 'path':
       name = resolve(name);
-      if (!existsSync(name)) throw new InputError(`${name} does not exist.`, `The ${system.name} system reads a local file or folder; give its path.`);
+      if (!existsSync(name))
+        throw new InputError(
+          `${name} does not exist.`,
+          `The ${system.name} system reads a local file or folder; give its path.`,
+        );
       break;
   }
   if (address !== undefined && !ADDRESS.test(address)) {
     throw new InputError(`"${input.address}" is not a mailing-list address.`, 'Give one like dev@kafka.apache.org.');
   }
   if (input.rules !== undefined) requireSystem(systems, input.rules);
-  if (input.baseUrl !== undefined && !/^(https?|file|imaps?|pop3s?):\/\/\S+$/i.test(input.baseUrl) && !(locator === 'newsgroup' && /^nntps?:\/\/[^\s@/]+\/?$/i.test(input.baseUrl))) {
-    const hint = locator === 'newsgroup' ? 'Give the news server as nntp://HOST[:PORT] or nntps://HOST[:PORT] (no user name: the config file\'s mail_accounts, or LISTMINER_NNTP_USER and LISTMINER_NNTP_PASSWORD, give those).' : 'Give an http://, https:// or file:// URL, or an imaps:// or pop3s:// mailbox.';
+  if (
+    input.baseUrl !== undefined &&
+    !/^(https?|file|imaps?|pop3s?):\/\/\S+$/i.test(input.baseUrl) &&
+    !(locator === 'newsgroup' && /^nntps?:\/\/[^\s@/]+\/?$/i.test(input.baseUrl))
+  ) {
+    const hint =
+      locator === 'newsgroup'
+        ? "Give the news server as nntp://HOST[:PORT] or nntps://HOST[:PORT] (no user name: the config file's mail_accounts, or LISTMINER_NNTP_USER and LISTMINER_NNTP_PASSWORD, give those)."
+        : 'Give an http://, https:// or file:// URL, or an imaps:// or pop3s:// mailbox.';
     throw new InputError(`"${input.baseUrl}" is not a base URL.`, hint);
   }
   if (input.baseUrl !== undefined && /^(imap|pop3)s?:\/\/[^/@]*:[^/@]*@/i.test(input.baseUrl)) {
-    throw new InputError('A mailbox URL must not hold a password: it is stored and shown.', 'Put the password in the config file\'s mail_accounts or in LISTMINER_MAIL_PASSWORD.');
+    throw new InputError(
+      'A mailbox URL must not hold a password: it is stored and shown.',
+      "Put the password in the config file's mail_accounts or in LISTMINER_MAIL_PASSWORD.",
+    );
   }
   const repoInput = input.repoUrl === undefined ? undefined : requireRepoUrl(input.repoUrl);
   const listId = input.listId?.trim().replace(/^<|>$/g, '').toLowerCase();
@@ -98,18 +124,16 @@ export async function addList(store: Store, systems: Systems, input: AddListInpu
     // Mail drained before the repo was known may already mention it.
     if (repo) await tx.repos.resolveSignaled(repo);
     const before = await tx.lists.byName(system.name, name);
-    const result = await tx.lists.register(
-      {
-        system: system.name,
-        name,
-        listAddress: address,
-        listId: listId ?? (address && !input.address ? listIdFromAddress(address) : undefined),
-        rulesSystem: input.rules,
-        baseUrl: input.baseUrl?.replace(/\/+$/, ''),
-        repoUrl: repo?.url,
-        repoId: repo?.id,
-      },
-    );
+    const result = await tx.lists.register({
+      system: system.name,
+      name,
+      listAddress: address,
+      listId: listId ?? (address && !input.address ? listIdFromAddress(address) : undefined),
+      rulesSystem: input.rules,
+      baseUrl: input.baseUrl?.replace(/\/+$/, ''),
+      repoUrl: repo?.url,
+      repoId: repo?.id,
+    });
     if (repo && before?.repoId != null && before.repoId !== repo.id) {
       const moved = await tx.lists.moveMailToRepo(before.id, before.repoId, repo.id);
       return { ...result, repo, moved: { fromRepoUrl: before.repoUrl ?? `repo ${before.repoId}`, ...moved } };
@@ -137,9 +161,18 @@ export interface AddLocalListInput {
 /** Registers a local archive as a list of the mbox or maildir system, whichever its shape is. */
 export async function addLocalList(store: Store, systems: Systems, input: AddLocalListInput): Promise<AddListResult> {
   const path = resolve(input.path);
-  if (!existsSync(path)) throw new InputError(`${input.path} does not exist.`, 'Give the path of an mbox file, a folder of them, a .mbox.gz or a Maildir.');
+  if (!existsSync(path))
+    throw new InputError(
+      `${input.path} does not exist.`,
+      'Give the path of an mbox file, a folder of them, a .mbox.gz or a Maildir.',
+    );
   const isMaildir = statSync(path).isDirectory() && ['cur', 'new'].some((folder) => existsSync(join(path, folder)));
-  return addList(store, systems, { system: isMaildir ? 'maildir' : 'mbox', name: path, rules: input.rules, repoUrl: input.repoUrl });
+  return addList(store, systems, {
+    system: isMaildir ? 'maildir' : 'mbox',
+    name: path,
+    rules: input.rules,
+    repoUrl: input.repoUrl,
+  });
 }
 
 /**
@@ -148,11 +181,18 @@ export async function addLocalList(store: Store, systems: Systems, input: AddLoc
  * other lists' mail still holds is worked out again from that mail. Issues
  * imported from GitHub stay.
  */
-export async function removeList(store: Store, name: string, options: { system?: string; force?: boolean }): Promise<{ list: ListRecord; messages: number }> {
+export async function removeList(
+  store: Store,
+  name: string,
+  options: { system?: string; force?: boolean },
+): Promise<{ list: ListRecord; messages: number }> {
   const list = await selectList(store, name, options.system);
   const messages = (await store.lists.counts()).get(list.id)?.staged ?? 0;
   if (messages > 0 && !options.force) {
-    throw new InputError(`The list ${list.name} holds ${messages} messages.`, 'Add --force to remove it with all its mail.');
+    throw new InputError(
+      `The list ${list.name} holds ${messages} messages.`,
+      'Add --force to remove it with all its mail.',
+    );
   }
   await store.transaction(async (tx) => {
     const issueIds = await tx.project.issuesLinkedToList(list.id);

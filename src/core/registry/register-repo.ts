@@ -45,7 +45,8 @@ export async function addRepos(store: Store, urls: readonly string[]): Promise<A
     for (const input of inputs.values()) results.push(await registerRepo(tx, input));
     return results;
   });
-  const sum = (key: 'listsAttached' | 'signaledMessagesResolved') => repos.reduce((total, repo) => total + repo[key], 0);
+  const sum = (key: 'listsAttached' | 'signaledMessagesResolved') =>
+    repos.reduce((total, repo) => total + repo[key], 0);
   return {
     added: repos.filter((repo) => repo.action === 'added').length,
     unchanged: repos.filter((repo) => repo.action === 'unchanged').length,
@@ -65,7 +66,8 @@ export interface RepoSources {
 
 /** Gathers the URLs of every source (the file and the organization read before the store is written), then registers them as addRepos does. */
 export async function addReposFrom(store: Store, sources: RepoSources): Promise<AddReposResult> {
-  if (!sources.url && !sources.file && !sources.org) throw new InputError('No repository to add.', 'Give a URL, --from FILE or --org ORG.');
+  if (!sources.url && !sources.file && !sources.org)
+    throw new InputError('No repository to add.', 'Give a URL, --from FILE or --org ORG.');
   const urls = [
     ...(sources.url ? [sources.url] : []),
     ...(sources.file ? await readRepoList(sources.file) : []),

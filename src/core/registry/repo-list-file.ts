@@ -31,6 +31,10 @@ export async function readRepoList(file: string): Promise<string[]> {
     throw new InputError(`Cannot read ${file}: ${why}.`, 'Give a file of repository URLs, one a line.');
   }
   const result = parseRepoList(file, text);
-  if (!result.value) refuseProblems(result.errors, 'Give one repository URL a line, like https://github.com/apache/kafka; # starts a comment.');
+  if (!result.value)
+    refuseProblems(
+      result.errors,
+      'Give one repository URL a line, like https://github.com/apache/kafka; # starts a comment.',
+    );
   return result.value;
 }

@@ -32,11 +32,17 @@ export async function selectList(store: Store, name: string, system?: string): P
   const lists = (await store.lists.find(spellings)).filter((list) => !system || list.system === system);
   if (lists.length === 0) {
     const where = system ? ` in the ${system} system` : '';
-    throw new InputError(`No list "${name}" is registered${where}.`, 'See `listminer lists ls` for the registered lists, or add it with `listminer lists add`.');
+    throw new InputError(
+      `No list "${name}" is registered${where}.`,
+      'See `listminer lists ls` for the registered lists, or add it with `listminer lists add`.',
+    );
   }
   if (lists.length > 1) {
     const candidates = lists.map((list) => `${list.system} ${list.name}`).join('; ');
-    throw new InputError(`"${name}" names ${lists.length} lists: ${candidates}.`, `Add --system (one of ${[...new Set(lists.map((l) => l.system))].join(', ')}) to choose one.`);
+    throw new InputError(
+      `"${name}" names ${lists.length} lists: ${candidates}.`,
+      `Add --system (one of ${[...new Set(lists.map((l) => l.system))].join(', ')}) to choose one.`,
+    );
   }
   return lists[0]!;
 }

@@ -44,7 +44,12 @@ export function callNumber(listKeyText: string, messageKey: string): string {
 /** The folder name of a list's pages: its key made safe for a path, and a short hash that keeps two lists of one name apart. */
 export function listSlug(list: { system: string; name: string }): string {
   const key = listKey(list);
-  const readable = key.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 48) || 'list';
+  const readable =
+    key
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 48) || 'list';
   return `${readable}-${base32(createHash('sha256').update(`${list.system}\n${key}`).digest(), 4)}`;
 }
 

@@ -34,7 +34,19 @@ function documentForPlot(): ChartDocument {
 }
 
 /** Paul Tol's "muted" scheme (told apart with every common colour blindness), then two greys: one colour per class on every list. */
-const CLASS_COLOURS = ['#332288', '#88ccee', '#44aa99', '#117733', '#999933', '#ddcc77', '#cc6677', '#882255', '#aa4499', '#555555', '#dddddd'];
+const CLASS_COLOURS = [
+  '#332288',
+  '#88ccee',
+  '#44aa99',
+  '#117733',
+  '#999933',
+  '#ddcc77',
+  '#cc6677',
+  '#882255',
+  '#aa4499',
+  '#555555',
+  '#dddddd',
+];
 const UNKNOWN_CLASS_COLOUR = '#dddddd';
 
 /** The chart's colour of a class: the same on every list. */
@@ -88,10 +100,16 @@ export interface MonthClassCount {
 }
 
 /** Messages per month, stacked by class, with a legend. `months` is the x axis (gaps included). */
-export function stackedChart(months: readonly string[], counts: readonly MonthClassCount[], classes: readonly string[]): Html {
+export function stackedChart(
+  months: readonly string[],
+  counts: readonly MonthClassCount[],
+  classes: readonly string[],
+): Html {
   if (months.length === 0) return html`<p class="none">No dated mail.</p>`;
   const shown = [...classes].sort((a, b) => classRank(a) - classRank(b) || (a < b ? -1 : a > b ? 1 : 0));
-  const data = [...counts].sort((a, b) => (a.month < b.month ? -1 : a.month > b.month ? 1 : classRank(a.msgClass) - classRank(b.msgClass)));
+  const data = [...counts].sort((a, b) =>
+    a.month < b.month ? -1 : a.month > b.month ? 1 : classRank(a.msgClass) - classRank(b.msgClass),
+  );
   const totals = new Map<string, number>();
   for (const c of counts) totals.set(c.month, (totals.get(c.month) ?? 0) + c.count);
   const max = Math.max(1, ...totals.values());
@@ -107,7 +125,14 @@ export function stackedChart(months: readonly string[], counts: readonly MonthCl
     height: 200,
     marginLeft: 44,
     marginBottom: 30,
-    x: { type: 'band', domain: [...months], label: null, ticks, tickFormat: (m: string) => (yearly ? m.slice(0, 4) : m), padding: 0.1 },
+    x: {
+      type: 'band',
+      domain: [...months],
+      label: null,
+      ticks,
+      tickFormat: (m: string) => (yearly ? m.slice(0, 4) : m),
+      padding: 0.1,
+    },
     y: { label: 'messages', grid: true, domain: [0, max], nice: true },
     color: { domain: shown, range: shown.map(classColour) },
     marks: [
@@ -134,6 +159,9 @@ export function stackedChart(months: readonly string[], counts: readonly MonthCl
   }) as unknown as ChartNode;
   const title = `Messages per month by class, ${months[0]} to ${months.at(-1)}`;
   const desc = `Stacked bars, one a month; the highest month has ${max} messages. Classes: ${shown.join(', ')}.`;
-  const legend = shown.map((c) => html`<li><svg width="10" height="10" aria-hidden="true"><rect width="10" height="10" fill="${classColour(c)}"/></svg> ${c}</li>`);
+  const legend = shown.map(
+    (c) =>
+      html`<li><svg width="10" height="10" aria-hidden="true"><rect width="10" height="10" fill="${classColour(c)}"/></svg> ${c}</li>`,
+  );
   return html`<figure class="chart">${svgOf(chart, title, desc)}<figcaption>Messages per month by class (highest month: ${max}).<ul class="legend">${legend}</ul></figcaption></figure>`;
 }

@@ -35,7 +35,8 @@ function piece(value: unknown): string {
  * everything from mail is escaped text, and the policy stands behind that.
  */
 const POLICY_READING = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'";
-const POLICY_SCRIPTED = "default-src 'none'; style-src 'self'; img-src 'self'; script-src 'self'; base-uri 'none'; form-action 'self'";
+const POLICY_SCRIPTED =
+  "default-src 'none'; style-src 'self'; img-src 'self'; script-src 'self'; base-uri 'none'; form-action 'self'";
 
 export interface PageFrame {
   title: string;

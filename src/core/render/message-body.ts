@@ -4,7 +4,8 @@ import { Html, html } from './html.js';
 export type BodyBlock = { kind: 'text' | 'quote' | 'signature' | 'diff'; lines: string[] };
 
 const DIFF_START = /^(diff --git |Index: |--- \S)/;
-const DIFF_LINE = /^([ +\-@\\]|$|diff |index |new file mode|deleted file mode|similarity index|dissimilarity index|rename (from|to) |copy (from|to) |old mode|new mode|Binary files )/;
+const DIFF_LINE =
+  /^([ +\-@\\]|$|diff |index |new file mode|deleted file mode|similarity index|dissimilarity index|rename (from|to) |copy (from|to) |old mode|new mode|Binary files )/;
 
 /**
  * A message's plain text cut into text, quoted text (`>` lines), the
@@ -28,7 +29,8 @@ export function splitBody(text: string): BodyBlock[] {
       break;
     }
     if (inDiff && !DIFF_LINE.test(line)) inDiff = false;
-    if (!inDiff && DIFF_START.test(line) && (!line.startsWith('--- ') || lines[i + 1]?.startsWith('+++ '))) inDiff = true;
+    if (!inDiff && DIFF_START.test(line) && (!line.startsWith('--- ') || lines[i + 1]?.startsWith('+++ ')))
+      inDiff = true;
     // git's own signature under a patch: "--" or "-- " then the version.
     if (inDiff && /^--\s?$/.test(line) && i >= lines.length - 3) {
       blocks.push({ kind: 'signature', lines: lines.slice(i) });
@@ -57,7 +59,16 @@ export function linkify(text: string): Html {
 }
 
 function diffLine(line: string): Html {
-  const kind = line.startsWith('+++ ') || line.startsWith('--- ') ? 'file' : line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : line.startsWith('@@') ? 'hunk' : '';
+  const kind =
+    line.startsWith('+++ ') || line.startsWith('--- ')
+      ? 'file'
+      : line.startsWith('+')
+        ? 'add'
+        : line.startsWith('-')
+          ? 'del'
+          : line.startsWith('@@')
+            ? 'hunk'
+            : '';
   return kind ? html`<span class="${kind}">${line}</span>\n` : html`${line}\n`;
 }
 

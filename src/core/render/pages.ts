@@ -14,14 +14,17 @@ export type PersonPage = (senderId: number | null) => string | undefined;
 /** A sender's name, linked to its person's page when it has one. */
 function senderLink(item: Item, up: string, personPage: PersonPage): Html {
   const href = personPage(item.senderId);
-  return href ? html`<a class="who" href="${up}${href}">${sender(item)}</a>` : html`<span class="who">${sender(item)}</span>`;
+  return href
+    ? html`<a class="who" href="${up}${href}">${sender(item)}</a>`
+    : html`<span class="who">${sender(item)}</span>`;
 }
 const subjectOf = (item: Item) => item.subject || '(no subject)';
 
 /** The front page: every list of the site. */
 export function frontPage(lists: readonly ListSummary[]): string {
   const rows = lists.map(
-    (l) => html`<tr><td><a href="lists/${l.slug}/index.html">${l.name}</a></td><td>${l.system}</td><td>${outLink(l.repoUrl, l.repoUrl ?? '')}</td><td>${l.firstMonth ?? ''}</td><td>${l.lastMonth ?? ''}</td><td class="n">${l.messages}</td><td>${sparkline(fillMonths(l.monthly))}</td></tr>`,
+    (l) =>
+      html`<tr><td><a href="lists/${l.slug}/index.html">${l.name}</a></td><td>${l.system}</td><td>${outLink(l.repoUrl, l.repoUrl ?? '')}</td><td>${l.firstMonth ?? ''}</td><td>${l.lastMonth ?? ''}</td><td class="n">${l.messages}</td><td>${sparkline(fillMonths(l.monthly))}</td></tr>`,
   );
   return page({
     title: 'Mailing lists',
@@ -35,7 +38,10 @@ export function frontPage(lists: readonly ListSummary[]): string {
 function fillMonths(monthly: ReadonlyArray<{ month: string; count: number }>): Array<{ month: string; count: number }> {
   if (monthly.length === 0) return [];
   const byMonth = new Map(monthly.map((m) => [m.month, m.count]));
-  return monthsBetween(monthly[0]!.month, monthly.at(-1)!.month).map((month) => ({ month, count: byMonth.get(month) ?? 0 }));
+  return monthsBetween(monthly[0]!.month, monthly.at(-1)!.month).map((month) => ({
+    month,
+    count: byMonth.get(month) ?? 0,
+  }));
 }
 
 export interface ListOverview {
@@ -52,12 +58,18 @@ export interface ListOverview {
 export function listPage(o: ListOverview): string {
   const s = o.summary;
   const dated = s.monthly.length ? monthsBetween(s.monthly[0]!.month, s.monthly.at(-1)!.month) : [];
-  const posters = o.posters.map((p) => html`<tr><td>${p.person ? html`<a href="../../${p.person}">${p.name || p.address}</a>` : p.name}</td><td>${p.address}</td><td class="n">${p.count}</td></tr>`);
+  const posters = o.posters.map(
+    (p) =>
+      html`<tr><td>${p.person ? html`<a href="../../${p.person}">${p.name || p.address}</a>` : p.name}</td><td>${p.address}</td><td class="n">${p.count}</td></tr>`,
+  );
   const waiting = o.waiting.map(
     ({ series, page: href }) =>
       html`<tr><td><a href="../../${href}">${series.title}</a></td><td>${series.authorAddress ?? ''}</td><td class="n">v${series.version}</td><td class="n">${series.patchCount}</td><td>${showDate(series.lastActivityAt)}</td></tr>`,
   );
-  const months = o.months.map((m) => html`<tr><td><a href="${m.month}.html">${m.month}</a></td><td class="n">${m.messages}</td><td class="n">${m.threads}</td></tr>`);
+  const months = o.months.map(
+    (m) =>
+      html`<tr><td><a href="${m.month}.html">${m.month}</a></td><td class="n">${m.messages}</td><td class="n">${m.threads}</td></tr>`,
+  );
   return page({
     title: s.name,
     root: '../../',
@@ -68,9 +80,13 @@ export function listPage(o: ListOverview): string {
 ${stackedChart(dated, o.counts, o.classes)}
 <h2>Top posters</h2>
 <table><thead><tr><th>name</th><th>address</th><th>messages</th></tr></thead><tbody>${posters}</tbody></table>
-${o.waiting.length ? html`<h2>Patch series waiting for review</h2>
+${
+  o.waiting.length
+    ? html`<h2>Patch series waiting for review</h2>
 <p>Series with no review reply, no Reviewed-by or Acked-by, and no commit notice.</p>
-<table><thead><tr><th>series</th><th>author</th><th>version</th><th>patches</th><th>last activity</th></tr></thead><tbody>${waiting}</tbody></table>` : ''}
+<table><thead><tr><th>series</th><th>author</th><th>version</th><th>patches</th><th>last activity</th></tr></thead><tbody>${waiting}</tbody></table>`
+    : ''
+}
 ${o.seriesCount ? html`<p><a href="series.html">All ${o.seriesCount} patch series</a></p>` : ''}
 <h2>Months</h2>
 <table><thead><tr><th>month</th><th>messages</th><th>threads</th></tr></thead><tbody>${months}</tbody></table>`,
@@ -141,7 +157,12 @@ export function seriesPage(summary: ListSummary, view: SeriesView): string {
 }
 
 /** One month of a list: the threads with mail in it, in order of their first message. */
-export function monthPage(summary: ListSummary, month: string, threads: readonly Thread[], neighbours: { previous?: string; next?: string }): string {
+export function monthPage(
+  summary: ListSummary,
+  month: string,
+  threads: readonly Thread[],
+  neighbours: { previous?: string; next?: string },
+): string {
   const rows = threads.map(
     (t) =>
       html`<tr><td><a href="../../${paths.thread(t.call)}">${subjectOf(t.root)}</a></td><td>${sender(t.root)}</td><td class="n">${t.messageCount}</td><td class="n">${t.participants}</td><td>${t.root.msgClass}</td><td>${showDate(t.lastAt)}</td></tr>`,
@@ -170,7 +191,9 @@ export function threadPage(
   personPage: PersonPage,
 ): string {
   const up = '../../';
-  const series = [...new Set(thread.tree.map(({ item }) => item.patchSeriesId).filter((id): id is number => id !== null))]
+  const series = [
+    ...new Set(thread.tree.map(({ item }) => item.patchSeriesId).filter((id): id is number => id !== null)),
+  ]
     .map((id) => seriesOf.get(id))
     .filter((view): view is SeriesView => view !== undefined);
   const treeItems = thread.tree.map(
@@ -304,7 +327,10 @@ export function idShardName(id: string): string {
 /** A shard of the Message-ID map: a script (not JSON, which pages opened from disk cannot fetch) that hands the map to the lookup page. */
 export function idShard(map: ReadonlyMap<string, string[]>): string {
   const entries = Object.fromEntries(map);
-  return `listminerIds(${JSON.stringify(entries).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')});\n`;
+  return `listminerIds(${JSON.stringify(entries)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029')});\n`;
 }
 
 /** The site's icon: browsers ask for one, and a missing one is an error in their console. */

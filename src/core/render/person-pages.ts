@@ -28,7 +28,9 @@ export class SitePeople {
 
   /** Reads the people behind these heads' senders that are not known yet. */
   async learn(records: RenderRecords, heads: readonly RenderHead[]): Promise<void> {
-    const unknown = [...new Set(heads.map((h) => h.senderId).filter((id): id is number => id !== null && !this.bySender.has(id)))];
+    const unknown = [
+      ...new Set(heads.map((h) => h.senderId).filter((id): id is number => id !== null && !this.bySender.has(id))),
+    ];
     const people = await records.people(unknown);
     for (const id of unknown) {
       const person = people.get(id);
@@ -66,12 +68,18 @@ const monthOf = (sentAt: string | null) => (sentAt ? sentAt.slice(0, 7) : UNDATE
 /** A person: its addresses, the lists it writes to, and its messages month by month, latest first. */
 function personPage(p: SitePerson): string {
   const messages = [...p.messages].sort(
-    (a, b) => compareText(b.sentAt ?? '', a.sentAt ?? '') || compareText(a.list.name, b.list.name) || compareText(a.call, b.call),
+    (a, b) =>
+      compareText(b.sentAt ?? '', a.sentAt ?? '') ||
+      compareText(a.list.name, b.list.name) ||
+      compareText(a.call, b.call),
   );
   const lists = new Map<ListSummary, PersonMessage[]>();
   const months = new Map<string, PersonMessage[]>();
   for (const m of messages) {
-    for (const [groups, key] of [[lists, m.list], [months, monthOf(m.sentAt)]] as const) {
+    for (const [groups, key] of [
+      [lists, m.list],
+      [months, monthOf(m.sentAt)],
+    ] as const) {
       const group = (groups as Map<typeof key, PersonMessage[]>).get(key);
       if (group) group.push(m);
       else (groups as Map<typeof key, PersonMessage[]>).set(key, [m]);
@@ -84,7 +92,9 @@ function personPage(p: SitePerson): string {
       return html`<tr><td><a href="../../lists/${list.slug}/index.html">${list.name}</a></td><td class="n">${mail.length}</td><td>${monthOf(dated.at(-1)?.sentAt ?? null)}</td><td>${monthOf(dated[0]?.sentAt ?? null)}</td></tr>`;
     });
   const name = p.person.name || p.person.addresses[0] || p.person.email || '(no name)';
-  const monthRows = [...months].map(([month, mail]) => html`<tr><td><a href="#${month}">${month}</a></td><td class="n">${mail.length}</td></tr>`);
+  const monthRows = [...months].map(
+    ([month, mail]) => html`<tr><td><a href="#${month}">${month}</a></td><td class="n">${mail.length}</td></tr>`,
+  );
   const monthSections = [...months].map(
     ([month, mail]) => html`<h3 id="${month}">${month}</h3>
 <ul class="mail">${mail.map((m) => html`<li><a href="../../${paths.message(m.call)}">${m.subject || '(no subject)'}</a> <span class="when">${showDate(m.sentAt)}</span> · ${m.list.name}</li>`)}</ul>`,

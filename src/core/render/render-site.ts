@@ -8,7 +8,24 @@ import { type RenderRecords, type RenderHead, type RenderSeries } from '../store
 import type { Store } from '../store/store.js';
 import { callNumber, listKey, listSlug } from './call-number.js';
 import type { MonthClassCount } from './charts.js';
-import { FAVICON, frontPage, idShard, idShardName, listPage, type ListOverview, LOOKUP_SCRIPT, lookupPage, messagePage, monthPage, searchPage, seriesListPage, seriesPage, type SeriesView, STYLE, threadPage } from './pages.js';
+import {
+  FAVICON,
+  frontPage,
+  idShard,
+  idShardName,
+  listPage,
+  type ListOverview,
+  LOOKUP_SCRIPT,
+  lookupPage,
+  messagePage,
+  monthPage,
+  searchPage,
+  seriesListPage,
+  seriesPage,
+  type SeriesView,
+  STYLE,
+  threadPage,
+} from './pages.js';
 import { SitePeople } from './person-pages.js';
 import { miniSearchScript, MonthIndexes, SEARCH_SCRIPT, searchableText } from './search-index.js';
 import { compareText, type ListSummary, SiteWriter } from './site-writer.js';
@@ -42,7 +59,11 @@ const TOP_POSTERS = 15;
  * message's key, never from row ids, so both engines and every machine write
  * the same bytes for the same mail.
  */
-export async function renderSite(store: Store, options: RenderOptions, progress: ProgressListener): Promise<RenderResult> {
+export async function renderSite(
+  store: Store,
+  options: RenderOptions,
+  progress: ProgressListener,
+): Promise<RenderResult> {
   if (options.since !== undefined && !isMonth(options.since)) {
     throw new InputError(`--since ${options.since} is not a month.`, 'Give a month as YYYY-MM, e.g. 2024-03.');
   }
@@ -52,7 +73,14 @@ export async function renderSite(store: Store, options: RenderOptions, progress:
   const writer = await SiteWriter.open(options.outDir);
   const ids = new Map<string, Map<string, string[]>>();
   const people = new SitePeople();
-  const result: RenderResult = { outDir: options.outDir, lists: [], written: 0, skipped: 0, manifest: '', interrupted: false };
+  const result: RenderResult = {
+    outDir: options.outDir,
+    lists: [],
+    written: 0,
+    skipped: 0,
+    manifest: '',
+    interrupted: false,
+  };
 
   for (const list of lists) {
     if (options.signal?.aborted) {
@@ -63,7 +91,13 @@ export async function renderSite(store: Store, options: RenderOptions, progress:
     progress({ type: 'start', task, title: task });
     const { summary, threads } = await renderList(records, writer, list, options, progress, task, people);
     people.addList(summary, threads);
-    result.lists.push({ system: list.system, name: list.name, path: `lists/${summary.slug}/index.html`, messages: summary.messages, threads: threads.length });
+    result.lists.push({
+      system: list.system,
+      name: list.name,
+      path: `lists/${summary.slug}/index.html`,
+      messages: summary.messages,
+      threads: threads.length,
+    });
     addIds(ids, threads);
     progress({ type: 'end', task, status: 'done', detail: `${summary.messages} messages, ${threads.length} threads` });
   }
@@ -84,7 +118,9 @@ export async function renderSite(store: Store, options: RenderOptions, progress:
     }
     for (const [path, content] of people.pages()) await writer.write(path, content);
     for (const [name, shard] of [...ids].sort(([a], [b]) => compareText(a, b))) {
-      const sorted = new Map([...shard].sort(([a], [b]) => compareText(a, b)).map(([id, hrefs]) => [id, hrefs.sort(compareText)]));
+      const sorted = new Map(
+        [...shard].sort(([a], [b]) => compareText(a, b)).map(([id, hrefs]) => [id, hrefs.sort(compareText)]),
+      );
       await writer.write(`ids/${name}.js`, idShard(sorted));
     }
     await writer.write('style.css', STYLE);
@@ -93,7 +129,9 @@ export async function renderSite(store: Store, options: RenderOptions, progress:
     await writer.write('search.js', SEARCH_SCRIPT);
     await writer.write('minisearch.js', miniSearchScript());
     await writer.write('lookup.html', lookupPage());
-    const summaries = Object.values(writer.lists).sort((a, b) => compareText(a.name, b.name) || compareText(a.system, b.system));
+    const summaries = Object.values(writer.lists).sort(
+      (a, b) => compareText(a.name, b.name) || compareText(a.system, b.system),
+    );
     await writer.write('index.html', frontPage(summaries));
     result.manifest = await writer.close();
   }
@@ -132,24 +170,33 @@ async function renderList(
   // A month's page lists every thread with mail in that month, so a thread of replies over a year shows in each of its months.
   const byMonth = new Map<string, Thread[]>();
   for (const thread of threads) {
-    for (const month of new Set(thread.tree.map(({ item }) => monthOf(item.sentAt)))) byMonth.set(month, [...(byMonth.get(month) ?? []), thread]);
+    for (const month of new Set(thread.tree.map(({ item }) => monthOf(item.sentAt))))
+      byMonth.set(month, [...(byMonth.get(month) ?? []), thread]);
   }
   const monthNames = [...byMonth.keys()].sort((a, b) => (a === UNDATED ? 1 : b === UNDATED ? -1 : compareText(a, b)));
   const wanted = (month: string) => !options.since || month === UNDATED || month >= options.since;
 
   const series = seriesViews(listKey(list), await records.series(list.id), threads);
   const seriesOf = new Map(series.map((view) => [view.series.seriesId, view]));
-  await writer.write(`lists/${summary.slug}/index.html`, listPage(overview(summary, heads, series, monthNames, byMonth, people)));
+  await writer.write(
+    `lists/${summary.slug}/index.html`,
+    listPage(overview(summary, heads, series, monthNames, byMonth, people)),
+  );
   await writer.write(`lists/${summary.slug}/search.html`, searchPage(summary, monthNames));
   if (series.length) await writer.write(`lists/${summary.slug}/series.html`, seriesListPage(summary, series));
   for (const view of series) await writer.write(paths.series(view.call), seriesPage(summary, view));
   for (const [index, month] of monthNames.entries()) {
     if (!wanted(month)) continue;
-    await writer.write(`lists/${summary.slug}/${month}.html`, monthPage(summary, month, byMonth.get(month)!, { previous: monthNames[index - 1], next: monthNames[index + 1] }));
+    await writer.write(
+      `lists/${summary.slug}/${month}.html`,
+      monthPage(summary, month, byMonth.get(month)!, { previous: monthNames[index - 1], next: monthNames[index + 1] }),
+    );
   }
 
   // A thread is rendered when any of its mail is in a wanted month: a reply in March changes a thread that started in January.
-  const chosen = threads.map((thread, index) => ({ thread, index })).filter(({ thread }) => thread.tree.some(({ item }) => wanted(monthOf(item.sentAt))));
+  const chosen = threads
+    .map((thread, index) => ({ thread, index }))
+    .filter(({ thread }) => thread.tree.some(({ item }) => wanted(monthOf(item.sentAt))));
   const search = new MonthIndexes();
   // A month's index is whole when the last thread with mail in it is read.
   const threadsLeft = new Map(monthNames.filter(wanted).map((month) => [month, byMonth.get(month)!.length]));
@@ -159,7 +206,17 @@ async function renderList(
   const flush = async () => {
     const details = await records.details(batch.flatMap(({ thread }) => thread.tree.map(({ item }) => item.id)));
     for (const { thread, index } of batch) {
-      await writer.write(paths.thread(thread.call), threadPage(summary, thread, details, { previous: threads[index - 1], next: threads[index + 1] }, seriesOf, people.pageOf));
+      await writer.write(
+        paths.thread(thread.call),
+        threadPage(
+          summary,
+          thread,
+          details,
+          { previous: threads[index - 1], next: threads[index + 1] },
+          seriesOf,
+          people.pageOf,
+        ),
+      );
       const raws: Array<{ raw: Buffer; from: string | null; sentAt: string | null }> = [];
       for (const { item } of thread.tree) {
         const month = monthOf(item.sentAt);
@@ -210,7 +267,8 @@ function monthOf(sentAt: string | null): string {
 
 function summarize(list: ListRecord, heads: readonly RenderHead[]): ListSummary {
   const perMonth = new Map<string, number>();
-  for (const head of heads) if (head.sentAt) perMonth.set(head.sentAt.slice(0, 7), (perMonth.get(head.sentAt.slice(0, 7)) ?? 0) + 1);
+  for (const head of heads)
+    if (head.sentAt) perMonth.set(head.sentAt.slice(0, 7), (perMonth.get(head.sentAt.slice(0, 7)) ?? 0) + 1);
   const monthly = [...perMonth].sort(([a], [b]) => compareText(a, b)).map(([month, count]) => ({ month, count }));
   return {
     slug: listSlug(list),
@@ -246,9 +304,17 @@ function seriesViews(key: string, rows: readonly RenderSeries[], threads: readon
       series,
       versions: [...(found.get(series.seriesId) ?? [])]
         .map(([thread, version]) => ({ version, thread }))
-        .sort((a, b) => a.version - b.version || compareText(a.thread.startedAt ?? '', b.thread.startedAt ?? '') || compareText(a.thread.call, b.thread.call)),
+        .sort(
+          (a, b) =>
+            a.version - b.version ||
+            compareText(a.thread.startedAt ?? '', b.thread.startedAt ?? '') ||
+            compareText(a.thread.call, b.thread.call),
+        ),
     }))
-    .sort((a, b) => compareText(b.series.lastActivityAt ?? '', a.series.lastActivityAt ?? '') || compareText(a.call, b.call));
+    .sort(
+      (a, b) =>
+        compareText(b.series.lastActivityAt ?? '', a.series.lastActivityAt ?? '') || compareText(a.call, b.call),
+    );
 }
 
 function overview(
@@ -282,11 +348,17 @@ function overview(
     summary,
     counts: [...counts.values()].sort((a, b) => compareText(a.month, b.month) || compareText(a.msgClass, b.msgClass)),
     classes: [...new Set(heads.map((h) => h.msgClass))].sort(compareText),
-    posters: [...posters.values()].sort((a, b) => b.count - a.count || compareText(a.address, b.address)).slice(0, TOP_POSTERS),
+    posters: [...posters.values()]
+      .sort((a, b) => b.count - a.count || compareText(a.address, b.address))
+      .slice(0, TOP_POSTERS),
     waiting: series
       .filter(({ series: s }) => s.replyCount === 0 && s.reviewedBy === 0 && s.ackedBy === 0 && !s.merged)
       .map((view) => ({ series: view.series, page: paths.series(view.call) })),
     seriesCount: series.length,
-    months: monthNames.map((month) => ({ month, messages: messagesInMonth.get(month) ?? 0, threads: byMonth.get(month)?.length ?? 0 })),
+    months: monthNames.map((month) => ({
+      month,
+      messages: messagesInMonth.get(month) ?? 0,
+      threads: byMonth.get(month)?.length ?? 0,
+    })),
   };
 }

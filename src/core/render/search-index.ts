@@ -68,7 +68,10 @@ export class MonthIndexes {
 
 /** JSON that cannot end a script element or a line of JavaScript. */
 export function scriptSafe(json: string): string {
-  return json.replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return json
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 /** MiniSearch's browser build (UMD: it sets the global MiniSearch), copied into the site as it ships. */

@@ -50,7 +50,11 @@ export class SiteWriter {
       await mkdir(outDir, { recursive: true });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOTDIR' || code === 'EEXIST') throw new InputError(`--out ${outDir} is not a folder: a file stands at that path or on the way to it.`, 'Give --out a folder path (it is made when missing).');
+      if (code === 'ENOTDIR' || code === 'EEXIST')
+        throw new InputError(
+          `--out ${outDir} is not a folder: a file stands at that path or on the way to it.`,
+          'Give --out a folder path (it is made when missing).',
+        );
       throw error;
     }
     let manifest: RenderManifest = { format: 1, files: {}, lists: {} };

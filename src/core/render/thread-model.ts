@@ -75,7 +75,8 @@ function firstOf(thread: Thread): Item {
 
 function shapeThread(root: Item, items: Item[]): Thread {
   const byMessageId = new Map<string, Item>();
-  for (const item of items) if (item.messageId && !byMessageId.has(item.messageId)) byMessageId.set(item.messageId, item);
+  for (const item of items)
+    if (item.messageId && !byMessageId.has(item.messageId)) byMessageId.set(item.messageId, item);
   const parents = new Map<string, string>();
   for (const item of items) {
     if (item === root) continue;
@@ -125,7 +126,12 @@ export function toMbox(messages: ReadonlyArray<{ raw: Buffer; from: string | nul
   for (const message of messages) {
     const text = message.raw.toString('latin1').replace(/\r\n/g, '\n');
     const quoted = text.replace(/^(>*From )/gm, '>$1').replace(/\n*$/, '\n');
-    parts.push(Buffer.from(`From ${(message.from ?? 'MAILER-DAEMON').replace(/\s+/g, '') || 'MAILER-DAEMON'} ${asctime(message.sentAt)}\n${quoted}\n`, 'latin1'));
+    parts.push(
+      Buffer.from(
+        `From ${(message.from ?? 'MAILER-DAEMON').replace(/\s+/g, '') || 'MAILER-DAEMON'} ${asctime(message.sentAt)}\n${quoted}\n`,
+        'latin1',
+      ),
+    );
   }
   return Buffer.concat(parts);
 }

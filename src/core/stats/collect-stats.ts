@@ -23,7 +23,9 @@ export interface UnresolvedRepo {
 
 export interface StatsResult {
   lists: ListStats[];
-  totals: Pick<ListStats, 'staged' | 'classified' | 'drained' | 'deferred' | 'shunted' | 'pending'> & { stored: number };
+  totals: Pick<ListStats, 'staged' | 'classified' | 'drained' | 'deferred' | 'shunted' | 'pending'> & {
+    stored: number;
+  };
   classes: ClassShare[];
   /** github_mirror + commit_notify of all stored mail. */
   mirror: { count: number; share: number };
@@ -60,7 +62,8 @@ export async function collectStats(store: Store, selection: ListSelection = {}):
   if (selection.names?.length) {
     for (const list of figures) monthly.push(monthlyChart(list, await reports.monthlyCounts(list.id)));
   }
-  const sum = (key: keyof StatsResult['totals'] & keyof ListStats) => lists.reduce((total, list) => total + list[key], 0);
+  const sum = (key: keyof StatsResult['totals'] & keyof ListStats) =>
+    lists.reduce((total, list) => total + list[key], 0);
   return {
     lists,
     totals: {
@@ -80,8 +83,16 @@ export async function collectStats(store: Store, selection: ListSelection = {}):
       capturedShare: ratio(mail.signaledCaptured, mail.total),
       resolvedShare: ratio(mail.signaledResolved, mail.signaledCaptured),
     },
-    unresolvedSignaledRepos: (await reports.unresolvedSignaledRepos(scope)).map((repo) => ({ ...repo, fix: `listminer repos add ${repo.url}` })),
-    senders: { humans: mail.humans, resolved: mail.humansResolved, bots: mail.bots, resolvedShare: ratio(mail.humansResolved, mail.humans) },
+    unresolvedSignaledRepos: (await reports.unresolvedSignaledRepos(scope)).map((repo) => ({
+      ...repo,
+      fix: `listminer repos add ${repo.url}`,
+    })),
+    senders: {
+      humans: mail.humans,
+      resolved: mail.humansResolved,
+      bots: mail.bots,
+      resolvedShare: ratio(mail.humansResolved, mail.humans),
+    },
     externalKeys: { issueEvents: mail.issueEvents, withKey: mail.issueEventsWithKey },
     people: await store.people.senderCounts(scope),
     stuck: stuckLists(figures),

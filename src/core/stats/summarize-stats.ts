@@ -89,7 +89,10 @@ export function toListStats(list: ListFigures): ListStats {
 /** Each of the eleven classes (and any other the store holds) with its share of stored mail. */
 export function classShares(counts: ReadonlyMap<string, number>): ClassShare[] {
   const total = [...counts.values()].reduce((a, b) => a + b, 0);
-  const names = [...MSG_CLASSES, ...[...counts.keys()].filter((name) => !(MSG_CLASSES as readonly string[]).includes(name)).sort()];
+  const names = [
+    ...MSG_CLASSES,
+    ...[...counts.keys()].filter((name) => !(MSG_CLASSES as readonly string[]).includes(name)).sort(),
+  ];
   return names.map((msgClass) => {
     const count = counts.get(msgClass) ?? 0;
     return { msgClass, count, share: ratio(count, total) };
@@ -117,11 +120,17 @@ export function stuckLists(lists: readonly ListFigures[]): StuckList[] {
 }
 
 /** The list's months from first to last with the empty ones filled in; mail with no month apart. */
-export function monthlyChart(list: { id: number; system: string; name: string }, counts: readonly MonthCount[]): MonthlyChart {
+export function monthlyChart(
+  list: { id: number; system: string; name: string },
+  counts: readonly MonthCount[],
+): MonthlyChart {
   const dated = new Map(counts.filter((c) => c.month !== null).map((c) => [c.month as string, c.count]));
   const undated = counts.filter((c) => c.month === null).reduce((sum, c) => sum + c.count, 0);
   const known = [...dated.keys()].sort();
-  const months = known.length === 0 ? [] : monthsBetween(known[0]!, known[known.length - 1]!).map((month) => ({ month, count: dated.get(month) ?? 0 }));
+  const months =
+    known.length === 0
+      ? []
+      : monthsBetween(known[0]!, known[known.length - 1]!).map((month) => ({ month, count: dated.get(month) ?? 0 }));
   return { listId: list.id, system: list.system, name: list.name, months, undated };
 }
 

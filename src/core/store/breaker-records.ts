@@ -37,7 +37,10 @@ export class BreakerRecords {
     const until = openUntil(Number(row?.consecutive_failures));
     if (!until) return false;
     // Opening starts a fresh count: once it closes, as many failures again are needed to open it.
-    await this.db.run('UPDATE circuit_breakers SET open_until = ?, consecutive_failures = 0 WHERE host = ?', [until.toISOString(), host]);
+    await this.db.run('UPDATE circuit_breakers SET open_until = ?, consecutive_failures = 0 WHERE host = ?', [
+      until.toISOString(),
+      host,
+    ]);
     return true;
   }
 

@@ -84,12 +84,19 @@ export class ClassifyRecords {
 
   async count(selection: ClassifySelection): Promise<number> {
     const { where, params } = selectionWhere(selection);
-    const row = await this.db.get<{ n: number | string }>(`SELECT COUNT(*) AS n FROM staged_messages WHERE ${where}`, params);
+    const row = await this.db.get<{ n: number | string }>(
+      `SELECT COUNT(*) AS n FROM staged_messages WHERE ${where}`,
+      params,
+    );
     return Number(row?.n ?? 0);
   }
 
   /** Staged or shunted messages of the list larger than `maxSize`, read without their bytes: classify shunts them unparsed. */
-  async tooLarge(listId: number, statuses: readonly StagedStatus[], maxSize: number): Promise<Array<{ id: number; size: number; status: StagedStatus }>> {
+  async tooLarge(
+    listId: number,
+    statuses: readonly StagedStatus[],
+    maxSize: number,
+  ): Promise<Array<{ id: number; size: number; status: StagedStatus }>> {
     const open = statuses.filter((s) => s === 'staged' || s === 'shunted');
     if (open.length === 0) return [];
     const rows = await this.db.all<{ id: number; size: number | string; status: StagedStatus }>(
@@ -104,15 +111,37 @@ export class ClassifyRecords {
    * `maxBytes` of raw mail unless the first alone is larger. Sizes are read
    * first, so a batch of large messages never loads more than it keeps.
    */
-  async nextBatch(selection: ClassifySelection, afterId: number, limit: number, maxBytes = Number.POSITIVE_INFINITY): Promise<MessageToClassify[]> {
+  async nextBatch(
+    selection: ClassifySelection,
+    afterId: number,
+    limit: number,
+    maxBytes = Number.POSITIVE_INFINITY,
+  ): Promise<MessageToClassify[]> {
     const { where, params } = selectionWhere(selection);
     return readBoundedBatch(this.db, { where, params: params, afterId, limit, maxBytes }, async (ids) => {
-      const rows = await this.db.all<{ id: number; list_id: number; message_key: string; raw: Uint8Array; raw_codec: string | null; status: StagedStatus } & LabelRow>(
+      const rows = await this.db.all<
+        {
+          id: number;
+          list_id: number;
+          message_key: string;
+          raw: Uint8Array;
+          raw_codec: string | null;
+          status: StagedStatus;
+        } & LabelRow
+      >(
         `SELECT s.id, s.list_id, s.message_key, r.raw, r.raw_codec, s.status, ${LABEL_COLUMNS} FROM staged_messages s JOIN staged_message_raws r ON r.staged_message_id = s.id
          WHERE ${where} AND ${idsIn(ids)} ORDER BY s.id`,
         [...params, ...ids],
       );
-      return rows.map((row) => ({ id: Number(row.id), listId: Number(row.list_id), messageKey: row.message_key, raw: readRaw(row), status: row.status, msgClass: row.msg_class, label: readLabel(row) }));
+      return rows.map((row) => ({
+        id: Number(row.id),
+        listId: Number(row.list_id),
+        messageKey: row.message_key,
+        raw: readRaw(row),
+        status: row.status,
+        msgClass: row.msg_class,
+        label: readLabel(row),
+      }));
     });
   }
 
@@ -130,7 +159,9 @@ export class ClassifyRecords {
     if (outcomes.length === 0) return new Set();
     const now = new Date().toISOString();
     const shunts = outcomes.filter((o) => 'error' in o);
-    const labels = outcomes.filter((o): o is Extract<ClassifyOutcome, { classification: StoredLabel }> => !('error' in o));
+    const labels = outcomes.filter(
+      (o): o is Extract<ClassifyOutcome, { classification: StoredLabel }> => !('error' in o),
+    );
     const { jsonParameter: json, idParameter: id } = this.db.capabilities;
     return this.db.transaction(async (tx) => {
       const written = new Set<number>();
@@ -148,7 +179,8 @@ export class ClassifyRecords {
       for (const chunk of chunkRows(labels, 6, this.db.capabilities)) {
         // Drained mail whose labels change goes back to classified (the old values are the row's own in SET);
         // drained mail whose labels stay keeps its updated_at, so verify does not take it for mail drain went past.
-        const relabelled = 'staged_messages.msg_class IS DISTINCT FROM v.column3 OR staged_messages.captures IS DISTINCT FROM v.column5';
+        const relabelled =
+          'staged_messages.msg_class IS DISTINCT FROM v.column3 OR staged_messages.captures IS DISTINCT FROM v.column5';
         const rows = await tx.all<{ id: number; status: string }>(
           `UPDATE staged_messages SET
              status = CASE WHEN v.column2 = 'drained' AND (${relabelled}) THEN 'classified' ELSE v.column2 END,
@@ -156,7 +188,19 @@ export class ClassifyRecords {
              msg_class = v.column3, class_source = v.column4, captures = v.column5, rules_hash = ?, listminer_version = ?, error = NULL
            FROM (VALUES ${chunk.map(() => `(${id}, ?, ?, ?, ${json}, ?)`).join(', ')}) AS v
            WHERE staged_messages.id = v.column1 AND staged_messages.status = v.column6 RETURNING staged_messages.id, staged_messages.status`,
-          [now, provenance.rulesHash, provenance.listminerVersion, ...chunk.flatMap((o) => [o.id, keepsStatus(o.status) ? o.status : 'classified', o.classification.msgClass, o.classification.source, JSON.stringify(o.classification.captures), o.status])],
+          [
+            now,
+            provenance.rulesHash,
+            provenance.listminerVersion,
+            ...chunk.flatMap((o) => [
+              o.id,
+              keepsStatus(o.status) ? o.status : 'classified',
+              o.classification.msgClass,
+              o.classification.source,
+              JSON.stringify(o.classification.captures),
+              o.status,
+            ]),
+          ],
         );
         for (const row of rows) {
           written.add(Number(row.id));
@@ -192,8 +236,21 @@ export class ClassifyRecords {
           chunk.flatMap((o) => {
             const old = o.replaces!;
             const label = o.classification;
-            return [old.listId, old.messageKey, old.msgClass, label.msgClass, old.source, label.source, JSON.stringify(old.captures), JSON.stringify(label.captures),
-              old.rulesHash, provenance.rulesHash, old.listminerVersion, provenance.listminerVersion, now];
+            return [
+              old.listId,
+              old.messageKey,
+              old.msgClass,
+              label.msgClass,
+              old.source,
+              label.source,
+              JSON.stringify(old.captures),
+              JSON.stringify(label.captures),
+              old.rulesHash,
+              provenance.rulesHash,
+              old.listminerVersion,
+              provenance.listminerVersion,
+              now,
+            ];
           }),
         );
       }
@@ -211,17 +268,26 @@ export class ClassifyRecords {
     if (listIds.length === 0) return [];
     const bare = reference.trim().replace(/^<(.*)>$/, '$1');
     const select = `SELECT id, list_id, message_key, status, size, ${LABEL_COLUMNS} FROM staged_messages WHERE list_id IN (${inPlaceholders(listIds.length)})`;
-    let rows = await this.db.all<{ id: number; list_id: number; message_key: string; status: StagedStatus; size: number } & LabelRow>(
-      `${select} AND message_key IN (?, ?) ORDER BY id`,
-      [...listIds, reference.trim(), bare],
-    );
+    let rows = await this.db.all<
+      { id: number; list_id: number; message_key: string; status: StagedStatus; size: number } & LabelRow
+    >(`${select} AND message_key IN (?, ?) ORDER BY id`, [...listIds, reference.trim(), bare]);
     if (rows.length === 0) rows = await this.db.all(`${select} AND message_id = ? ORDER BY id`, [...listIds, bare]);
-    return rows.map((row) => ({ id: Number(row.id), listId: Number(row.list_id), messageKey: row.message_key, status: row.status, size: Number(row.size), label: readLabel(row) }));
+    return rows.map((row) => ({
+      id: Number(row.id),
+      listId: Number(row.list_id),
+      messageKey: row.message_key,
+      status: row.status,
+      size: Number(row.size),
+      label: readLabel(row),
+    }));
   }
 
   /** A stored message's raw bytes, as the archive handed them over. */
   async raw(id: number): Promise<Buffer> {
-    const row = await this.db.get<{ id: number; raw: Uint8Array; raw_codec: string | null }>('SELECT staged_message_id AS id, raw, raw_codec FROM staged_message_raws WHERE staged_message_id = ?', [id]);
+    const row = await this.db.get<{ id: number; raw: Uint8Array; raw_codec: string | null }>(
+      'SELECT staged_message_id AS id, raw, raw_codec FROM staged_message_raws WHERE staged_message_id = ?',
+      [id],
+    );
     if (!row) throw new Error(`staged message ${id} has no raw bytes`);
     return readRaw(row);
   }
@@ -252,7 +318,9 @@ function readRaw(row: { id: number; raw: Uint8Array; raw_codec: string | null })
   try {
     return decodeRaw(row.raw, row.raw_codec);
   } catch (error) {
-    throw new Error(`staged message ${row.id}: its raw bytes cannot be read: ${(error as Error).message}`, { cause: error });
+    throw new Error(`staged message ${row.id}: its raw bytes cannot be read: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }
 

@@ -24,7 +24,8 @@ export class ContributorRecords {
   async ensureByEmail(senders: readonly MailSender[]): Promise<Map<string, number>> {
     const ids = await this.idsByEmail(senders.map((s) => s.email));
     const missing = new Map<string, MailSender>();
-    for (const sender of senders) if (!ids.has(sender.email) && !missing.has(sender.email)) missing.set(sender.email, sender);
+    for (const sender of senders)
+      if (!ids.has(sender.email) && !missing.has(sender.email)) missing.set(sender.email, sender);
     if (missing.size === 0) return ids;
     const now = new Date().toISOString();
     const rows = [...missing.values()].map((s) => [s.name, s.email, 'email', now]);
@@ -69,7 +70,10 @@ export class ContributorRecords {
   private async rowIdsByEmail(emails: readonly string[]): Promise<Map<string, number>> {
     const ids = new Map<string, number>();
     for (const chunk of chunkRows([...new Set(emails)], 1, this.db.capabilities)) {
-      const rows = await this.db.all<{ id: number; email: string }>(`SELECT id, email FROM contributors WHERE email IN (${inPlaceholders(chunk.length)})`, chunk);
+      const rows = await this.db.all<{ id: number; email: string }>(
+        `SELECT id, email FROM contributors WHERE email IN (${inPlaceholders(chunk.length)})`,
+        chunk,
+      );
       for (const row of rows) ids.set(row.email, Number(row.id));
     }
     return ids;
@@ -84,8 +88,14 @@ export class ContributorRecords {
     const existing = await this.idByLogin(login);
     if (existing !== undefined) return existing;
     const now = new Date().toISOString();
-    await this.db.run('INSERT INTO contributors (github_login, source, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', [login, 'github', now]);
-    const row = await this.db.get<{ id: number }>('SELECT id FROM contributors WHERE lower(github_login) = lower(?) ORDER BY id LIMIT 1', [login]);
+    await this.db.run(
+      'INSERT INTO contributors (github_login, source, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+      [login, 'github', now],
+    );
+    const row = await this.db.get<{ id: number }>(
+      'SELECT id FROM contributors WHERE lower(github_login) = lower(?) ORDER BY id LIMIT 1',
+      [login],
+    );
     await this.db.run(
       "INSERT INTO identities (person_id, kind, value, seen_with, origin_id, source, seen_at) VALUES (?, 'github_login', ?, '', ?, 'github-import', ?) ON CONFLICT DO NOTHING",
       [row!.id, login.toLowerCase(), row!.id, now],
@@ -95,15 +105,24 @@ export class ContributorRecords {
 
   /** The person of a GitHub login: through identities (a merge may have moved it), else the row that carries it. */
   async idByLogin(login: string): Promise<number | undefined> {
-    const identity = await this.db.get<{ id: number }>("SELECT person_id AS id FROM identities WHERE kind = 'github_login' AND seen_with = '' AND value = ?", [login.toLowerCase()]);
+    const identity = await this.db.get<{ id: number }>(
+      "SELECT person_id AS id FROM identities WHERE kind = 'github_login' AND seen_with = '' AND value = ?",
+      [login.toLowerCase()],
+    );
     if (identity) return Number(identity.id);
-    const row = await this.db.get<{ id: number }>('SELECT id FROM contributors WHERE lower(github_login) = lower(?) ORDER BY id LIMIT 1', [login]);
+    const row = await this.db.get<{ id: number }>(
+      'SELECT id FROM contributors WHERE lower(github_login) = lower(?) ORDER BY id LIMIT 1',
+      [login],
+    );
     return row && Number(row.id);
   }
 
   /** The one contributor with exactly this name; undefined when none or several have it. */
   async idByUniqueName(name: string): Promise<number | undefined> {
-    const rows = await this.db.all<{ id: number }>('SELECT id FROM contributors WHERE name = ? AND merged_into IS NULL LIMIT 2', [name]);
+    const rows = await this.db.all<{ id: number }>(
+      'SELECT id FROM contributors WHERE name = ? AND merged_into IS NULL LIMIT 2',
+      [name],
+    );
     return rows.length === 1 ? Number(rows[0]!.id) : undefined;
   }
 }

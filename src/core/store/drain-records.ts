@@ -152,21 +152,30 @@ export class DrainRecords {
 
   /** Parks a list's classified mail until the list has a repo. */
   async deferClassified(listId: number): Promise<number> {
-    const result = await this.db.run("UPDATE staged_messages SET status = 'deferred', updated_at = ? WHERE list_id = ? AND status = 'classified'", [
-      new Date().toISOString(),
-      listId,
-    ]);
+    const result = await this.db.run(
+      "UPDATE staged_messages SET status = 'deferred', updated_at = ? WHERE list_id = ? AND status = 'classified'",
+      [new Date().toISOString(), listId],
+    );
     return result.changes;
   }
 
   async countWithStatus(listId: number, status: string): Promise<number> {
-    const row = await this.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM staged_messages WHERE list_id = ? AND status = ?', [listId, status]);
+    const row = await this.db.get<{ n: number }>(
+      'SELECT COUNT(*) AS n FROM staged_messages WHERE list_id = ? AND status = ?',
+      [listId, status],
+    );
     return Number(row?.n ?? 0);
   }
 
   /** The next messages of a list in this status after `afterId`, in staging order. */
   /** The next classified (or deferred) messages of the list in id order: at most `limit` rows and `maxBytes` of mail. */
-  async nextBatch(listId: number, status: 'classified' | 'deferred', afterId: number, limit: number, maxBytes = Number.POSITIVE_INFINITY): Promise<DrainCandidate[]> {
+  async nextBatch(
+    listId: number,
+    status: 'classified' | 'deferred',
+    afterId: number,
+    limit: number,
+    maxBytes = Number.POSITIVE_INFINITY,
+  ): Promise<DrainCandidate[]> {
     const where = 'list_id = ? AND status = ?';
     return readBoundedBatch(this.db, { where, params: [listId, status], afterId, limit, maxBytes }, async (ids) => {
       const rows = await this.db.all<Record<string, unknown>>(
@@ -186,7 +195,10 @@ export class DrainRecords {
       });
       const bare = candidates.filter((c) => c.envelope === null);
       if (bare.length > 0) {
-        const raws = await this.storedRaws(listId, bare.map((c) => c.id));
+        const raws = await this.storedRaws(
+          listId,
+          bare.map((c) => c.id),
+        );
         for (const candidate of bare) candidate.storedRaw = raws.get(candidate.id) ?? null;
       }
       return candidates;
@@ -237,8 +249,15 @@ export class DrainRecords {
    * bytes, and the handling is recorded. One statement each; a list already
    * recorded with this handling is not touched. Counts the messages set back.
    */
-  async applyMirrorHandling(listId: number, handling: StoredMirrorHandling, mirrorClasses: readonly string[]): Promise<number> {
-    const recorded = await this.db.get<{ mirror_handling: string | null }>('SELECT mirror_handling FROM lists WHERE id = ?', [listId]);
+  async applyMirrorHandling(
+    listId: number,
+    handling: StoredMirrorHandling,
+    mirrorClasses: readonly string[],
+  ): Promise<number> {
+    const recorded = await this.db.get<{ mirror_handling: string | null }>(
+      'SELECT mirror_handling FROM lists WHERE id = ?',
+      [listId],
+    );
     if (recorded?.mirror_handling === handling) return 0;
     const mirror = `e.msg_class IN (${inPlaceholders(mirrorClasses.length)})`;
     const disagrees =
@@ -273,7 +292,11 @@ export class DrainRecords {
   }
 
   async shunt(stagedId: number, error: string): Promise<void> {
-    await this.db.run("UPDATE staged_messages SET status = 'shunted', error = ?, updated_at = ? WHERE id = ?", [error, new Date().toISOString(), stagedId]);
+    await this.db.run("UPDATE staged_messages SET status = 'shunted', error = ?, updated_at = ? WHERE id = ?", [
+      error,
+      new Date().toISOString(),
+      stagedId,
+    ]);
   }
 
   /**
@@ -286,11 +309,19 @@ export class DrainRecords {
    * Call it in the transaction that writes them.
    */
   async placeMessages(listId: number, messages: readonly NewEmailMessage[]): Promise<PlacedMessage[]> {
-    const stored = await this.storedLabels(listId, messages.map((m) => m.messageKey));
-    await this.relabelStored(messages.filter((m) => stored.has(m.messageKey)), stored);
+    const stored = await this.storedLabels(
+      listId,
+      messages.map((m) => m.messageKey),
+    );
+    await this.relabelStored(
+      messages.filter((m) => stored.has(m.messageKey)),
+      stored,
+    );
     const fresh = messages.filter((m) => !stored.has(m.messageKey));
     if (fresh.length === 0) return [];
-    const ids = (await this.db.all<{ id: number }>(this.db.capabilities.newIdsSql('email_messages'), [fresh.length])).map((row) => Number(row.id)).sort((a, b) => a - b);
+    const ids = (await this.db.all<{ id: number }>(this.db.capabilities.newIdsSql('email_messages'), [fresh.length]))
+      .map((row) => Number(row.id))
+      .sort((a, b) => a - b);
     return fresh.map((m, i) => ({ id: ids[i]!, messageKey: m.messageKey, sentAt: m.sentAt, ancestors: m.ancestors }));
   }
 
@@ -302,16 +333,31 @@ export class DrainRecords {
    * message_bodies row stays: another list's drain may be linking it). A
    * message whose labels and body are what they were is not written.
    */
-  private async relabelStored(messages: readonly NewEmailMessage[], stored: ReadonlyMap<string, StoredLabels>): Promise<void> {
+  private async relabelStored(
+    messages: readonly NewEmailMessage[],
+    stored: ReadonlyMap<string, StoredLabels>,
+  ): Promise<void> {
     const wantBodies: Array<{ id: number; message: NewEmailMessage }> = [];
     const dropBodies: number[] = [];
     for (const m of messages) {
       const row = stored.get(m.messageKey)!;
       const capturesChanged = !sameJson(row.captures, m.captures);
-      if (row.msgClass !== m.msgClass || capturesChanged || row.signaledRepoUrl !== m.signaledRepoUrl || row.signaledRepoId !== m.signaledRepoId) {
+      if (
+        row.msgClass !== m.msgClass ||
+        capturesChanged ||
+        row.signaledRepoUrl !== m.signaledRepoUrl ||
+        row.signaledRepoId !== m.signaledRepoId
+      ) {
         await this.db.run(
           'UPDATE email_messages SET msg_class = ?, class_source = ?, captures = ?, signaled_repo_url = ?, signaled_repo_id = ?, projected_kind = NULL WHERE id = ?',
-          [m.msgClass, m.classSource, m.captures === null ? null : JSON.stringify(m.captures), m.signaledRepoUrl, m.signaledRepoId, row.id],
+          [
+            m.msgClass,
+            m.classSource,
+            m.captures === null ? null : JSON.stringify(m.captures),
+            m.signaledRepoUrl,
+            m.signaledRepoId,
+            row.id,
+          ],
         );
       } else if (row.classSource !== m.classSource) {
         await this.db.run('UPDATE email_messages SET class_source = ? WHERE id = ?', [m.classSource, row.id]);
@@ -320,7 +366,10 @@ export class DrainRecords {
       if (m.body === null && row.bodyStored) dropBodies.push(row.id);
     }
     if (wantBodies.length > 0) {
-      const bodyIds = await this.storeBodies(wantBodies.map((w) => w.message), new Date().toISOString());
+      const bodyIds = await this.storeBodies(
+        wantBodies.map((w) => w.message),
+        new Date().toISOString(),
+      );
       const bridges = wantBodies.map((w) => [w.id, bodyIds.get(w.message.body!.hash)!]);
       for (const chunk of chunkRows(bridges, 2, this.db.capabilities)) {
         await this.db.run(
@@ -329,17 +378,26 @@ export class DrainRecords {
           chunk.flat(),
         );
       }
-      await this.setBodyStored(wantBodies.map((w) => w.id), true);
+      await this.setBodyStored(
+        wantBodies.map((w) => w.id),
+        true,
+      );
     }
     for (const chunk of chunkRows(dropBodies, 1, this.db.capabilities)) {
-      await this.db.run(`DELETE FROM email_message_bodies WHERE email_message_id IN (${inPlaceholders(chunk.length)})`, chunk);
+      await this.db.run(
+        `DELETE FROM email_message_bodies WHERE email_message_id IN (${inPlaceholders(chunk.length)})`,
+        chunk,
+      );
     }
     await this.setBodyStored(dropBodies, false);
   }
 
   private async setBodyStored(ids: readonly number[], stored: boolean): Promise<void> {
     for (const chunk of chunkRows(ids, 1, this.db.capabilities)) {
-      await this.db.run(`UPDATE email_messages SET body_stored = ? WHERE id IN (${inPlaceholders(chunk.length)})`, [stored, ...chunk]);
+      await this.db.run(`UPDATE email_messages SET body_stored = ? WHERE id IN (${inPlaceholders(chunk.length)})`, [
+        stored,
+        ...chunk,
+      ]);
     }
   }
 
@@ -348,7 +406,12 @@ export class DrainRecords {
    * thread roots, their bodies (one per distinct text), the bridge rows and
    * thread links, and marks every staged row of the batch drained.
    */
-  async writeMessages(listId: number, messages: readonly NewEmailMessage[], placed: readonly PlacedMessage[], roots: ReadonlyMap<string, ThreadRoot>): Promise<void> {
+  async writeMessages(
+    listId: number,
+    messages: readonly NewEmailMessage[],
+    placed: readonly PlacedMessage[],
+    roots: ReadonlyMap<string, ThreadRoot>,
+  ): Promise<void> {
     const now = new Date().toISOString();
     const ids = new Map(placed.map((p) => [p.messageKey, p.id]));
     await this.insertMessages(
@@ -357,16 +420,26 @@ export class DrainRecords {
       (key) => ({ id: ids.get(key)!, root: roots.get(key)! }),
       now,
     );
-    for (const chunk of chunkRows(messages.map((m) => m.stagedId), 1, this.db.capabilities)) {
+    for (const chunk of chunkRows(
+      messages.map((m) => m.stagedId),
+      1,
+      this.db.capabilities,
+    )) {
       // The label's provenance goes with it: which rules and which listminer made it (docs/systems.md).
       await this.db.run(
         `UPDATE email_messages SET rules_hash = s.rules_hash, listminer_version = s.listminer_version FROM staged_messages s
          WHERE s.id IN (${inPlaceholders(chunk.length)}) AND email_messages.list_id = s.list_id AND email_messages.message_key = s.message_key`,
         chunk,
       );
-      await this.db.run(`UPDATE staged_messages SET status = 'drained', error = NULL, updated_at = ? WHERE id IN (${inPlaceholders(chunk.length)})`, [now, ...chunk]);
+      await this.db.run(
+        `UPDATE staged_messages SET status = 'drained', error = NULL, updated_at = ? WHERE id IN (${inPlaceholders(chunk.length)})`,
+        [now, ...chunk],
+      );
       // Everything of the envelope is in the research tables now; --reclassify writes a new one from the raw bytes.
-      await this.db.run(`DELETE FROM staged_envelopes WHERE staged_message_id IN (${inPlaceholders(chunk.length)})`, chunk);
+      await this.db.run(
+        `DELETE FROM staged_envelopes WHERE staged_message_id IN (${inPlaceholders(chunk.length)})`,
+        chunk,
+      );
     }
   }
 
@@ -386,7 +459,8 @@ export class DrainRecords {
           classSource: (row.class_source as string | null) ?? null,
           captures: readJson(row.captures) ?? null,
           signaledRepoUrl: (row.signaled_repo_url as string | null) ?? null,
-          signaledRepoId: row.signaled_repo_id === null || row.signaled_repo_id === undefined ? null : Number(row.signaled_repo_id),
+          signaledRepoId:
+            row.signaled_repo_id === null || row.signaled_repo_id === undefined ? null : Number(row.signaled_repo_id),
           bodyStored: Boolean(row.body_stored),
         });
       }
@@ -451,15 +525,20 @@ export class DrainRecords {
     }
     // Only a second writer on the list, which the drain lock keeps out, could have stored one since placeMessages looked.
     // Its roots would then name an id nobody holds: the batch is written again, message by message.
-    if (written !== messages.length) throw new Error(`${messages.length - written} of the messages were drained by another process meanwhile`);
-    const bridges = messages.filter((m) => m.body !== null).map((m) => [placement(m.messageKey).id, bodyIds.get(m.body!.hash)!]);
+    if (written !== messages.length)
+      throw new Error(`${messages.length - written} of the messages were drained by another process meanwhile`);
+    const bridges = messages
+      .filter((m) => m.body !== null)
+      .map((m) => [placement(m.messageKey).id, bodyIds.get(m.body!.hash)!]);
     for (const chunk of chunkRows(bridges, 2, this.db.capabilities)) {
       await this.db.run(
         `INSERT INTO email_message_bodies (email_message_id, body_id) VALUES ${valuesPlaceholders(chunk.length, 2)} ON CONFLICT (email_message_id) DO NOTHING`,
         chunk.flat(),
       );
     }
-    const links = messages.flatMap((m) => m.ancestors.map((ancestor, position) => [listId, m.messageKey, position, ancestor]));
+    const links = messages.flatMap((m) =>
+      m.ancestors.map((ancestor, position) => [listId, m.messageKey, position, ancestor]),
+    );
     for (const chunk of chunkRows(links, 4, this.db.capabilities)) {
       await this.db.run(
         `INSERT INTO thread_links (list_id, message_key, position, ancestor_id) VALUES ${valuesPlaceholders(chunk.length, 4)}
@@ -551,7 +630,6 @@ export class DrainRecords {
     }
   }
 }
-
 
 /** Unreadable JSON comes back undefined, so the row is shunted rather than the batch failing. */
 function readJson(value: unknown): unknown {

@@ -33,7 +33,13 @@ export class ExportRecords {
    * (at least one message), so a run of large mail does not make it large:
    * ids and sizes are read first, then the rows up to the last id that fits.
    */
-  async emailMessages(scope: MailScope, after: number, limit: number, withBodies: boolean, maxBytes = Infinity): Promise<ExportRow[]> {
+  async emailMessages(
+    scope: MailScope,
+    after: number,
+    limit: number,
+    withBodies: boolean,
+    maxBytes = Infinity,
+  ): Promise<ExportRow[]> {
     const where = mailWhere('e', scope);
     let upTo = Number.MAX_SAFE_INTEGER;
     if (withBodies && Number.isFinite(maxBytes)) {

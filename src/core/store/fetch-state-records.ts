@@ -4,7 +4,6 @@ import { inPlaceholders, type SqlSession } from './sql-driver.js';
 import { SELECT_LIST, toList, type ListRecord } from './list-records.js';
 import { mapRow } from './row-mapping.js';
 
-
 export interface ClaimOptions {
   owner: LockOwner;
   now: Date;
@@ -111,13 +110,19 @@ export class FetchStateRecords {
 
   /** When the month the list is checkpointed at was checkpointed last. */
   async checkpointedAt(listId: number, month: string): Promise<string | undefined> {
-    const row = await this.db.get<{ fetched_at: string }>('SELECT fetched_at FROM fetched_months WHERE list_id = ? AND month = ?', [listId, month]);
+    const row = await this.db.get<{ fetched_at: string }>(
+      'SELECT fetched_at FROM fetched_months WHERE list_id = ? AND month = ?',
+      [listId, month],
+    );
     return row?.fetched_at;
   }
 
   /** The oldest month fetched for the list. */
   async earliestFetched(listId: number): Promise<string | undefined> {
-    const row = await this.db.get<{ month: string | null }>('SELECT MIN(month) AS month FROM fetched_months WHERE list_id = ?', [listId]);
+    const row = await this.db.get<{ month: string | null }>(
+      'SELECT MIN(month) AS month FROM fetched_months WHERE list_id = ?',
+      [listId],
+    );
     return row?.month ?? undefined;
   }
 
@@ -135,7 +140,12 @@ export class FetchStateRecords {
    * complete fetch they are the list's whole set: entries not met again
    * were fixed or removed, and are forgotten.
    */
-  async recordSkippedEntries(listId: number, entries: ReadonlyMap<string, string>, at: Date, complete: boolean): Promise<void> {
+  async recordSkippedEntries(
+    listId: number,
+    entries: ReadonlyMap<string, string>,
+    at: Date,
+    complete: boolean,
+  ): Promise<void> {
     const seenAt = at.toISOString();
     await this.db.transaction(async (tx) => {
       for (const [path, reason] of entries) {
@@ -145,7 +155,8 @@ export class FetchStateRecords {
           [listId, path, reason.slice(0, 2000), seenAt, seenAt],
         );
       }
-      if (complete) await tx.run('DELETE FROM skipped_source_entries WHERE list_id = ? AND last_seen_at < ?', [listId, seenAt]);
+      if (complete)
+        await tx.run('DELETE FROM skipped_source_entries WHERE list_id = ? AND last_seen_at < ?', [listId, seenAt]);
     });
   }
 
@@ -204,7 +215,13 @@ export class FetchStateRecords {
    * failing runs in a row whether it becomes a gap (it stays one until it is
    * read whole).
    */
-  async recordMonthFailure(listId: number, month: string, reason: string, at: Date, isGap: (failures: number) => boolean): Promise<{ failures: number; gap: boolean }> {
+  async recordMonthFailure(
+    listId: number,
+    month: string,
+    reason: string,
+    at: Date,
+    isGap: (failures: number) => boolean,
+  ): Promise<{ failures: number; gap: boolean }> {
     const when = at.toISOString();
     return this.db.transaction(async (tx) => {
       const row = await tx.get<{ failures: number; gap_since: unknown }>(
@@ -216,7 +233,11 @@ export class FetchStateRecords {
       );
       const failures = Number(row?.failures ?? 1);
       const gap = row?.gap_since != null || isGap(failures);
-      if (gap && row?.gap_since == null) await tx.run('UPDATE month_failures SET gap_since = last_failed_at WHERE list_id = ? AND month = ?', [listId, month]);
+      if (gap && row?.gap_since == null)
+        await tx.run('UPDATE month_failures SET gap_since = last_failed_at WHERE list_id = ? AND month = ?', [
+          listId,
+          month,
+        ]);
       return { failures, gap };
     });
   }
@@ -228,7 +249,10 @@ export class FetchStateRecords {
 
   /** The list's gap months, oldest first. */
   async gapMonths(listId: number): Promise<string[]> {
-    const rows = await this.db.all<{ month: string }>('SELECT month FROM month_failures WHERE list_id = ? AND gap_since IS NOT NULL ORDER BY month', [listId]);
+    const rows = await this.db.all<{ month: string }>(
+      'SELECT month FROM month_failures WHERE list_id = ? AND gap_since IS NOT NULL ORDER BY month',
+      [listId],
+    );
     return rows.map((row) => row.month);
   }
 
@@ -244,7 +268,13 @@ export class FetchStateRecords {
     );
     return rows.map((row) => {
       const gap = mapRow<FetchGap>(row);
-      return { ...gap, listId: Number(gap.listId), failures: Number(gap.failures), lastFailedAt: String(gap.lastFailedAt), gapSince: String(gap.gapSince) };
+      return {
+        ...gap,
+        listId: Number(gap.listId),
+        failures: Number(gap.failures),
+        lastFailedAt: String(gap.lastFailedAt),
+        gapSince: String(gap.gapSince),
+      };
     });
   }
 }

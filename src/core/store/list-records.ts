@@ -103,7 +103,11 @@ export class ListRecords {
    * held), its messages left unprojected so `project` makes them again under
    * the new repository. Counts the messages moved.
    */
-  async moveMailToRepo(listId: number, fromRepoId: number, toRepoId: number): Promise<{ messages: number; syntheticIssues: number }> {
+  async moveMailToRepo(
+    listId: number,
+    fromRepoId: number,
+    toRepoId: number,
+  ): Promise<{ messages: number; syntheticIssues: number }> {
     return this.db.transaction(async (tx) => {
       const mine = 'SELECT id FROM email_messages WHERE list_id = ?';
       const synthetic = await tx.all<{ issue_id: number }>(
@@ -111,22 +115,27 @@ export class ListRecords {
          WHERE i.repo_id = ? AND i.is_synthetic = ? AND l.email_message_id IN (${mine})`,
         [fromRepoId, true, listId],
       );
-      await tx.run(`DELETE FROM issue_email_messages WHERE issue_id IN (SELECT id FROM issues WHERE repo_id = ?) AND email_message_id IN (${mine})`, [fromRepoId, listId]);
-      await tx.run(`DELETE FROM pull_request_email_messages WHERE pull_request_id IN (SELECT id FROM pull_requests WHERE repo_id = ?) AND email_message_id IN (${mine})`, [
-        fromRepoId,
-        listId,
-      ]);
+      await tx.run(
+        `DELETE FROM issue_email_messages WHERE issue_id IN (SELECT id FROM issues WHERE repo_id = ?) AND email_message_id IN (${mine})`,
+        [fromRepoId, listId],
+      );
+      await tx.run(
+        `DELETE FROM pull_request_email_messages WHERE pull_request_id IN (SELECT id FROM pull_requests WHERE repo_id = ?) AND email_message_id IN (${mine})`,
+        [fromRepoId, listId],
+      );
       let syntheticIssues = 0;
       for (const { issue_id } of synthetic) {
         // A synthetic issue another list's mail still holds stays with that mail.
-        const gone = await tx.run('DELETE FROM issues WHERE id = ? AND is_synthetic = ? AND NOT EXISTS (SELECT 1 FROM issue_email_messages WHERE issue_id = ?)', [
-          Number(issue_id),
-          true,
-          Number(issue_id),
-        ]);
+        const gone = await tx.run(
+          'DELETE FROM issues WHERE id = ? AND is_synthetic = ? AND NOT EXISTS (SELECT 1 FROM issue_email_messages WHERE issue_id = ?)',
+          [Number(issue_id), true, Number(issue_id)],
+        );
         syntheticIssues += gone.changes;
       }
-      const moved = await tx.run('UPDATE email_messages SET repo_id = ?, projected_kind = NULL WHERE list_id = ? AND repo_id = ?', [toRepoId, listId, fromRepoId]);
+      const moved = await tx.run(
+        'UPDATE email_messages SET repo_id = ?, projected_kind = NULL WHERE list_id = ? AND repo_id = ?',
+        [toRepoId, listId, fromRepoId],
+      );
       return { messages: moved.changes, syntheticIssues };
     });
   }
@@ -140,7 +149,10 @@ export class ListRecords {
   async find(names: readonly string[]): Promise<ListRecord[]> {
     if (names.length === 0) return [];
     const marks = names.map(() => '?').join(', ');
-    const rows = await this.db.all(`${SELECT_LIST} WHERE lists.name IN (${marks}) OR lists.list_address IN (${marks}) ORDER BY lists.id`, [...names, ...names]);
+    const rows = await this.db.all(
+      `${SELECT_LIST} WHERE lists.name IN (${marks}) OR lists.list_address IN (${marks}) ORDER BY lists.id`,
+      [...names, ...names],
+    );
     return rows.map(toList);
   }
 
@@ -165,7 +177,8 @@ export class ListRecords {
     for (const row of rows) {
       const entry = counts.get(row.list_id) ?? { staged: 0, drained: 0, deferred: 0, shunted: 0 };
       entry.staged += Number(row.n);
-      if (row.status === 'drained' || row.status === 'deferred' || row.status === 'shunted') entry[row.status] += Number(row.n);
+      if (row.status === 'drained' || row.status === 'deferred' || row.status === 'shunted')
+        entry[row.status] += Number(row.n);
       counts.set(row.list_id, entry);
     }
     return counts;

@@ -1,4 +1,10 @@
-import { isProcessAlive, lockIsAbandoned, STALE_LOCK_MS, type LockHolder, type LockOwner } from '../locks/lock-owner.js';
+import {
+  isProcessAlive,
+  lockIsAbandoned,
+  STALE_LOCK_MS,
+  type LockHolder,
+  type LockOwner,
+} from '../locks/lock-owner.js';
 import { mapRow } from './row-mapping.js';
 import type { SqlSession } from './sql-driver.js';
 
@@ -25,7 +31,10 @@ export class LockRecords {
 
   /** Takes the list's lock for the stage unless a live holder has it; true when taken. */
   async claim(listId: number, stage: LockedStage, owner: LockOwner, now: Date = new Date()): Promise<boolean> {
-    await this.db.run('INSERT INTO stage_locks (list_id, stage) VALUES (?, ?) ON CONFLICT (list_id, stage) DO NOTHING', [listId, stage]);
+    await this.db.run(
+      'INSERT INTO stage_locks (list_id, stage) VALUES (?, ?) ON CONFLICT (list_id, stage) DO NOTHING',
+      [listId, stage],
+    );
     const taken = await this.db.get(
       `UPDATE stage_locks SET locked_at = ?, locked_pid = ?, locked_boot_id = ?, locked_host = ?
        WHERE list_id = ? AND stage = ? AND (locked_at IS NULL OR locked_at < ?) RETURNING list_id`,
@@ -40,17 +49,19 @@ export class LockRecords {
    * itself; a dead holder's fresh lock needs this sweep first. Returns how
    * many were freed.
    */
-  async recoverDead(stage: LockedStage, owner: LockOwner, isAlive: (pid: number) => boolean = isProcessAlive, now: Date = new Date()): Promise<number> {
+  async recoverDead(
+    stage: LockedStage,
+    owner: LockOwner,
+    isAlive: (pid: number) => boolean = isProcessAlive,
+    now: Date = new Date(),
+  ): Promise<number> {
     let freed = 0;
     for (const lock of await this.held(stage)) {
       if (!lockIsAbandoned(lock, owner, now.getTime(), isAlive)) continue;
-      const result = await this.db.run(`UPDATE stage_locks SET ${FREE} WHERE list_id = ? AND stage = ? AND ${HELD_BY}`, [
-        lock.listId,
-        stage,
-        lock.lockedPid,
-        lock.lockedBootId,
-        lock.lockedHost,
-      ]);
+      const result = await this.db.run(
+        `UPDATE stage_locks SET ${FREE} WHERE list_id = ? AND stage = ? AND ${HELD_BY}`,
+        [lock.listId, stage, lock.lockedPid, lock.lockedBootId, lock.lockedHost],
+      );
       freed += result.changes;
     }
     return freed;
@@ -69,7 +80,13 @@ export class LockRecords {
   }
 
   async release(listId: number, stage: LockedStage, owner: LockOwner): Promise<void> {
-    await this.db.run(`UPDATE stage_locks SET ${FREE} WHERE list_id = ? AND stage = ? AND ${HELD_BY}`, [listId, stage, owner.pid, owner.bootId, owner.host]);
+    await this.db.run(`UPDATE stage_locks SET ${FREE} WHERE list_id = ? AND stage = ? AND ${HELD_BY}`, [
+      listId,
+      stage,
+      owner.pid,
+      owner.bootId,
+      owner.host,
+    ]);
   }
 
   /** Every lock held now, optionally of one stage, for saying who holds what. */
@@ -81,7 +98,11 @@ export class LockRecords {
     );
     return rows.map((row) => {
       const lock = mapRow<HeldLock>(row);
-      return { ...lock, listId: Number(lock.listId), lockedPid: lock.lockedPid === null ? null : Number(lock.lockedPid) };
+      return {
+        ...lock,
+        listId: Number(lock.listId),
+        lockedPid: lock.lockedPid === null ? null : Number(lock.lockedPid),
+      };
     });
   }
 }

@@ -30,7 +30,8 @@ export function readMigrations(dialect: SqlDriver['dialect'], root = MIGRATIONS_
  * the code does not expect is how data gets quietly damaged.
  */
 export async function migrate(driver: SqlDriver, migrations = readMigrations(driver.dialect)): Promise<string[]> {
-  const create = 'CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TEXT NOT NULL)';
+  const create =
+    'CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TEXT NOT NULL)';
   const lock = driver.capabilities.migrationLockSql;
   if (lock) {
     // Two processes opening a new PostgreSQL database at once both create the
@@ -45,7 +46,12 @@ export async function migrate(driver: SqlDriver, migrations = readMigrations(dri
   const applied: string[] = [];
   // Read first: when nothing is missing (the usual case) no write transaction
   // is taken, so opening never waits behind another process's writes.
-  const recorded = new Map((await driver.all<{ name: string; checksum: string }>('SELECT name, checksum FROM schema_migrations')).map((r) => [r.name, r.checksum]));
+  const recorded = new Map(
+    (await driver.all<{ name: string; checksum: string }>('SELECT name, checksum FROM schema_migrations')).map((r) => [
+      r.name,
+      r.checksum,
+    ]),
+  );
   for (const migration of migrations) {
     if (recorded.has(migration.name)) {
       if (recorded.get(migration.name) !== migration.checksum) throw changedMigration(driver, migration.name);
@@ -53,7 +59,9 @@ export async function migrate(driver: SqlDriver, migrations = readMigrations(dri
     }
     const done = await driver.transaction(async (tx) => {
       if (lock) await tx.exec(lock);
-      const row = await tx.get<{ checksum: string }>('SELECT checksum FROM schema_migrations WHERE name = ?', [migration.name]);
+      const row = await tx.get<{ checksum: string }>('SELECT checksum FROM schema_migrations WHERE name = ?', [
+        migration.name,
+      ]);
       if (row) {
         if (row.checksum !== migration.checksum) throw changedMigration(driver, migration.name);
         return false;

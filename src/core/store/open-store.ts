@@ -28,7 +28,10 @@ async function openDriver(value: string, options: OpenStoreOptions): Promise<Sql
         );
       }
       if (statSync(target.path, { throwIfNoEntry: false })?.isDirectory()) {
-        throw new InputError(`${target.path} is a folder, not a database file.`, `Give a file path, for example ${target.path.replace(/\/+$/, '')}/listminer.db.`);
+        throw new InputError(
+          `${target.path} is a folder, not a database file.`,
+          `Give a file path, for example ${target.path.replace(/\/+$/, '')}/listminer.db.`,
+        );
       }
       const { SqliteDriver } = await import('./sqlite/sqlite-driver.js');
       return new SqliteDriver(target.path, { busyTimeoutMs: options.busyTimeoutMs });
@@ -62,9 +65,14 @@ export async function openStore(value: string, options: OpenStoreOptions = {}): 
  * before anything was registered, so a mistyped command leaves no empty
  * database behind.
  */
-export async function withStore<T>(value: string, fn: (store: Store) => Promise<T>, options: OpenStoreOptions = {}): Promise<T> {
+export async function withStore<T>(
+  value: string,
+  fn: (store: Store) => Promise<T>,
+  options: OpenStoreOptions = {},
+): Promise<T> {
   const target = parseDbTarget(value);
-  const created = target.kind === 'sqlite' && target.path !== ':memory:' && !existsSync(target.path) ? target.path : undefined;
+  const created =
+    target.kind === 'sqlite' && target.path !== ':memory:' && !existsSync(target.path) ? target.path : undefined;
   const store = await openStore(value, options);
   let refused = false;
   try {

@@ -76,7 +76,10 @@ export class PeopleRecords {
   async current(id: number): Promise<number | undefined> {
     let at = id;
     for (let step = 0; step < 1000; step++) {
-      const row = await this.db.get<{ merged_into: number | null }>('SELECT merged_into FROM contributors WHERE id = ?', [at]);
+      const row = await this.db.get<{ merged_into: number | null }>(
+        'SELECT merged_into FROM contributors WHERE id = ?',
+        [at],
+      );
       if (!row) return undefined;
       if (row.merged_into === null) return at;
       at = Number(row.merged_into);
@@ -87,9 +90,10 @@ export class PeopleRecords {
   /** The person an argument names: a contributor id, an address or a GitHub login. */
   async find(ref: string): Promise<number | undefined> {
     if (/^\d+$/.test(ref)) return this.current(Number(ref));
-    const row = await this.db.get<{ id: number }>("SELECT person_id AS id FROM identities WHERE kind IN ('email', 'github_login') AND seen_with = '' AND value = ?", [
-      ref.toLowerCase(),
-    ]);
+    const row = await this.db.get<{ id: number }>(
+      "SELECT person_id AS id FROM identities WHERE kind IN ('email', 'github_login') AND seen_with = '' AND value = ?",
+      [ref.toLowerCase()],
+    );
     return row ? Number(row.id) : undefined;
   }
 
@@ -100,17 +104,29 @@ export class PeopleRecords {
 
   /** The identity of this kind and value (an address, a login), if any person has it. */
   async identityOf(kind: IdentityKind, value: string): Promise<Identity | undefined> {
-    const row = await this.db.get<Record<string, unknown>>("SELECT * FROM identities WHERE kind = ? AND seen_with = '' AND value = ?", [kind, value]);
+    const row = await this.db.get<Record<string, unknown>>(
+      "SELECT * FROM identities WHERE kind = ? AND seen_with = '' AND value = ?",
+      [kind, value],
+    );
     return row && toIdentity(row);
   }
 
   async identities(personId: number): Promise<Identity[]> {
-    const rows = await this.db.all<Record<string, unknown>>('SELECT * FROM identities WHERE person_id = ? ORDER BY kind, value, seen_with', [personId]);
+    const rows = await this.db.all<Record<string, unknown>>(
+      'SELECT * FROM identities WHERE person_id = ? ORDER BY kind, value, seen_with',
+      [personId],
+    );
     return rows.map(toIdentity);
   }
 
   /** Records an identity on a person unless someone has it already; true when it was new. */
-  async addIdentity(personId: number, kind: IdentityKind, value: string, source: IdentitySource, seenWith = ''): Promise<boolean> {
+  async addIdentity(
+    personId: number,
+    kind: IdentityKind,
+    value: string,
+    source: IdentitySource,
+    seenWith = '',
+  ): Promise<boolean> {
     const result = await this.db.run(
       'INSERT INTO identities (person_id, kind, value, seen_with, origin_id, source, seen_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
       [personId, kind, value, seenWith, personId, source, new Date().toISOString()],
@@ -131,12 +147,10 @@ export class PeopleRecords {
 
   /** A new person for an address nobody has yet (from a mailmap or a split). */
   async createPerson(name: string | null, email: string | null, source: string): Promise<number> {
-    const row = await this.db.get<{ id: number }>('INSERT INTO contributors (name, email, source, created_at) VALUES (?, ?, ?, ?) RETURNING id', [
-      name,
-      email,
-      source,
-      new Date().toISOString(),
-    ]);
+    const row = await this.db.get<{ id: number }>(
+      'INSERT INTO contributors (name, email, source, created_at) VALUES (?, ?, ?, ?) RETURNING id',
+      [name, email, source, new Date().toISOString()],
+    );
     return Number(row!.id);
   }
 
@@ -170,7 +184,10 @@ export class PeopleRecords {
 
   /** The merges that touched a person, newest first. */
   async mergesOf(personId: number): Promise<PersonMerge[]> {
-    const rows = await this.db.all<Record<string, unknown>>('SELECT * FROM person_merges WHERE kept_id = ? OR merged_id = ? ORDER BY id DESC', [personId, personId]);
+    const rows = await this.db.all<Record<string, unknown>>(
+      'SELECT * FROM person_merges WHERE kept_id = ? OR merged_id = ? ORDER BY id DESC',
+      [personId, personId],
+    );
     return rows.map(toMerge);
   }
 
@@ -181,7 +198,10 @@ export class PeopleRecords {
 
   /** True when this evidence merged (or was undone) before: automatic rules never act on it again. */
   async evidenceSeen(evidence: readonly string[]): Promise<boolean> {
-    const row = await this.db.get(`SELECT 1 AS seen FROM person_merges WHERE evidence IN (${inPlaceholders(evidence.length)}) LIMIT 1`, [...evidence]);
+    const row = await this.db.get(
+      `SELECT 1 AS seen FROM person_merges WHERE evidence IN (${inPlaceholders(evidence.length)}) LIMIT 1`,
+      [...evidence],
+    );
     return row !== undefined;
   }
 
@@ -190,19 +210,37 @@ export class PeopleRecords {
    * authorships are re-pointed, and the row is marked absorbed. Undefined
    * when both are already one person.
    */
-  async mergePeople(keptId: number, mergedId: number, rule: MergeRule, reason: string, evidence: string): Promise<number | undefined> {
+  async mergePeople(
+    keptId: number,
+    mergedId: number,
+    rule: MergeRule,
+    reason: string,
+    evidence: string,
+  ): Promise<number | undefined> {
     const kept = await this.current(keptId);
     const merged = await this.current(mergedId);
     if (kept === undefined || merged === undefined || kept === merged) return undefined;
     const moved: Moved = {
-      identities: (await this.db.all<{ id: number }>('SELECT id FROM identities WHERE person_id = ? ORDER BY id', [merged])).map((r) => Number(r.id)),
-      issues: (await this.db.all<{ id: number }>('SELECT id FROM issues WHERE author_id = ? ORDER BY id', [merged])).map((r) => Number(r.id)),
-      pullRequests: (await this.db.all<{ id: number }>('SELECT id FROM pull_requests WHERE author_id = ? ORDER BY id', [merged])).map((r) => Number(r.id)),
-      issueLinks: (await this.db.all<{ a: number; b: number }>('SELECT issue_id AS a, email_message_id AS b FROM issue_email_messages WHERE author_id = ?', [merged])).map(
-        (r) => [Number(r.a), Number(r.b)],
-      ),
+      identities: (
+        await this.db.all<{ id: number }>('SELECT id FROM identities WHERE person_id = ? ORDER BY id', [merged])
+      ).map((r) => Number(r.id)),
+      issues: (
+        await this.db.all<{ id: number }>('SELECT id FROM issues WHERE author_id = ? ORDER BY id', [merged])
+      ).map((r) => Number(r.id)),
+      pullRequests: (
+        await this.db.all<{ id: number }>('SELECT id FROM pull_requests WHERE author_id = ? ORDER BY id', [merged])
+      ).map((r) => Number(r.id)),
+      issueLinks: (
+        await this.db.all<{ a: number; b: number }>(
+          'SELECT issue_id AS a, email_message_id AS b FROM issue_email_messages WHERE author_id = ?',
+          [merged],
+        )
+      ).map((r) => [Number(r.a), Number(r.b)]),
       pullLinks: (
-        await this.db.all<{ a: number; b: number }>('SELECT pull_request_id AS a, email_message_id AS b FROM pull_request_email_messages WHERE author_id = ?', [merged])
+        await this.db.all<{ a: number; b: number }>(
+          'SELECT pull_request_id AS a, email_message_id AS b FROM pull_request_email_messages WHERE author_id = ?',
+          [merged],
+        )
       ).map((r) => [Number(r.a), Number(r.b)]),
     };
     await this.db.run('UPDATE identities SET person_id = ? WHERE person_id = ?', [kept, merged]);
@@ -236,20 +274,35 @@ export class PeopleRecords {
     const moved = JSON.parse(row.moved) as Moved;
     await this.db.run('UPDATE contributors SET merged_into = NULL WHERE id = ?', [merged]);
     for (const chunk of chunkRows(moved.identities, 1, this.db.capabilities)) {
-      await this.db.run(`UPDATE identities SET person_id = ? WHERE person_id = ? AND id IN (${inPlaceholders(chunk.length)})`, [merged, holder, ...chunk]);
+      await this.db.run(
+        `UPDATE identities SET person_id = ? WHERE person_id = ? AND id IN (${inPlaceholders(chunk.length)})`,
+        [merged, holder, ...chunk],
+      );
     }
     await this.repointMail(merged, holder);
     for (const chunk of chunkRows(moved.issues, 1, this.db.capabilities)) {
-      await this.db.run(`UPDATE issues SET author_id = ? WHERE author_id = ? AND id IN (${inPlaceholders(chunk.length)})`, [merged, holder, ...chunk]);
+      await this.db.run(
+        `UPDATE issues SET author_id = ? WHERE author_id = ? AND id IN (${inPlaceholders(chunk.length)})`,
+        [merged, holder, ...chunk],
+      );
     }
     for (const chunk of chunkRows(moved.pullRequests, 1, this.db.capabilities)) {
-      await this.db.run(`UPDATE pull_requests SET author_id = ? WHERE author_id = ? AND id IN (${inPlaceholders(chunk.length)})`, [merged, holder, ...chunk]);
+      await this.db.run(
+        `UPDATE pull_requests SET author_id = ? WHERE author_id = ? AND id IN (${inPlaceholders(chunk.length)})`,
+        [merged, holder, ...chunk],
+      );
     }
     for (const [a, b] of moved.issueLinks) {
-      await this.db.run('UPDATE issue_email_messages SET author_id = ? WHERE author_id = ? AND issue_id = ? AND email_message_id = ?', [merged, holder, a, b]);
+      await this.db.run(
+        'UPDATE issue_email_messages SET author_id = ? WHERE author_id = ? AND issue_id = ? AND email_message_id = ?',
+        [merged, holder, a, b],
+      );
     }
     for (const [a, b] of moved.pullLinks) {
-      await this.db.run('UPDATE pull_request_email_messages SET author_id = ? WHERE author_id = ? AND pull_request_id = ? AND email_message_id = ?', [merged, holder, a, b]);
+      await this.db.run(
+        'UPDATE pull_request_email_messages SET author_id = ? WHERE author_id = ? AND pull_request_id = ? AND email_message_id = ?',
+        [merged, holder, a, b],
+      );
     }
     await this.db.run('UPDATE person_merges SET undone_at = ? WHERE id = ?', [new Date().toISOString(), mergeId]);
     return true;
@@ -262,7 +315,11 @@ export class PeopleRecords {
   async moveIdentity(identity: Identity, toId: number): Promise<void> {
     await this.db.run('UPDATE identities SET person_id = ? WHERE id = ?', [toId, identity.id]);
     if (identity.kind === 'email') {
-      await this.db.run("UPDATE identities SET person_id = ? WHERE person_id = ? AND kind = 'name' AND seen_with = ?", [toId, identity.personId, identity.value]);
+      await this.db.run("UPDATE identities SET person_id = ? WHERE person_id = ? AND kind = 'name' AND seen_with = ?", [
+        toId,
+        identity.personId,
+        identity.value,
+      ]);
     }
     await this.db.run('UPDATE contributors SET merged_into = NULL WHERE id = ?', [toId]);
     await this.repointMail(toId, identity.personId);
@@ -274,14 +331,25 @@ export class PeopleRecords {
     const moved: Moved = { identities: [identity.id], issues: [], pullRequests: [], issueLinks: [], pullLinks: [] };
     const row = await this.db.get<{ id: number }>(
       "INSERT INTO person_merges (kept_id, merged_id, rule, reason, evidence, moved, merged_at, undone_at) VALUES (?, ?, 'split', ?, ?, ?, ?, ?) RETURNING id",
-      [fromId, toId, `${identity.kind} ${identity.value} split off by hand`, `split:${identity.value}`, JSON.stringify(moved), now, now],
+      [
+        fromId,
+        toId,
+        `${identity.kind} ${identity.value} split off by hand`,
+        `split:${identity.value}`,
+        JSON.stringify(moved),
+        now,
+        now,
+      ],
     );
     return Number(row!.id);
   }
 
   /** The merge, not undone, that moved all of `personId`'s identities of origin `originId` onto it, if any. */
   async openMergeOf(originId: number): Promise<number | undefined> {
-    const row = await this.db.get<{ id: number }>('SELECT id FROM person_merges WHERE merged_id = ? AND undone_at IS NULL ORDER BY id DESC LIMIT 1', [originId]);
+    const row = await this.db.get<{ id: number }>(
+      'SELECT id FROM person_merges WHERE merged_id = ? AND undone_at IS NULL ORDER BY id DESC LIMIT 1',
+      [originId],
+    );
     return row ? Number(row.id) : undefined;
   }
 
@@ -301,7 +369,10 @@ export class PeopleRecords {
 
   /** The kept person takes the absorbed one's name and login where it has none. */
   private async adoptFields(kept: number, merged: number): Promise<void> {
-    await this.db.run('UPDATE contributors SET name = (SELECT m.name FROM contributors m WHERE m.id = ?) WHERE id = ? AND name IS NULL', [merged, kept]);
+    await this.db.run(
+      'UPDATE contributors SET name = (SELECT m.name FROM contributors m WHERE m.id = ?) WHERE id = ? AND name IS NULL',
+      [merged, kept],
+    );
   }
 
   /**
@@ -387,11 +458,16 @@ export class PeopleRecords {
   }
 
   async setProgress(name: string, lastId: number): Promise<void> {
-    await this.db.run('INSERT INTO people_progress (name, last_id) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET last_id = excluded.last_id', [name, lastId]);
+    await this.db.run(
+      'INSERT INTO people_progress (name, last_id) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET last_id = excluded.last_id',
+      [name, lastId],
+    );
   }
 
   /** Addresses of people with no GitHub login yet, with their message counts, at least `minMessages`. */
-  async addressesWithoutLogin(minMessages: number): Promise<Array<{ address: string; personId: number; messages: number }>> {
+  async addressesWithoutLogin(
+    minMessages: number,
+  ): Promise<Array<{ address: string; personId: number; messages: number }>> {
     const rows = await this.db.all<{ address: string; person_id: number; messages: number }>(
       `SELECT i.value AS address, i.person_id, COUNT(m.id) AS messages
        FROM identities i JOIN email_messages m ON m.from_address = i.value AND m.sender_id = i.person_id
@@ -407,11 +483,18 @@ export class PeopleRecords {
 
   /** The stored answer for an address: a lookup, or undefined when none is stored or a negative one is due again. */
   async lookup(address: string, now: string): Promise<GitHubLookup | undefined> {
-    const row = await this.db.get<{ address: string; login: string | null; github_id: number | null; retry_after: unknown }>(
+    const row = await this.db.get<{
+      address: string;
+      login: string | null;
+      github_id: number | null;
+      retry_after: unknown;
+    }>(
       'SELECT address, login, github_id, retry_after FROM github_lookups WHERE address = ? AND (login IS NOT NULL OR retry_after > ?)',
       [address, now],
     );
-    return row && { address: row.address, login: row.login, githubId: row.github_id === null ? null : Number(row.github_id) };
+    return (
+      row && { address: row.address, login: row.login, githubId: row.github_id === null ? null : Number(row.github_id) }
+    );
   }
 
   async saveLookup(lookup: GitHubLookup, retryAfter: string | null): Promise<void> {
@@ -429,7 +512,9 @@ export class PeopleRecords {
   }
 
   /** People who sent the mail in scope, and the distinct human addresses they sent it from. */
-  async senderCounts(listIds?: readonly number[]): Promise<{ people: number; addresses: number; identities: number; merges: number }> {
+  async senderCounts(
+    listIds?: readonly number[],
+  ): Promise<{ people: number; addresses: number; identities: number; merges: number }> {
     const scope = listIds ? (listIds.length ? `AND list_id IN (${inPlaceholders(listIds.length)})` : 'AND 1 = 0') : '';
     const row = await this.db.get<{ people: number; addresses: number }>(
       `SELECT COUNT(DISTINCT sender_id) AS people, COUNT(DISTINCT from_address) AS addresses
@@ -437,8 +522,15 @@ export class PeopleRecords {
       [...(listIds ?? [])],
     );
     const identities = await this.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM identities');
-    const merges = await this.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM person_merges WHERE undone_at IS NULL AND rule <> 'split'");
-    return { people: Number(row?.people ?? 0), addresses: Number(row?.addresses ?? 0), identities: Number(identities?.n ?? 0), merges: Number(merges?.n ?? 0) };
+    const merges = await this.db.get<{ n: number }>(
+      "SELECT COUNT(*) AS n FROM person_merges WHERE undone_at IS NULL AND rule <> 'split'",
+    );
+    return {
+      people: Number(row?.people ?? 0),
+      addresses: Number(row?.addresses ?? 0),
+      identities: Number(identities?.n ?? 0),
+      merges: Number(merges?.n ?? 0),
+    };
   }
 }
 

@@ -137,7 +137,10 @@ export class ProjectRecords {
 
   /** Thread roots of the list that project could not write, as recorded by recordFailure. */
   async failedRoots(listId: number): Promise<number[]> {
-    const rows = await this.db.all<{ root_id: number }>('SELECT root_id FROM project_failures WHERE list_id = ? ORDER BY root_id', [listId]);
+    const rows = await this.db.all<{ root_id: number }>(
+      'SELECT root_id FROM project_failures WHERE list_id = ? ORDER BY root_id',
+      [listId],
+    );
     return rows.map((row) => Number(row.root_id));
   }
 
@@ -153,19 +156,38 @@ export class ProjectRecords {
   /** Threads projected at last: no longer failures. */
   async clearFailures(listId: number, rootIds: readonly number[]): Promise<void> {
     for (const chunk of chunkRows([...rootIds], 1, this.db.capabilities)) {
-      await this.db.run(`DELETE FROM project_failures WHERE list_id = ? AND root_id IN (${inPlaceholders(chunk.length)})`, [listId, ...chunk]);
+      await this.db.run(
+        `DELETE FROM project_failures WHERE list_id = ? AND root_id IN (${inPlaceholders(chunk.length)})`,
+        [listId, ...chunk],
+      );
     }
   }
 
   /** Every recorded failure, with the Message-ID of the thread's root, for reports. */
   async failures(listIds?: readonly number[]): Promise<ProjectFailure[]> {
-    const filter = listIds ? (listIds.length === 0 ? ' WHERE 1 = 0' : ` WHERE f.list_id IN (${inPlaceholders(listIds.length)})`) : '';
-    const rows = await this.db.all<{ list_id: number; root_id: number; message_id: string | null; error: string; failed_at: string }>(
+    const filter = listIds
+      ? listIds.length === 0
+        ? ' WHERE 1 = 0'
+        : ` WHERE f.list_id IN (${inPlaceholders(listIds.length)})`
+      : '';
+    const rows = await this.db.all<{
+      list_id: number;
+      root_id: number;
+      message_id: string | null;
+      error: string;
+      failed_at: string;
+    }>(
       `SELECT f.list_id, f.root_id, m.message_id, f.error, f.failed_at FROM project_failures f
        LEFT JOIN email_messages m ON m.id = f.root_id${filter} ORDER BY f.list_id, f.root_id`,
       listIds ? [...listIds] : [],
     );
-    return rows.map((r) => ({ listId: Number(r.list_id), rootId: Number(r.root_id), messageId: r.message_id, error: r.error, failedAt: r.failed_at }));
+    return rows.map((r) => ({
+      listId: Number(r.list_id),
+      rootId: Number(r.root_id),
+      messageId: r.message_id,
+      error: r.error,
+      failedAt: r.failed_at,
+    }));
   }
 
   /** The next messages of a list without an outcome, after `afterId`, with the root of each one's thread. */
@@ -209,10 +231,10 @@ export class ProjectRecords {
   /** The issue holding this key in the repo, native or synthetic. */
   async issueByKey(repoId: number, key: string): Promise<IssueRef | undefined> {
     // `<> ''` is the unique index's own condition: SQLite uses a partial index only when the query says so.
-    const row = await this.db.get<{ id: number; is_synthetic: unknown }>("SELECT id, is_synthetic FROM issues WHERE repo_id = ? AND external_key = ? AND external_key <> ''", [
-      repoId,
-      key,
-    ]);
+    const row = await this.db.get<{ id: number; is_synthetic: unknown }>(
+      "SELECT id, is_synthetic FROM issues WHERE repo_id = ? AND external_key = ? AND external_key <> ''",
+      [repoId, key],
+    );
     return row && { id: Number(row.id), isSynthetic: Boolean(row.is_synthetic) };
   }
 
@@ -238,12 +260,18 @@ export class ProjectRecords {
   }
 
   async pullRequestByNumber(repoId: number, number: number): Promise<number | undefined> {
-    const row = await this.db.get<{ id: number }>('SELECT id FROM pull_requests WHERE repo_id = ? AND number = ?', [repoId, number]);
+    const row = await this.db.get<{ id: number }>('SELECT id FROM pull_requests WHERE repo_id = ? AND number = ?', [
+      repoId,
+      number,
+    ]);
     return row && Number(row.id);
   }
 
   async issueByNumber(repoId: number, number: number): Promise<number | undefined> {
-    const row = await this.db.get<{ id: number }>('SELECT id FROM issues WHERE repo_id = ? AND number = ?', [repoId, number]);
+    const row = await this.db.get<{ id: number }>('SELECT id FROM issues WHERE repo_id = ? AND number = ?', [
+      repoId,
+      number,
+    ]);
     return row && Number(row.id);
   }
 
@@ -251,7 +279,10 @@ export class ProjectRecords {
   async linkedIssueIds(messageIds: readonly number[]): Promise<number[]> {
     const ids = new Set<number>();
     for (const chunk of chunkRows(messageIds, 1, this.db.capabilities)) {
-      const rows = await this.db.all<{ issue_id: number }>(`SELECT DISTINCT issue_id FROM issue_email_messages WHERE email_message_id IN (${inPlaceholders(chunk.length)})`, chunk);
+      const rows = await this.db.all<{ issue_id: number }>(
+        `SELECT DISTINCT issue_id FROM issue_email_messages WHERE email_message_id IN (${inPlaceholders(chunk.length)})`,
+        chunk,
+      );
       for (const row of rows) ids.add(Number(row.issue_id));
     }
     return [...ids];
@@ -272,22 +303,39 @@ export class ProjectRecords {
    * first one's links.
    */
   async lockIssues(issueIds: readonly number[]): Promise<void> {
-    for (const id of [...new Set(issueIds)].sort((a, b) => a - b)) await this.db.run('UPDATE issues SET comment_count = comment_count WHERE id = ?', [id]);
+    for (const id of [...new Set(issueIds)].sort((a, b) => a - b))
+      await this.db.run('UPDATE issues SET comment_count = comment_count WHERE id = ?', [id]);
   }
 
   /** Replaces the issue and pull request links of these messages with the given ones. */
-  async replaceLinks(messageIds: readonly number[], issueLinks: readonly IssueLink[], pullRequestLinks: readonly PullRequestLink[]): Promise<void> {
+  async replaceLinks(
+    messageIds: readonly number[],
+    issueLinks: readonly IssueLink[],
+    pullRequestLinks: readonly PullRequestLink[],
+  ): Promise<void> {
     for (const chunk of chunkRows(messageIds, 1, this.db.capabilities)) {
-      await this.db.run(`DELETE FROM issue_email_messages WHERE email_message_id IN (${inPlaceholders(chunk.length)})`, chunk);
-      await this.db.run(`DELETE FROM pull_request_email_messages WHERE email_message_id IN (${inPlaceholders(chunk.length)})`, chunk);
+      await this.db.run(
+        `DELETE FROM issue_email_messages WHERE email_message_id IN (${inPlaceholders(chunk.length)})`,
+        chunk,
+      );
+      await this.db.run(
+        `DELETE FROM pull_request_email_messages WHERE email_message_id IN (${inPlaceholders(chunk.length)})`,
+        chunk,
+      );
     }
     const issueRows = issueLinks.map((l) => [l.issueId, l.emailMessageId, l.role, l.authorId]);
     for (const chunk of chunkRows(issueRows, 4, this.db.capabilities)) {
-      await this.db.run(`INSERT INTO issue_email_messages (issue_id, email_message_id, role, author_id) VALUES ${valuesPlaceholders(chunk.length, 4)}`, chunk.flat());
+      await this.db.run(
+        `INSERT INTO issue_email_messages (issue_id, email_message_id, role, author_id) VALUES ${valuesPlaceholders(chunk.length, 4)}`,
+        chunk.flat(),
+      );
     }
     const prRows = pullRequestLinks.map((l) => [l.pullRequestId, l.emailMessageId, l.role, l.authorId]);
     for (const chunk of chunkRows(prRows, 4, this.db.capabilities)) {
-      await this.db.run(`INSERT INTO pull_request_email_messages (pull_request_id, email_message_id, role, author_id) VALUES ${valuesPlaceholders(chunk.length, 4)}`, chunk.flat());
+      await this.db.run(
+        `INSERT INTO pull_request_email_messages (pull_request_id, email_message_id, role, author_id) VALUES ${valuesPlaceholders(chunk.length, 4)}`,
+        chunk.flat(),
+      );
     }
   }
 
@@ -325,16 +373,10 @@ export class ProjectRecords {
   }
 
   async updateSyntheticIssue(issue: SyntheticIssueUpdate): Promise<void> {
-    await this.db.run('UPDATE issues SET title = ?, state = ?, author_id = ?, comment_count = ?, created_at = ?, updated_at = ? WHERE id = ? AND is_synthetic = ?', [
-      issue.title,
-      issue.state,
-      issue.authorId,
-      issue.commentCount,
-      issue.createdAt,
-      issue.updatedAt,
-      issue.id,
-      true,
-    ]);
+    await this.db.run(
+      'UPDATE issues SET title = ?, state = ?, author_id = ?, comment_count = ?, created_at = ?, updated_at = ? WHERE id = ? AND is_synthetic = ?',
+      [issue.title, issue.state, issue.authorId, issue.commentCount, issue.createdAt, issue.updatedAt, issue.id, true],
+    );
   }
 
   /** Removes synthetic issues left without any mail (their mail now belongs elsewhere). */
@@ -366,19 +408,28 @@ export class ProjectRecords {
   }
 
   /** The series of this list with this key, made when new. */
-  async ensurePatchSeries(listId: number, seriesKey: string, title: string, authorAddress: string | null): Promise<number> {
-    await this.db.run('INSERT INTO patch_series (list_id, series_key, title, author_address) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING', [
+  async ensurePatchSeries(
+    listId: number,
+    seriesKey: string,
+    title: string,
+    authorAddress: string | null,
+  ): Promise<number> {
+    await this.db.run(
+      'INSERT INTO patch_series (list_id, series_key, title, author_address) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
+      [listId, seriesKey, title, authorAddress],
+    );
+    const row = await this.db.get<{ id: number }>('SELECT id FROM patch_series WHERE list_id = ? AND series_key = ?', [
       listId,
       seriesKey,
-      title,
-      authorAddress,
     ]);
-    const row = await this.db.get<{ id: number }>('SELECT id FROM patch_series WHERE list_id = ? AND series_key = ?', [listId, seriesKey]);
     return Number(row!.id);
   }
 
   async patchSeriesOfList(listId: number): Promise<PatchSeriesRow[]> {
-    const rows = await this.db.all<{ id: number; title: string }>('SELECT id, title FROM patch_series WHERE list_id = ? ORDER BY id', [listId]);
+    const rows = await this.db.all<{ id: number; title: string }>(
+      'SELECT id, title FROM patch_series WHERE list_id = ? ORDER BY id',
+      [listId],
+    );
     return rows.map((r) => ({ id: Number(r.id), title: r.title }));
   }
 
@@ -388,20 +439,29 @@ export class ProjectRecords {
     for (const [id, seriesId] of series) bySeries.set(seriesId, [...(bySeries.get(seriesId) ?? []), id]);
     for (const [seriesId, ids] of bySeries) {
       for (const chunk of chunkRows(ids, 1, this.db.capabilities)) {
-        await this.db.run(`UPDATE email_messages SET patch_series_id = ? WHERE id IN (${inPlaceholders(chunk.length)})`, [seriesId, ...chunk]);
+        await this.db.run(
+          `UPDATE email_messages SET patch_series_id = ? WHERE id IN (${inPlaceholders(chunk.length)})`,
+          [seriesId, ...chunk],
+        );
       }
     }
   }
 
   /** The list's merge notices (commit mail) that belong to no series yet. */
   async mergeNoticesWithoutSeries(listId: number): Promise<ProjectMessage[]> {
-    const rows = await this.db.all(`SELECT ${MESSAGE_COLUMNS} FROM email_messages WHERE list_id = ? AND msg_class = 'commit_notify' AND patch_series_id IS NULL ORDER BY id`, [listId]);
+    const rows = await this.db.all(
+      `SELECT ${MESSAGE_COLUMNS} FROM email_messages WHERE list_id = ? AND msg_class = 'commit_notify' AND patch_series_id IS NULL ORDER BY id`,
+      [listId],
+    );
     return rows.map(toMessage);
   }
 
   /** Series of the list no message belongs to any more. */
   async deleteEmptyPatchSeries(listId: number): Promise<void> {
-    await this.db.run('DELETE FROM patch_series WHERE list_id = ? AND NOT EXISTS (SELECT 1 FROM email_messages m WHERE m.patch_series_id = patch_series.id)', [listId]);
+    await this.db.run(
+      'DELETE FROM patch_series WHERE list_id = ? AND NOT EXISTS (SELECT 1 FROM email_messages m WHERE m.patch_series_id = patch_series.id)',
+      [listId],
+    );
   }
 
   /** Native issues (of these repos, or all) with an empty external_key and a title opening with a bracket. */

@@ -18,13 +18,16 @@ export interface BoundedBatch {
  * Rows another process moved on between the two reads are skipped, not
  * taken for the end.
  */
-export async function readBoundedBatch<T>(db: SqlSession, batch: BoundedBatch, read: (ids: readonly number[]) => Promise<T[]>): Promise<T[]> {
-  for (let from = batch.afterId; ; ) {
-    const sizes = await db.all<{ id: number; size: number }>(`SELECT id, size FROM staged_messages WHERE ${batch.where} AND id > ? ORDER BY id LIMIT ?`, [
-      ...batch.params,
-      from,
-      batch.limit,
-    ]);
+export async function readBoundedBatch<T>(
+  db: SqlSession,
+  batch: BoundedBatch,
+  read: (ids: readonly number[]) => Promise<T[]>,
+): Promise<T[]> {
+  for (let from = batch.afterId; ;) {
+    const sizes = await db.all<{ id: number; size: number }>(
+      `SELECT id, size FROM staged_messages WHERE ${batch.where} AND id > ? ORDER BY id LIMIT ?`,
+      [...batch.params, from, batch.limit],
+    );
     if (sizes.length === 0) return [];
     const ids: number[] = [];
     let bytes = 0;

@@ -116,7 +116,11 @@ export class RenderRecords {
     const chunk = Math.min(1000, this.db.capabilities.maxParameters);
     for (let at = 0; at < ids.length; at += chunk) await this.readDetails(ids.slice(at, at + chunk), details);
     // Engines return rows in their own order; a page must not depend on it.
-    for (const detail of details.values()) detail.links.sort((a, b) => order(a.kind, b.kind) || order(a.label, b.label) || order(a.role, b.role) || order(a.url ?? '', b.url ?? ''));
+    for (const detail of details.values())
+      detail.links.sort(
+        (a, b) =>
+          order(a.kind, b.kind) || order(a.label, b.label) || order(a.role, b.role) || order(a.url ?? '', b.url ?? ''),
+      );
     return details;
   }
 
@@ -132,7 +136,13 @@ export class RenderRecords {
       ids,
     );
     for (const row of rows) {
-      const mapped = mapRow<{ id: unknown; trailers: unknown; bodyText: string | null; raw: Uint8Array | null; rawCodec: string | null }>(row, { json: ['trailers'] });
+      const mapped = mapRow<{
+        id: unknown;
+        trailers: unknown;
+        bodyText: string | null;
+        raw: Uint8Array | null;
+        rawCodec: string | null;
+      }>(row, { json: ['trailers'] });
       details.set(Number(mapped.id), {
         id: Number(mapped.id),
         bodyText: mapped.bodyText,
@@ -147,8 +157,18 @@ export class RenderRecords {
       ids,
     );
     for (const row of issues) {
-      const label = row.external_key ? (row.external_key as string) : row.number !== null ? `#${row.number as number}` : 'issue';
-      details.get(Number(row.email_message_id))?.links.push({ kind: 'issue', label, title: (row.title as string | null) ?? null, url: (row.url as string | null) ?? null, role: String(row.role) });
+      const label = row.external_key
+        ? (row.external_key as string)
+        : row.number !== null
+          ? `#${row.number as number}`
+          : 'issue';
+      details.get(Number(row.email_message_id))?.links.push({
+        kind: 'issue',
+        label,
+        title: (row.title as string | null) ?? null,
+        url: (row.url as string | null) ?? null,
+        role: String(row.role),
+      });
     }
     const pulls = await this.db.all<Record<string, unknown>>(
       `SELECT x.email_message_id, x.role, p.number, p.title, p.url
@@ -156,7 +176,13 @@ export class RenderRecords {
       ids,
     );
     for (const row of pulls) {
-      details.get(Number(row.email_message_id))?.links.push({ kind: 'pull request', label: `#${String(row.number)}`, title: (row.title as string | null) ?? null, url: (row.url as string | null) ?? null, role: String(row.role) });
+      details.get(Number(row.email_message_id))?.links.push({
+        kind: 'pull request',
+        label: `#${String(row.number)}`,
+        title: (row.title as string | null) ?? null,
+        url: (row.url as string | null) ?? null,
+        role: String(row.role),
+      });
     }
   }
 
@@ -170,7 +196,10 @@ export class RenderRecords {
     for (let at = 0; at < ids.length; at += chunk) {
       const part = ids.slice(at, at + chunk);
       const marks = inPlaceholders(part.length);
-      for (const row of await this.db.all<{ id: unknown; name: string | null; email: string | null }>(`SELECT id, name, email FROM contributors WHERE id IN (${marks})`, part)) {
+      for (const row of await this.db.all<{ id: unknown; name: string | null; email: string | null }>(
+        `SELECT id, name, email FROM contributors WHERE id IN (${marks})`,
+        part,
+      )) {
         people.set(Number(row.id), { name: row.name, email: row.email, addresses: [] });
       }
       const identities = await this.db.all<{ person_id: unknown; value: string }>(

@@ -58,13 +58,19 @@ export class RepoRecords {
 
   /** Gives every list registered with this repo URL (and no repo yet) its repo. */
   async attachToLists(repo: RepoRecord): Promise<number> {
-    const result = await this.db.run('UPDATE lists SET repo_id = ? WHERE repo_url = ? AND repo_id IS NULL', [repo.id, repo.url]);
+    const result = await this.db.run('UPDATE lists SET repo_id = ? WHERE repo_url = ? AND repo_id IS NULL', [
+      repo.id,
+      repo.url,
+    ]);
     return result.changes;
   }
 
   /** Ties drained mail that mentions this repo's URL to it; returns how many messages. */
   async resolveSignaled(repo: RepoRecord): Promise<number> {
-    const result = await this.db.run('UPDATE email_messages SET signaled_repo_id = ? WHERE signaled_repo_url = ? AND signaled_repo_id IS NULL', [repo.id, repo.url]);
+    const result = await this.db.run(
+      'UPDATE email_messages SET signaled_repo_id = ? WHERE signaled_repo_url = ? AND signaled_repo_id IS NULL',
+      [repo.id, repo.url],
+    );
     return result.changes;
   }
 }

@@ -161,7 +161,11 @@ export class ReportRecords {
        GROUP BY rules_hash, listminer_version ORDER BY n DESC, rules_hash, listminer_version`,
       where.params,
     );
-    return rows.map((row) => ({ rulesHash: row.rules_hash, listminerVersion: row.listminer_version, messages: Number(row.n) }));
+    return rows.map((row) => ({
+      rulesHash: row.rules_hash,
+      listminerVersion: row.listminer_version,
+      messages: Number(row.n),
+    }));
   }
 
   async mail(scope: ReportScope): Promise<MailFigures> {
@@ -181,7 +185,9 @@ export class ReportRecords {
       where.params,
     );
     const figures = mapRow<Record<keyof MailFigures, unknown>>(row ?? {});
-    return Object.fromEntries(Object.entries(figures).map(([name, value]) => [name, Number(value ?? 0)])) as unknown as MailFigures;
+    return Object.fromEntries(
+      Object.entries(figures).map(([name, value]) => [name, Number(value ?? 0)]),
+    ) as unknown as MailFigures;
   }
 
   /** Repository URLs stored mail names (signaled_repo_url) that no registered repo resolves, by messages, most first. */
@@ -318,10 +324,17 @@ export class ReportRecords {
     const where = scopeClause('e.list_id', scope);
     const inScope = where.sql ? `AND ${where.sql}` : '';
     const label = "e.list_id || ' ' || e.message_key";
-    const issueLink = (roles: string) => `EXISTS (SELECT 1 FROM issue_email_messages l WHERE l.email_message_id = e.id AND l.role ${roles})`;
-    const prLink = (roles: string) => `EXISTS (SELECT 1 FROM pull_request_email_messages p WHERE p.email_message_id = e.id AND p.role ${roles})`;
+    const issueLink = (roles: string) =>
+      `EXISTS (SELECT 1 FROM issue_email_messages l WHERE l.email_message_id = e.id AND l.role ${roles})`;
+    const prLink = (roles: string) =>
+      `EXISTS (SELECT 1 FROM pull_request_email_messages p WHERE p.email_message_id = e.id AND p.role ${roles})`;
     const tied = "e.projected_kind IN ('linked', 'created', 'inherited')";
-    const trackerUnlinked = await this.untiedTrackerMail(cleanFitLists, where, `NOT ${tied} OR NOT ${issueLink("<> 'mirror'")}`, hasTrackerKey);
+    const trackerUnlinked = await this.untiedTrackerMail(
+      cleanFitLists,
+      where,
+      `NOT ${tied} OR NOT ${issueLink("<> 'mirror'")}`,
+      hasTrackerKey,
+    );
     // A tie (tracker key, thread, GitHub reference) is an issue or pull request link of another role than mirror.
     const links = await this.offenders(
       `FROM email_messages e WHERE e.projected_kind IS NOT NULL ${inScope} AND (
@@ -341,7 +354,13 @@ export class ReportRecords {
       label,
       [...mirrorClasses, ...mirrorClasses, ...where.params],
     );
-    const repos = scope === undefined ? { sql: '', params: [] } : { sql: `AND i.repo_id IN (SELECT repo_id FROM lists WHERE ${scopeClause('id', scope).sql})`, params: [...scope] };
+    const repos =
+      scope === undefined
+        ? { sql: '', params: [] }
+        : {
+            sql: `AND i.repo_id IN (SELECT repo_id FROM lists WHERE ${scopeClause('id', scope).sql})`,
+            params: [...scope],
+          };
     const issues = await this.offenders(
       `FROM issues i WHERE i.is_synthetic = TRUE ${repos.sql}
          AND (NOT EXISTS (SELECT 1 FROM issue_email_messages l WHERE l.issue_id = i.id)
@@ -431,11 +450,13 @@ export class ReportRecords {
     return Number(row?.n ?? 0);
   }
 
-
   /** Rows of the pr_equivalents view of these lists; undefined while the view does not exist. */
   async prEquivalents(listIds: readonly number[]): Promise<number> {
     if (listIds.length === 0) return 0;
-    const row = await this.db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM pr_equivalents WHERE list_id IN (${inPlaceholders(listIds.length)})`, listIds);
+    const row = await this.db.get<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM pr_equivalents WHERE list_id IN (${inPlaceholders(listIds.length)})`,
+      listIds,
+    );
     return Number(row?.n ?? 0);
   }
 
@@ -471,14 +492,18 @@ export class ReportRecords {
     for (const row of rows) {
       const id = Number(row.list_id);
       const entry = counts.get(id) ?? emptyStatusCounts();
-      const status = Object.hasOwn(entry, row.status) && row.status !== 'other' ? (row.status as keyof StatusCounts) : 'other';
+      const status =
+        Object.hasOwn(entry, row.status) && row.status !== 'other' ? (row.status as keyof StatusCounts) : 'other';
       entry[status] += Number(row.n);
       counts.set(id, entry);
     }
     return counts;
   }
 
-  private async countBy<K extends string | null>(column: 'msg_class' | 'projected_kind', scope: ReportScope): Promise<Map<K, number>> {
+  private async countBy<K extends string | null>(
+    column: 'msg_class' | 'projected_kind',
+    scope: ReportScope,
+  ): Promise<Map<K, number>> {
     const where = scopeClause('list_id', scope);
     const rows = await this.db.all<{ value: K; n: number }>(
       `SELECT ${column} AS value, COUNT(*) AS n FROM email_messages ${where.sql ? `WHERE ${where.sql}` : ''} GROUP BY ${column}`,
@@ -508,7 +533,9 @@ export class ReportRecords {
        ORDER BY 1`,
       [...cleanFitLists, ...where.params],
     );
-    const offending = rows.filter((row) => hasTrackerKey(parseJson(row.captures) as Record<string, string> | null)).map((row) => String(row.label));
+    const offending = rows
+      .filter((row) => hasTrackerKey(parseJson(row.captures) as Record<string, string> | null))
+      .map((row) => String(row.label));
     return { count: offending.length, examples: offending.slice(0, EXAMPLES) };
   }
 
@@ -516,7 +543,10 @@ export class ReportRecords {
     const count = await this.db.get<{ n: number }>(`SELECT COUNT(*) AS n ${from}`, params);
     const n = Number(count?.n ?? 0);
     if (n === 0) return { count: 0, examples: [] };
-    const rows = await this.db.all<{ label: string }>(`SELECT ${label} AS label ${from} ORDER BY 1 LIMIT ${EXAMPLES}`, params);
+    const rows = await this.db.all<{ label: string }>(
+      `SELECT ${label} AS label ${from} ORDER BY 1 LIMIT ${EXAMPLES}`,
+      params,
+    );
     return { count: n, examples: rows.map((row) => String(row.label)) };
   }
 }

@@ -121,7 +121,11 @@ export function valuesPlaceholders(rowCount: number, columnCount: number): strin
 }
 
 /** Splits rows into chunks whose bound parameters stay under the driver's limit. */
-export function chunkRows<T>(rows: readonly T[], columnCount: number, capabilities: Partial<SqlCapabilities> & Pick<SqlCapabilities, 'maxParameters'>): T[][] {
+export function chunkRows<T>(
+  rows: readonly T[],
+  columnCount: number,
+  capabilities: Partial<SqlCapabilities> & Pick<SqlCapabilities, 'maxParameters'>,
+): T[][] {
   const size = Math.max(1, Math.min(500, Math.floor(capabilities.maxParameters / columnCount)));
   const chunks: T[][] = [];
   for (let i = 0; i < rows.length; i += size) chunks.push(rows.slice(i, i + size));

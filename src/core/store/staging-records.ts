@@ -46,7 +46,18 @@ export interface MonthCheckpoint {
   fingerprint?: string | null;
 }
 
-const STAGE_COLUMNS = ['list_id', 'message_key', 'message_id', 'content_hash', 'size', 'archive_month', 'status', 'error', 'fetched_at', 'updated_at'];
+const STAGE_COLUMNS = [
+  'list_id',
+  'message_key',
+  'message_id',
+  'content_hash',
+  'size',
+  'archive_month',
+  'status',
+  'error',
+  'fetched_at',
+  'updated_at',
+];
 
 /**
  * Writes raw messages into staging. Identity is (list, message key); the
@@ -58,7 +69,12 @@ export class StagingRecords {
   constructor(private readonly db: SqlSession) {}
 
   /** Stages a batch and, when given, checkpoints its month, all in one transaction. */
-  stageBatch(listId: number, month: string | null, messages: readonly MessageToStage[], checkpoint?: MonthCheckpoint): Promise<StageResult> {
+  stageBatch(
+    listId: number,
+    month: string | null,
+    messages: readonly MessageToStage[],
+    checkpoint?: MonthCheckpoint,
+  ): Promise<StageResult> {
     return this.db.transaction(async (tx) => {
       const staging = new StagingRecords(tx);
       const result = await staging.stage(listId, month, messages);
@@ -74,7 +90,12 @@ export class StagingRecords {
    * another content hash is compared with the held message's bytes before
    * it is taken for a different mail.
    */
-  async stage(listId: number, month: string | null, messages: readonly MessageToStage[], sameMail?: SameMail): Promise<StageResult> {
+  async stage(
+    listId: number,
+    month: string | null,
+    messages: readonly MessageToStage[],
+    sameMail?: SameMail,
+  ): Promise<StageResult> {
     if (messages.length === 0) return { staged: 0, duplicates: 0 };
     return this.db.transaction(async (tx) => {
       const staging = new StagingRecords(tx);
@@ -97,7 +118,18 @@ export class StagingRecords {
         }
         stored.set(key, message.contentHash);
         raws.set(key, message.raw);
-        rows.push([listId, key, message.messageId, message.contentHash, message.raw.length, month, message.shunt ? 'shunted' : 'staged', message.shunt ?? null, now, now]);
+        rows.push([
+          listId,
+          key,
+          message.messageId,
+          message.contentHash,
+          message.raw.length,
+          month,
+          message.shunt ? 'shunted' : 'staged',
+          message.shunt ?? null,
+          now,
+          now,
+        ]);
       }
       const inserted: unknown[][] = [];
       for (const chunk of chunkRows(rows, STAGE_COLUMNS.length, this.db.capabilities)) {
@@ -113,7 +145,10 @@ export class StagingRecords {
         }
       }
       for (const chunk of chunkRows(inserted, 3, this.db.capabilities)) {
-        await tx.run(`INSERT INTO staged_message_raws (staged_message_id, raw, raw_codec) VALUES ${valuesPlaceholders(chunk.length, 3)}`, chunk.flat() as never[]);
+        await tx.run(
+          `INSERT INTO staged_message_raws (staged_message_id, raw, raw_codec) VALUES ${valuesPlaceholders(chunk.length, 3)}`,
+          chunk.flat() as never[],
+        );
       }
       // A row another writer inserted between our read and our write is a duplicate too.
       return { staged: inserted.length, duplicates: duplicates + (rows.length - inserted.length) };
@@ -137,15 +172,24 @@ export class StagingRecords {
          source_fingerprint = excluded.source_fingerprint`,
       [listId, checkpoint.month, checkpoint.seen, checkpoint.staged, now, checkpoint.fingerprint ?? null],
     );
-    await this.db.run('UPDATE lists SET last_month = ? WHERE id = ? AND (last_month IS NULL OR last_month < ?)', [checkpoint.month, listId, checkpoint.month]);
+    await this.db.run('UPDATE lists SET last_month = ? WHERE id = ? AND (last_month IS NULL OR last_month < ?)', [
+      checkpoint.month,
+      listId,
+      checkpoint.month,
+    ]);
   }
 
   /** The stored bytes of each key that a message of the batch finds held under another content hash. */
-  private async contestedRaws(listId: number, messages: readonly MessageToStage[], stored: ReadonlyMap<string, string>): Promise<Map<string, Buffer>> {
+  private async contestedRaws(
+    listId: number,
+    messages: readonly MessageToStage[],
+    stored: ReadonlyMap<string, string>,
+  ): Promise<Map<string, Buffer>> {
     const keys = new Set<string>();
     for (const m of messages) {
       const holder = stored.get(m.key);
-      if (holder !== undefined && holder !== m.contentHash && m.variantKey && !stored.has(m.variantKey)) keys.add(m.key);
+      if (holder !== undefined && holder !== m.contentHash && m.variantKey && !stored.has(m.variantKey))
+        keys.add(m.key);
     }
     const raws = new Map<string, Buffer>();
     for (const chunk of chunkRows([...keys], 1, this.db.capabilities)) {

@@ -42,7 +42,12 @@ export class StoreInterrupted extends StoreFailure {
  */
 export function lostConnectionFailure(error: unknown, database: string): StoreFailure | undefined {
   const stack = error instanceof Error ? (error.stack ?? '') : '';
-  if (!(error instanceof TypeError) || !/postgres[\\/]src[\\/]connection\.js/.test(stack) || !/nextWrite|socket\.write/.test(stack + error.message)) return undefined;
+  if (
+    !(error instanceof TypeError) ||
+    !/postgres[\\/]src[\\/]connection\.js/.test(stack) ||
+    !/nextWrite|socket\.write/.test(stack + error.message)
+  )
+    return undefined;
   return new StoreFailure(
     `The connection to the database ${database} was lost (the server closed it while the client was writing); the batch being written was rolled back.`,
     'Run again when the server is back: what was written before is kept and the run resumes from there.',

@@ -50,17 +50,36 @@ export interface PageWrites {
   contributorsAdded: number;
 }
 
-const ISSUE_COLUMNS = ['repo_id', 'number', 'external_key', 'title', 'state', 'author_id', 'is_synthetic', 'comment_count', 'url', 'created_at', 'updated_at'];
+const ISSUE_COLUMNS = [
+  'repo_id',
+  'number',
+  'external_key',
+  'title',
+  'state',
+  'author_id',
+  'is_synthetic',
+  'comment_count',
+  'url',
+  'created_at',
+  'updated_at',
+];
 const PULL_COLUMNS = ['title', 'state', 'author_id', 'url', 'created_at', 'merged_at'];
 
 /** `SET a = excluded.a, …`, keeping a known author when the tracker no longer names one (a deleted account). */
 function setFromExcluded(table: string, columns: readonly string[]): string {
-  return columns.map((c) => (c === 'author_id' ? `${c} = COALESCE(excluded.${c}, ${table}.${c})` : `${c} = excluded.${c}`)).join(', ');
+  return columns
+    .map((c) => (c === 'author_id' ? `${c} = COALESCE(excluded.${c}, ${table}.${c})` : `${c} = excluded.${c}`))
+    .join(', ');
 }
 
 /** True when the upsert would change something: a row that already says it all is not written, so it is not counted. */
 function changedFromExcluded(table: string, columns: readonly string[]): string {
-  return columns.map((c) => `${table}.${c} IS DISTINCT FROM ${c === 'author_id' ? `COALESCE(excluded.${c}, ${table}.${c})` : `excluded.${c}`}`).join(' OR ');
+  return columns
+    .map(
+      (c) =>
+        `${table}.${c} IS DISTINCT FROM ${c === 'author_id' ? `COALESCE(excluded.${c}, ${table}.${c})` : `excluded.${c}`}`,
+    )
+    .join(' OR ');
 }
 
 /**
@@ -74,7 +93,10 @@ export class TrackerRecords {
   constructor(private readonly db: SqlSession) {}
 
   /** Saves one page in one transaction: its people, then its issues and pull requests. */
-  async savePage(repoId: number, page: { issues: readonly TrackerIssue[]; pullRequests: readonly TrackerPullRequest[] }): Promise<PageWrites> {
+  async savePage(
+    repoId: number,
+    page: { issues: readonly TrackerIssue[]; pullRequests: readonly TrackerPullRequest[] },
+  ): Promise<PageWrites> {
     return this.db.transaction(async (session) => {
       const records = new TrackerRecords(session);
       const people = [...page.issues, ...page.pullRequests].flatMap((item) => (item.author ? [item.author] : []));
@@ -100,10 +122,10 @@ export class TrackerRecords {
     for (const person of byLogin.values()) {
       if (ids.has(person.login)) continue;
       if (person.email) {
-        const attached = await this.db.get<{ id: number }>('UPDATE contributors SET github_login = ? WHERE email = ? AND github_login IS NULL RETURNING id', [
-          person.login,
-          person.email,
-        ]);
+        const attached = await this.db.get<{ id: number }>(
+          'UPDATE contributors SET github_login = ? WHERE email = ? AND github_login IS NULL RETURNING id',
+          [person.login, person.email],
+        );
         if (attached) {
           ids.set(person.login, Number(attached.id));
           continue;
@@ -134,7 +156,8 @@ export class TrackerRecords {
   async idsByLogin(logins: readonly string[]): Promise<Map<string, number>> {
     const ids = new Map<string, number>();
     const asked = new Map<string, string[]>();
-    for (const login of new Set(logins)) asked.set(login.toLowerCase(), [...(asked.get(login.toLowerCase()) ?? []), login]);
+    for (const login of new Set(logins))
+      asked.set(login.toLowerCase(), [...(asked.get(login.toLowerCase()) ?? []), login]);
     for (const chunk of chunkRows([...asked.keys()], 1, this.db.capabilities)) {
       const rows = await this.db.all<{ id: number; login: string }>(
         `SELECT id, lower(github_login) AS login FROM contributors WHERE lower(github_login) IN (${inPlaceholders(chunk.length)})`,
@@ -151,16 +174,27 @@ export class TrackerRecords {
    * rather than refused; a number another issue of the repo still holds
    * (one that has moved away) passes to the issue GitHub now gives it.
    */
-  async upsertIssues(repoId: number, issues: readonly TrackerIssue[], authorOf: (person: TrackerPerson | null) => number | null): Promise<RowWrites> {
+  async upsertIssues(
+    repoId: number,
+    issues: readonly TrackerIssue[],
+    authorOf: (person: TrackerPerson | null) => number | null,
+  ): Promise<RowWrites> {
     const writes: RowWrites = { added: 0, updated: 0 };
     for (const issue of issues) {
       let externalKey = issue.externalKey;
       if (externalKey !== null) {
         // `<> ''` lets SQLite read the partial unique index on the key (an empty key is no key).
-        const holder = await this.db.get("SELECT id FROM issues WHERE repo_id = ? AND external_key = ? AND external_key <> '' AND id <> ?", [repoId, externalKey, issue.id]);
+        const holder = await this.db.get(
+          "SELECT id FROM issues WHERE repo_id = ? AND external_key = ? AND external_key <> '' AND id <> ?",
+          [repoId, externalKey, issue.id],
+        );
         if (holder) externalKey = null;
       }
-      await this.db.run('UPDATE issues SET number = NULL WHERE repo_id = ? AND number = ? AND id <> ?', [repoId, issue.number, issue.id]);
+      await this.db.run('UPDATE issues SET number = NULL WHERE repo_id = ? AND number = ? AND id <> ?', [
+        repoId,
+        issue.number,
+        issue.id,
+      ]);
       const existed = await this.db.get('SELECT id FROM issues WHERE id = ?', [issue.id]);
       const written = await this.db.get(
         `INSERT INTO issues (id, ${ISSUE_COLUMNS.join(', ')}) VALUES (?, ${inPlaceholders(ISSUE_COLUMNS.length)})
@@ -193,10 +227,17 @@ export class TrackerRecords {
    * the issue id takes the pull request's id once /pulls names it (unless
    * mail already links to it); merged_at, once known, stays.
    */
-  async upsertPullRequests(repoId: number, pulls: readonly TrackerPullRequest[], authorOf: (person: TrackerPerson | null) => number | null): Promise<RowWrites> {
+  async upsertPullRequests(
+    repoId: number,
+    pulls: readonly TrackerPullRequest[],
+    authorOf: (person: TrackerPerson | null) => number | null,
+  ): Promise<RowWrites> {
     const writes: RowWrites = { added: 0, updated: 0 };
     for (const pull of pulls) {
-      const existing = await this.db.get<{ id: number }>('SELECT id FROM pull_requests WHERE repo_id = ? AND number = ?', [repoId, pull.number]);
+      const existing = await this.db.get<{ id: number }>(
+        'SELECT id FROM pull_requests WHERE repo_id = ? AND number = ?',
+        [repoId, pull.number],
+      );
       const written = await this.db.get(
         `INSERT INTO pull_requests (id, repo_id, number, ${PULL_COLUMNS.join(', ')}) VALUES (?, ?, ?, ${inPlaceholders(PULL_COLUMNS.length)})
          ON CONFLICT (repo_id, number) DO UPDATE SET ${setFromExcluded('pull_requests', PULL_COLUMNS).replace(
@@ -208,7 +249,17 @@ export class TrackerRecords {
            'IS DISTINCT FROM COALESCE(excluded.merged_at, pull_requests.merged_at)',
          )}
          RETURNING id`,
-        [pull.id, repoId, pull.number, pull.title, pull.state, authorOf(pull.author), pull.url, pull.createdAt, pull.mergedAt],
+        [
+          pull.id,
+          repoId,
+          pull.number,
+          pull.title,
+          pull.state,
+          authorOf(pull.author),
+          pull.url,
+          pull.createdAt,
+          pull.mergedAt,
+        ],
       );
       let changed = Boolean(written);
       if (pull.idOf === 'pull_request' && existing && Number(existing.id) !== pull.id) {
@@ -226,6 +277,10 @@ export class TrackerRecords {
 
   /** Records the repository's GitHub id, which an import learns from the API. */
   async setRepoGithubId(repoId: number, githubId: number): Promise<void> {
-    await this.db.run('UPDATE repos SET github_id = ? WHERE id = ? AND (github_id IS NULL OR github_id <> ?)', [githubId, repoId, githubId]);
+    await this.db.run('UPDATE repos SET github_id = ? WHERE id = ? AND (github_id IS NULL OR github_id <> ?)', [
+      githubId,
+      repoId,
+      githubId,
+    ]);
   }
 }

@@ -12,7 +12,19 @@ import type { Systems } from '../systems/load-systems.js';
 
 export type SyncStage = 'fetch' | 'classify' | 'drain' | 'project';
 
-export interface SyncOptions extends Pick<FetchOptions, 'now' | 'full' | 'months' | 'cadenceDays' | 'backfillMonths' | 'contactEmail' | 'cacheDir' | 'maxMessageBytes' | 'mailAccounts' | 'openSource'> {
+export interface SyncOptions extends Pick<
+  FetchOptions,
+  | 'now'
+  | 'full'
+  | 'months'
+  | 'cadenceDays'
+  | 'backfillMonths'
+  | 'contactEmail'
+  | 'cacheDir'
+  | 'maxMessageBytes'
+  | 'mailAccounts'
+  | 'openSource'
+> {
   /** --list: only these lists, in every stage. */
   lists?: readonly string[];
   /** --system: only this system's lists, in every stage. */
@@ -33,7 +45,11 @@ export interface SyncOptions extends Pick<FetchOptions, 'now' | 'full' | 'months
  * reason for fetch (describeFailures), the stage and the reason otherwise.
  */
 export function describeSyncFailures(result: SyncResult): string[] {
-  return [...describeFailures(result.fetch), ...describeStageFailures('drain', result.drain?.lists ?? []), ...describeStageFailures('project', result.project?.lists ?? [])];
+  return [
+    ...describeFailures(result.fetch),
+    ...describeStageFailures('drain', result.drain?.lists ?? []),
+    ...describeStageFailures('project', result.project?.lists ?? []),
+  ];
 }
 
 export interface SyncResult {
@@ -56,28 +72,56 @@ export interface SyncResult {
  * moves on too. Each stage is the stage command's own work, with its own
  * locks and checkpoints, so a sync stopped anywhere resumes like the stages.
  */
-export async function syncLists(store: Store, systems: Systems, options: SyncOptions, progress: ProgressListener): Promise<SyncResult> {
+export async function syncLists(
+  store: Store,
+  systems: Systems,
+  options: SyncOptions,
+  progress: ProgressListener,
+): Promise<SyncResult> {
   const listIds = await selectListIds(store, { names: options.lists, system: options.system });
   const stopped = () => Boolean(options.signal?.aborted);
 
   const fetch = await runStage('fetch', progress, options.signal, (stageProgress) =>
-    fetchLists(store, systems, { ...options, lists: options.lists, system: options.system, workers: options.workers, signal: options.signal }, stageProgress),
+    fetchLists(
+      store,
+      systems,
+      { ...options, lists: options.lists, system: options.system, workers: options.workers, signal: options.signal },
+      stageProgress,
+    ),
   );
   const result: SyncResult = { fetch, failed: fetch.totals.failed, interrupted: fetch.interrupted };
   if (stopped()) return { ...result, interrupted: true };
 
   result.classify = await runStage('classify', progress, options.signal, (stageProgress) =>
-    classifyStaged(store, systems, { lists: options.lists, system: options.system, workers: options.classifyWorkers, maxMessageBytes: options.maxMessageBytes, matchBudgetMs: options.matchBudgetMs, signal: options.signal }, stageProgress),
+    classifyStaged(
+      store,
+      systems,
+      {
+        lists: options.lists,
+        system: options.system,
+        workers: options.classifyWorkers,
+        maxMessageBytes: options.maxMessageBytes,
+        matchBudgetMs: options.matchBudgetMs,
+        signal: options.signal,
+      },
+      stageProgress,
+    ),
   );
   if (stopped()) return { ...result, interrupted: true };
 
   result.drain = await runStage('drain', progress, options.signal, (stageProgress) =>
-    drainLists(store, { listIds, workers: options.workers, mirrorHandling: options.mirrorHandling, systems, signal: options.signal }, stageProgress),
+    drainLists(
+      store,
+      { listIds, workers: options.workers, mirrorHandling: options.mirrorHandling, systems, signal: options.signal },
+      stageProgress,
+    ),
   );
   result.failed += result.drain.lists.filter((list) => list.status === 'failed').length;
   if (stopped()) return { ...result, interrupted: true };
 
-  result.project = await runStage('project', progress, options.signal, (stageProgress) => projectLists(store, { listIds, workers: options.workers, systems, signal: options.signal }, stageProgress));
+  result.project = await runStage('project', progress, options.signal, (stageProgress) =>
+    projectLists(store, { listIds, workers: options.workers, systems, signal: options.signal }, stageProgress),
+  );
   result.failed += result.project.lists.filter((list) => list.status === 'failed').length;
   return { ...result, interrupted: stopped() };
 }

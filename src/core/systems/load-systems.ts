@@ -2,7 +2,14 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { InputError } from '../errors.js';
-import { isNameList, isPlainObject, refuseProblems, YamlFile, type Problem, type Validation } from '../config/yaml-document.js';
+import {
+  isNameList,
+  isPlainObject,
+  refuseProblems,
+  YamlFile,
+  type Problem,
+  type Validation,
+} from '../config/yaml-document.js';
 import { BACKENDS, isBackendName, type BackendName } from './backend-names.js';
 
 export const BUNDLED_SYSTEMS = fileURLToPath(new URL('../../../systems.yaml', import.meta.url));
@@ -40,7 +47,16 @@ export interface Systems {
   yaml: YamlFile;
 }
 
-const SYSTEM_FIELDS = new Set(['backend', 'base_url', 'repo_url_template', 'projection_policy', 'rules', 'rules_from', 'description', 'expects']);
+const SYSTEM_FIELDS = new Set([
+  'backend',
+  'base_url',
+  'repo_url_template',
+  'projection_policy',
+  'rules',
+  'rules_from',
+  'description',
+  'expects',
+]);
 
 export function validateSystems(file: string, text: string): Validation<Systems> {
   const yaml = new YamlFile(file, text);
@@ -54,13 +70,15 @@ export function validateSystems(file: string, text: string): Validation<Systems>
   const systems = new Map<string, SystemDefinition>();
   for (const [name, raw] of Object.entries(data.systems)) {
     const at = ['systems', name];
-    if (!/^[a-z][a-z0-9_]*$/.test(name)) errors.push(yaml.problem(at, `system name "${name}" must be lower-case letters, digits and _`));
+    if (!/^[a-z][a-z0-9_]*$/.test(name))
+      errors.push(yaml.problem(at, `system name "${name}" must be lower-case letters, digits and _`));
     if (!isPlainObject(raw)) {
       errors.push(yaml.problem(at, `system "${name}" must be a mapping`));
       continue;
     }
     for (const key of Object.keys(raw)) {
-      if (!SYSTEM_FIELDS.has(key)) errors.push(yaml.problem([...at, key], `unknown field "${key}" (known: ${[...SYSTEM_FIELDS].join(', ')})`));
+      if (!SYSTEM_FIELDS.has(key))
+        errors.push(yaml.problem([...at, key], `unknown field "${key}" (known: ${[...SYSTEM_FIELDS].join(', ')})`));
     }
     const backend = typeof raw.backend === 'string' ? raw.backend : '';
     if (!isBackendName(backend)) {
@@ -69,7 +87,12 @@ export function validateSystems(file: string, text: string): Validation<Systems>
     }
     const policy = (raw.projection_policy ?? 'none') as ProjectionPolicy;
     if (!PROJECTION_POLICIES.includes(policy)) {
-      errors.push(yaml.problem([...at, 'projection_policy'], `projection_policy must be one of ${PROJECTION_POLICIES.join(', ')}`));
+      errors.push(
+        yaml.problem(
+          [...at, 'projection_policy'],
+          `projection_policy must be one of ${PROJECTION_POLICIES.join(', ')}`,
+        ),
+      );
     }
     for (const field of ['base_url', 'repo_url_template'] as const) {
       const value = raw[field];
@@ -77,8 +100,10 @@ export function validateSystems(file: string, text: string): Validation<Systems>
         errors.push(yaml.problem([...at, field], `${field} must be a URL`));
       }
     }
-    if (raw.rules !== undefined && !Array.isArray(raw.rules)) errors.push(yaml.problem([...at, 'rules'], 'rules must be a list'));
-    if (raw.expects !== undefined && !isNameList(raw.expects)) errors.push(yaml.problem([...at, 'expects'], 'expects must be a list of class names, e.g. [issue_event]'));
+    if (raw.rules !== undefined && !Array.isArray(raw.rules))
+      errors.push(yaml.problem([...at, 'rules'], 'rules must be a list'));
+    if (raw.expects !== undefined && !isNameList(raw.expects))
+      errors.push(yaml.problem([...at, 'expects'], 'expects must be a list of class names, e.g. [issue_event]'));
     systems.set(name, {
       name,
       description: typeof raw.description === 'string' ? raw.description : undefined,
@@ -94,11 +119,17 @@ export function validateSystems(file: string, text: string): Validation<Systems>
   }
   for (const system of systems.values()) {
     if (!systems.has(system.rulesFrom)) {
-      errors.push(yaml.problem(['systems', system.name, 'rules_from'], `rules_from names unknown system "${system.rulesFrom}"`));
+      errors.push(
+        yaml.problem(['systems', system.name, 'rules_from'], `rules_from names unknown system "${system.rulesFrom}"`),
+      );
     }
   }
   if (errors.length) return { errors, warnings };
-  return { value: { file, rulesHash: createHash('sha256').update(text).digest('hex'), systems, yaml }, errors, warnings };
+  return {
+    value: { file, rulesHash: createHash('sha256').update(text).digest('hex'), systems, yaml },
+    errors,
+    warnings,
+  };
 }
 
 const cache = new Map<string, Systems>();
@@ -111,7 +142,10 @@ export function loadSystems(file: string = BUNDLED_SYSTEMS): Systems {
   try {
     text = readFileSync(file, 'utf8');
   } catch {
-    throw new InputError(`The systems file ${file} cannot be read.`, 'Check the --systems path or the "systems" setting.');
+    throw new InputError(
+      `The systems file ${file} cannot be read.`,
+      'Check the --systems path or the "systems" setting.',
+    );
   }
   const result = validateSystems(file, text);
   if (!result.value) {

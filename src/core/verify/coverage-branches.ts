@@ -62,18 +62,39 @@ export function judgeBranches(figures: CoverageFigures): CoverageBranch[] {
   for (const msgClass of MSG_CLASSES) {
     const requiredBy = figures.expected.get(msgClass);
     const count = figures.classes.get(msgClass) ?? 0;
-    branches.push(requiredBy ? branch(`class:${msgClass}`, 'required', count, { why: describeRequirements(requiredBy), requiredBy }) : branch(`class:${msgClass}`, 'informational', count));
+    branches.push(
+      requiredBy
+        ? branch(`class:${msgClass}`, 'required', count, { why: describeRequirements(requiredBy), requiredBy })
+        : branch(`class:${msgClass}`, 'informational', count),
+    );
   }
   for (const route of ROUTES) {
-    branches.push(branch(route.name, route.weight, figures.routing.get(route.kind) ?? 0, route.weight === 'required' ? { why: EVERY_STORE } : {}));
+    branches.push(
+      branch(
+        route.name,
+        route.weight,
+        figures.routing.get(route.kind) ?? 0,
+        route.weight === 'required' ? { why: EVERY_STORE } : {},
+      ),
+    );
   }
   const { mail } = figures;
   branches.push(
-    branch('threading', 'required', mail.replies, { of: mail.total, note: 'messages whose thread root is another message', why: EVERY_STORE }),
+    branch('threading', 'required', mail.replies, {
+      of: mail.total,
+      note: 'messages whose thread root is another message',
+      why: EVERY_STORE,
+    }),
     branch('signaled-repo:captured', 'informational', mail.signaledCaptured, { of: mail.total }),
     branch('signaled-repo:resolved', 'informational', mail.signaledResolved, { of: mail.signaledCaptured }),
-    branch('senders-resolved', 'cross_system', mail.humansResolved, { of: mail.humans, note: 'human mail with a contributor' }),
-    branch('external-keys', 'cross_system', mail.issueEventsWithKey, { of: mail.issueEvents, note: 'issue_event mail with captures.external_key' }),
+    branch('senders-resolved', 'cross_system', mail.humansResolved, {
+      of: mail.humans,
+      note: 'human mail with a contributor',
+    }),
+    branch('external-keys', 'cross_system', mail.issueEventsWithKey, {
+      of: mail.issueEvents,
+      note: 'issue_event mail with captures.external_key',
+    }),
     branch('pr-equivalents', 'informational', figures.prEquivalents, {
       note: 'patch series of none-policy lists',
     }),
@@ -84,11 +105,19 @@ export function judgeBranches(figures: CoverageFigures): CoverageBranch[] {
 /** `apache_ponymail (1 list)`, `mbox (config, 3 lists)`: who expects the class; `requiredBy` names the lists. */
 function describeRequirements(requirements: readonly Requirement[]): string {
   return requirements
-    .map((r) => `${r.system} (${r.source === 'config' ? 'config, ' : ''}${r.lists.length} list${r.lists.length === 1 ? '' : 's'})`)
+    .map(
+      (r) =>
+        `${r.system} (${r.source === 'config' ? 'config, ' : ''}${r.lists.length} list${r.lists.length === 1 ? '' : 's'})`,
+    )
     .join(', ');
 }
 
-function branch(name: string, weight: BranchWeight, count: number, extra: Pick<CoverageBranch, 'of' | 'note' | 'why' | 'requiredBy'> = {}): CoverageBranch {
+function branch(
+  name: string,
+  weight: BranchWeight,
+  count: number,
+  extra: Pick<CoverageBranch, 'of' | 'note' | 'why' | 'requiredBy'> = {},
+): CoverageBranch {
   const status: BranchStatus = count > 0 ? 'PASS' : weight === 'cross_system' ? 'DEFER' : 'EMPTY';
   return { name, weight, status, count, ...extra };
 }

@@ -27,7 +27,11 @@ export interface ExpectOverrides {
  * names the system, else from the systems file. A name that is no class,
  * or a system the systems file does not know, is refused (exit 2).
  */
-export function expectedClasses(lists: readonly Pick<ListRecord, 'system' | 'name' | 'rulesSystem'>[], systems: Systems, overrides: ExpectOverrides = {}): Map<string, Requirement[]> {
+export function expectedClasses(
+  lists: readonly Pick<ListRecord, 'system' | 'name' | 'rulesSystem'>[],
+  systems: Systems,
+  overrides: ExpectOverrides = {},
+): Map<string, Requirement[]> {
   const configured = overrides.expects ?? {};
   for (const [system, names] of Object.entries(configured)) {
     if (!systems.systems.has(system)) {
@@ -48,7 +52,11 @@ export function expectedClasses(lists: readonly Pick<ListRecord, 'system' | 'nam
     const names = fromConfig ? configured[system]! : definition.expects;
     const source = fromConfig ? 'config' : 'systems';
     const file = fromConfig ? (overrides.file ?? 'the config file') : systems.file;
-    if (!fromConfig) requireClasses(names, `${systems.file}${definition.line ? `:${definition.line}` : ''} (systems.${system}.expects)`);
+    if (!fromConfig)
+      requireClasses(
+        names,
+        `${systems.file}${definition.line ? `:${definition.line}` : ''} (systems.${system}.expects)`,
+      );
     for (const msgClass of names) {
       const requirements = required.get(msgClass) ?? [];
       let requirement = requirements.find((r) => r.system === system);
@@ -63,6 +71,9 @@ export function expectedClasses(lists: readonly Pick<ListRecord, 'system' | 'nam
 function requireClasses(names: readonly string[], where: string): void {
   const unknown = names.filter((name) => !(MSG_CLASSES as readonly string[]).includes(name));
   if (unknown.length) {
-    throw new InputError(`${where}: unknown class ${unknown.map((name) => JSON.stringify(name)).join(', ')} (known: ${MSG_CLASSES.join(', ')}).`, 'Name classes of docs/systems.md.');
+    throw new InputError(
+      `${where}: unknown class ${unknown.map((name) => JSON.stringify(name)).join(', ')} (known: ${MSG_CLASSES.join(', ')}).`,
+      'Name classes of docs/systems.md.',
+    );
   }
 }

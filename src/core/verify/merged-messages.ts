@@ -30,9 +30,18 @@ export function countEmbeddedMessages(body: string): number {
  * looks like whole messages, so the mbox they came from was split at too
  * few separators and the mail after them was lost as messages of its own.
  */
-export function judgeMergedMessages(candidates: readonly BodyCandidate[], listName: (id: number) => string): InvariantResult {
-  const merged = candidates.map((candidate) => ({ ...candidate, embedded: countEmbeddedMessages(candidate.body) })).filter((candidate) => candidate.embedded > 0);
-  const details = merged.slice(0, 10).map((m) => `${listName(m.listId)}: ${m.messageKey} holds ${m.embedded} more message${m.embedded === 1 ? '' : 's'}`);
+export function judgeMergedMessages(
+  candidates: readonly BodyCandidate[],
+  listName: (id: number) => string,
+): InvariantResult {
+  const merged = candidates
+    .map((candidate) => ({ ...candidate, embedded: countEmbeddedMessages(candidate.body) }))
+    .filter((candidate) => candidate.embedded > 0);
+  const details = merged
+    .slice(0, 10)
+    .map(
+      (m) => `${listName(m.listId)}: ${m.messageKey} holds ${m.embedded} more message${m.embedded === 1 ? '' : 's'}`,
+    );
   if (merged.length > details.length) details.push(`… ${merged.length - details.length} more`);
   return { name: 'no-merged-messages', ok: merged.length === 0, violations: merged.length, details };
 }

@@ -46,7 +46,9 @@ export function judgeInvariants(figures: InvariantFigures): InvariantResult[] {
     });
   const detailsOf = (offenders: Offenders, note = '') => {
     const rows = named(offenders).map((row) => row + note);
-    return offenders.count > offenders.examples.length ? [...rows, `… ${offenders.count - offenders.examples.length} more`] : rows;
+    return offenders.count > offenders.examples.length
+      ? [...rows, `… ${offenders.count - offenders.examples.length} more`]
+      : rows;
   };
   const fromOffenders = (invariant: string, offenders: Offenders): InvariantResult => ({
     name: invariant,
@@ -70,7 +72,10 @@ export function judgeInvariants(figures: InvariantFigures): InvariantResult[] {
       ...projection,
       ok: projection.ok && neverProjected.length === 0,
       violations: projection.violations + neverProjected.length,
-      details: [...neverProjected.map((id) => `${name(id)}: never projected (run listminer project)`), ...projection.details],
+      details: [
+        ...neverProjected.map((id) => `${name(id)}: never projected (run listminer project)`),
+        ...projection.details,
+      ],
     },
     noFetchGaps(figures.gaps ?? [], name),
     {
@@ -104,10 +109,16 @@ export function judgeInvariants(figures: InvariantFigures): InvariantResult[] {
  * counts it. A violation is a store that missed a re-derivation (or was
  * edited by hand): `drain` and `project` bring it back.
  */
-function derivedCurrent(stale: StaleDerivations, detailsOf: (offenders: Offenders, note?: string) => string[]): InvariantResult {
+function derivedCurrent(
+  stale: StaleDerivations,
+  detailsOf: (offenders: Offenders, note?: string) => string[],
+): InvariantResult {
   const kinds = [stale.trackerUnlinked, stale.links, stale.bodies, stale.issues];
   const violations = kinds.reduce((sum, offenders) => sum + offenders.count, 0);
-  const issueDetails = stale.issues.count > stale.issues.examples.length ? [...stale.issues.examples, `… ${stale.issues.count - stale.issues.examples.length} more`] : stale.issues.examples;
+  const issueDetails =
+    stale.issues.count > stale.issues.examples.length
+      ? [...stale.issues.examples, `… ${stale.issues.count - stale.issues.examples.length} more`]
+      : stale.issues.examples;
   return {
     name: 'derived-current',
     ok: violations === 0,
@@ -115,7 +126,10 @@ function derivedCurrent(stale: StaleDerivations, detailsOf: (offenders: Offender
     details: [
       ...detailsOf(stale.trackerUnlinked, ': tracker mail projected without its issue (run listminer project)'),
       ...detailsOf(stale.links, ': links disagree with its outcome or class (run listminer project)'),
-      ...detailsOf(stale.bodies, ': body kept or missing against its class and the mirror handling (run listminer drain)'),
+      ...detailsOf(
+        stale.bodies,
+        ': body kept or missing against its class and the mirror handling (run listminer drain)',
+      ),
       ...issueDetails,
     ],
   };
@@ -130,7 +144,10 @@ function noFetchGaps(gaps: readonly FetchGap[], name: (listId: number) => string
     name: 'no-fetch-gaps',
     ok: gaps.length === 0,
     violations: gaps.length,
-    details: gaps.map((gap) => `${name(gap.listId)}: ${gap.month}, failed ${gap.failures} runs in a row, last ${gap.lastFailedAt}: ${gap.lastError}`),
+    details: gaps.map(
+      (gap) =>
+        `${name(gap.listId)}: ${gap.month}, failed ${gap.failures} runs in a row, last ${gap.lastFailedAt}: ${gap.lastError}`,
+    ),
   };
 }
 
@@ -145,7 +162,10 @@ function stagedAccounted(lists: readonly ListFigures[]): InvariantResult {
   for (const list of lists) {
     const { staged, classified, other } = list.statuses;
     if (other > 0) details.push(`${list.system} ${list.name}: ${other} staged rows in no known status`);
-    if (staged + classified > 0) details.push(`${list.system} ${list.name}: ${staged + classified} pending (${staged} to classify, ${classified} to drain)`);
+    if (staged + classified > 0)
+      details.push(
+        `${list.system} ${list.name}: ${staged + classified} pending (${staged} to classify, ${classified} to drain)`,
+      );
     violations += other;
   }
   return { name: 'staged-accounted', ok: violations === 0, violations, details };
@@ -180,11 +200,14 @@ export function checkpointsKeptFailures(
   };
   for (const list of lists) {
     if ((list.lastMonth ?? null) !== (list.lastFetchedMonth ?? null)) {
-      details.push(`${name(list.id)}: cursor at ${list.lastMonth ?? 'none'}, latest checkpoint ${list.lastFetchedMonth ?? 'none'}`);
+      details.push(
+        `${name(list.id)}: cursor at ${list.lastMonth ?? 'none'}, latest checkpoint ${list.lastFetchedMonth ?? 'none'}`,
+      );
     }
   }
   for (const failed of failedLists) {
-    if (failed.scanComplete) details.push(`${name(failed.listId)}: scan marked complete while the failure of ${failed.lastFailureAt} stands`);
+    if (failed.scanComplete)
+      details.push(`${name(failed.listId)}: scan marked complete while the failure of ${failed.lastFailureAt} stands`);
     const resume = failed.cursorAtFailure && resumeAfter(failed.listId, failed.cursorAtFailure);
     if (resume && failed.firstMonthAfter && failed.firstMonthAfter > resume) {
       details.push(

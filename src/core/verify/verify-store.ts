@@ -26,7 +26,12 @@ export interface VerifyResult {
  * and then counts mail still on its way as pending. Which classes are
  * required follows from the systems of the lists (expectedClasses).
  */
-export async function verifyStore(store: Store, systems: Systems, selection: ListSelection = {}, overrides: ExpectOverrides = {}): Promise<VerifyResult> {
+export async function verifyStore(
+  store: Store,
+  systems: Systems,
+  selection: ListSelection = {},
+  overrides: ExpectOverrides = {},
+): Promise<VerifyResult> {
   const lists = await selectLists(store, selection);
   const expected = expectedClasses(lists, systems, overrides);
   const scope: ReportScope = selection.names?.length || selection.system ? lists.map((list) => list.id) : undefined;
@@ -35,10 +40,15 @@ export async function verifyStore(store: Store, systems: Systems, selection: Lis
 
   const backendOf = (system: string) => systems.systems.get(system)?.backend ?? 'unknown';
   const backends = new Map<string, number>();
-  for (const list of figures) backends.set(backendOf(list.system), (backends.get(backendOf(list.system)) ?? 0) + list.stored);
-  const nonePolicyLists = figures.filter((list) => systems.systems.get(list.system)?.projectionPolicy === 'none').map((list) => list.id);
+  for (const list of figures)
+    backends.set(backendOf(list.system), (backends.get(backendOf(list.system)) ?? 0) + list.stored);
+  const nonePolicyLists = figures
+    .filter((list) => systems.systems.get(list.system)?.projectionPolicy === 'none')
+    .map((list) => list.id);
 
-  const cleanFitLists = figures.filter((list) => systems.systems.get(list.system)?.projectionPolicy === 'clean_fit').map((list) => list.id);
+  const cleanFitLists = figures
+    .filter((list) => systems.systems.get(list.system)?.projectionPolicy === 'clean_fit')
+    .map((list) => list.id);
 
   const branches = judgeBranches({
     lists: figures.length,
@@ -70,7 +80,12 @@ export async function verifyStore(store: Store, systems: Systems, selection: Lis
     gaps: await store.fetchState.gaps(scope),
   });
   const listNames = new Map(figures.map((list) => [list.id, `${list.system} ${list.name}`]));
-  invariants.push(judgeMergedMessages(await reports.bodiesWithFromLines(scope), (id) => listNames.get(id) ?? `list ${id}`));
-  const failing = [...requiredGaps(branches), ...invariants.filter((invariant) => !invariant.ok).map((invariant) => invariant.name)];
+  invariants.push(
+    judgeMergedMessages(await reports.bodiesWithFromLines(scope), (id) => listNames.get(id) ?? `list ${id}`),
+  );
+  const failing = [
+    ...requiredGaps(branches),
+    ...invariants.filter((invariant) => !invariant.ok).map((invariant) => invariant.name),
+  ];
   return { lists: figures.length, branches, invariants, failing, ok: failing.length === 0 };
 }

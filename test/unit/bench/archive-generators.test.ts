@@ -38,7 +38,6 @@ function digest(items: Iterable<ArchiveItem>): string {
   return hash.digest('hex');
 }
 
-
 describe('the synthetic benchmark archive', () => {
   const messages = [...syntheticArchive({ messages: 1500, seed: 7 })];
 
@@ -66,7 +65,15 @@ describe('the synthetic benchmark archive', () => {
     expect(share(/^Content-Transfer-Encoding: quoted-printable/m)).toBeGreaterThan(0);
     expect(share(/charset="(?:ISO-8859-1|windows-1252|KOI8-R|GB2312|ISO-8859-2)"/)).toBeGreaterThan(0);
     expect(share(/^(?:Subject|From): .*=\?[\w-]+\?[BQ]\?/m)).toBeGreaterThan(0);
-    for (const tag of [/^Subject: \[PATCH v\d+ \d+\/\d+\]/m, /^Subject: \[jira\] \[Created\] \(KAFKA-\d+\)/m, /^From: GitBox <git@apache\.org>/m, /^Subject: \[VOTE\]/m, /^Subject: \[RESULT\]\[VOTE\]/m, /^Signed-off-by: /m, /^Reviewed-by: /m]) {
+    for (const tag of [
+      /^Subject: \[PATCH v\d+ \d+\/\d+\]/m,
+      /^Subject: \[jira\] \[Created\] \(KAFKA-\d+\)/m,
+      /^From: GitBox <git@apache\.org>/m,
+      /^Subject: \[VOTE\]/m,
+      /^Subject: \[RESULT\]\[VOTE\]/m,
+      /^Signed-off-by: /m,
+      /^Reviewed-by: /m,
+    ]) {
       expect(share(tag), String(tag)).toBeGreaterThan(0);
     }
     const senders = new Set(messages.map((m) => m.sender));
@@ -77,7 +84,12 @@ describe('the synthetic benchmark archive', () => {
   });
 
   it('encodes other charsets so that listminer decodes them back to the same text', async () => {
-    const scripts: Record<string, RegExp> = { 'KOI8-R': /[А-Яа-я]/, GB2312: /[\u4e00-\u9fff]/, 'ISO-8859-1': /[À-ÿ]/, 'windows-1252': /[À-ÿ“”…]/ };
+    const scripts: Record<string, RegExp> = {
+      'KOI8-R': /[А-Яа-я]/,
+      GB2312: /[\u4e00-\u9fff]/,
+      'ISO-8859-1': /[À-ÿ]/,
+      'windows-1252': /[À-ÿ“”…]/,
+    };
     const seen: Record<string, number> = {};
     for (const { raw } of messages) {
       const charset = /charset="(KOI8-R|GB2312|ISO-8859-2|ISO-8859-1|windows-1252)"/.exec(raw.toString('latin1'))?.[1];
@@ -85,7 +97,8 @@ describe('the synthetic benchmark archive', () => {
       const envelope = await parseEnvelope(raw);
       expect(envelope.body).not.toContain('\ufffd');
       expect(envelope.subject).not.toMatch(/=\?/);
-      if (scripts[charset]?.test(envelope.body) || scripts[charset]?.test(envelope.fromName ?? '')) seen[charset] = (seen[charset] ?? 0) + 1;
+      if (scripts[charset]?.test(envelope.body) || scripts[charset]?.test(envelope.fromName ?? ''))
+        seen[charset] = (seen[charset] ?? 0) + 1;
     }
     expect(seen['KOI8-R']).toBeGreaterThan(0);
     expect(seen.GB2312).toBeGreaterThan(0);
@@ -99,11 +112,17 @@ describe('the synthetic benchmark archive', () => {
     expect(written).toMatchObject({ messages: 400, epochs: 1 });
     const split = splitMboxBuffer(readFileSync(mbox));
     expect(split).toHaveLength(400);
-    const originals = [...syntheticArchive({ messages: 400, seed: 7 })].map((m) => m.raw.toString('latin1').replace(/\n*$/, ''));
+    const originals = [...syntheticArchive({ messages: 400, seed: 7 })].map((m) =>
+      m.raw.toString('latin1').replace(/\n*$/, ''),
+    );
     expect(split.map((raw) => raw.toString('latin1').replace(/\n*$/, ''))).toEqual(originals);
     const gitDir = join(inbox, INBOX, 'git', '0.git');
-    expect(execFileSync('git', ['--git-dir', gitDir, 'rev-list', '--count', 'master'], { encoding: 'utf8' }).trim()).toBe('400');
-    expect(execFileSync('git', ['--git-dir', gitDir, 'show', 'master:m']).toString('latin1').replace(/\n*$/, '')).toBe(originals[399]);
+    expect(
+      execFileSync('git', ['--git-dir', gitDir, 'rev-list', '--count', 'master'], { encoding: 'utf8' }).trim(),
+    ).toBe('400');
+    expect(execFileSync('git', ['--git-dir', gitDir, 'show', 'master:m']).toString('latin1').replace(/\n*$/, '')).toBe(
+      originals[399],
+    );
   });
 });
 

@@ -1,7 +1,10 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 
 const setFlags = vi.hoisted(() => vi.fn());
-vi.mock('node:v8', async (importOriginal) => ({ ...(await importOriginal<typeof import('node:v8')>()), setFlagsFromString: setFlags }));
+vi.mock('node:v8', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('node:v8')>()),
+  setFlagsFromString: setFlags,
+}));
 
 const { HEAP_GROWING_PERCENT, limitHeapGrowth } = await import('../../../src/cli/heap-growth.js');
 

@@ -11,7 +11,10 @@ interface ListrEvent {
 }
 
 /** Runs `work` under the terminal view with listr2's test renderer, which writes each task event as a JSON line. */
-async function runOnTerminal<T>(work: (progress: ProgressListener) => Promise<T>, signal?: AbortSignal): Promise<{ result?: T; error?: unknown; events: ListrEvent[] }> {
+async function runOnTerminal<T>(
+  work: (progress: ProgressListener) => Promise<T>,
+  signal?: AbortSignal,
+): Promise<{ result?: T; error?: unknown; events: ListrEvent[] }> {
   let text = '';
   const sink = new Writable({
     write(chunk, _encoding, done) {
@@ -21,7 +24,10 @@ async function runOnTerminal<T>(work: (progress: ProgressListener) => Promise<T>
   });
   const outcome: { result?: T; error?: unknown } = {};
   try {
-    outcome.result = await runWithProgress('fetch', 'tty', work, { listr: { renderer: 'test', output: new ProcessOutput(sink as NodeJS.WriteStream, sink as NodeJS.WriteStream) }, signal });
+    outcome.result = await runWithProgress('fetch', 'tty', work, {
+      listr: { renderer: 'test', output: new ProcessOutput(sink as NodeJS.WriteStream, sink as NodeJS.WriteStream) },
+      signal,
+    });
   } catch (error) {
     outcome.error = error;
   }
@@ -120,7 +126,8 @@ describe('progress view', () => {
 });
 
 describe('progress view: the stage row', () => {
-  const stageState = (events: ListrEvent[]) => events.filter((e) => e.task.path.length === 1 && e.event === 'STATE').at(-1)?.data;
+  const stageState = (events: ListrEvent[]) =>
+    events.filter((e) => e.task.path.length === 1 && e.event === 'STATE').at(-1)?.data;
 
   it('ends failed, not ✔, when one of its lists failed', async () => {
     const run = await runOnTerminal(async (progress) => {

@@ -19,7 +19,8 @@ describe('tables fit the terminal without losing what names a row', () => {
   });
 
   it('never cuts a cell: long words and URLs wrap whole into the column', () => {
-    const error = 'HTTP 503 from https://lists.apache.org/api/stats.lua?list=dev&domain=kafka.apache.org&d=2024-03 after 3 tries';
+    const error =
+      'HTTP 503 from https://lists.apache.org/api/stats.lua?list=dev&domain=kafka.apache.org&d=2024-03 after 3 tries';
     const table = renderTable([naming('list'), 'error'], [['dev@kafka.apache.org', error]], { width: 60 });
     expect(widest(table)).toBeLessThanOrEqual(60);
     expect(table).not.toContain('…');
@@ -43,8 +44,32 @@ describe('tables fit the terminal without losing what names a row', () => {
   });
 
   it('turns a table too wide for the width into one record per row', () => {
-    const head = ['id', 'system', naming('list'), naming('repo'), 'last month', 'state', 'staged', 'drained', 'deferred', 'shunted', 'skipped'];
-    const rows = lists.map((list, i) => [i + 1, 'apache_ponymail', list, 'https://github.com/apache/quarry', '2024-12', 'complete', 1234567, 294, 0, 0, 0]);
+    const head = [
+      'id',
+      'system',
+      naming('list'),
+      naming('repo'),
+      'last month',
+      'state',
+      'staged',
+      'drained',
+      'deferred',
+      'shunted',
+      'skipped',
+    ];
+    const rows = lists.map((list, i) => [
+      i + 1,
+      'apache_ponymail',
+      list,
+      'https://github.com/apache/quarry',
+      '2024-12',
+      'complete',
+      1234567,
+      294,
+      0,
+      0,
+      0,
+    ]);
     const text = renderTable(head, rows, { width: 80 });
     expect(text).not.toContain('┌');
     expect(widest(text)).toBeLessThanOrEqual(80);
@@ -54,7 +79,14 @@ describe('tables fit the terminal without losing what names a row', () => {
   });
 
   it('right-aligns numbers with thousands separators', () => {
-    const table = renderTable(['list', 'messages'], [['a', 1234567], ['b', 12]], { width: undefined });
+    const table = renderTable(
+      ['list', 'messages'],
+      [
+        ['a', 1234567],
+        ['b', 12],
+      ],
+      { width: undefined },
+    );
     expect(table).toContain('│ 1,234,567 │');
     expect(table).toContain('│        12 │');
   });
@@ -66,7 +98,9 @@ describe('tables fit the terminal without losing what names a row', () => {
   });
 
   it('wraps a header at its words, never cutting one', () => {
-    const table = renderTable([naming('list'), 'examined', 'new issues', 'clean_fit'], [['dev', 1, 2, 3]], { width: 30 });
+    const table = renderTable([naming('list'), 'examined', 'new issues', 'clean_fit'], [['dev', 1, 2, 3]], {
+      width: 30,
+    });
     expect(table).toContain('examined');
     expect(table).toContain('clean_fit');
   });
@@ -78,7 +112,14 @@ describe('tables fit the terminal without losing what names a row', () => {
 
 describe('bar charts fit the width', () => {
   it('scales bars to the width, the largest filling it and a small value still visible', () => {
-    const chart = renderBarChart([{ label: '2024-01', value: 1000 }, { label: '2024-02', value: 1 }, { label: '2024-03', value: 0 }], { width: 40 });
+    const chart = renderBarChart(
+      [
+        { label: '2024-01', value: 1000 },
+        { label: '2024-02', value: 1 },
+        { label: '2024-03', value: 0 },
+      ],
+      { width: 40 },
+    );
     const lines = chart.split('\n');
     expect(widest(chart)).toBe(40);
     expect(lines.map((line) => (line.match(/█/g) ?? []).length)).toEqual([40 - 7 - 4 - 3, 1, 0]);

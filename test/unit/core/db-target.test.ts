@@ -18,6 +18,8 @@ describe('database target', () => {
   it('hides passwords in URLs and in free text', () => {
     expect(redactUrl('postgres://me:s3cret@db.example.org:5432/lm')).toBe('postgres://me:*****@db.example.org:5432/lm');
     expect(redactUrl('postgres://me@db/lm')).toBe('postgres://me@db/lm');
-    expect(redactSecrets('failed for postgresql://me:p%40ss@h/x today')).toBe('failed for postgresql://me:*****@h/x today');
+    expect(redactSecrets('failed for postgresql://me:p%40ss@h/x today')).toBe(
+      'failed for postgresql://me:*****@h/x today',
+    );
   });
 });

@@ -11,7 +11,9 @@ const SCRIPT = fileURLToPath(new URL('../../../scripts/fetch-corpus.mjs', import
 
 function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [SCRIPT, ...args], (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }));
+    execFile(process.execPath, [SCRIPT, ...args], (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
   });
 }
 
@@ -45,8 +47,23 @@ describe('npm run corpus', () => {
       path,
       JSON.stringify({
         sources: [
-          { folder: 'mail', repository: 'acme/mail', ref: '0123abc', license: 'MIT', files: [{ path: 'tests/a.mbox', size: 24 }, { path: 'tests/deep/b.eml', size: 19 }] },
-          { folder: 'parser', repository: 'other/parser', ref: 'v1.2', license: 'Apache-2.0', files: [{ path: 'data/c.txt', size: sizeOfC }] },
+          {
+            folder: 'mail',
+            repository: 'acme/mail',
+            ref: '0123abc',
+            license: 'MIT',
+            files: [
+              { path: 'tests/a.mbox', size: 24 },
+              { path: 'tests/deep/b.eml', size: 19 },
+            ],
+          },
+          {
+            folder: 'parser',
+            repository: 'other/parser',
+            ref: 'v1.2',
+            license: 'Apache-2.0',
+            files: [{ path: 'data/c.txt', size: sizeOfC }],
+          },
         ],
       }),
     );
@@ -59,7 +76,9 @@ describe('npm run corpus', () => {
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toContain('3 files fetched, 0 already present, 0 failed');
     expect(readFileSync(join(out, 'mail/tests/deep/b.eml'), 'utf8')).toBe(files['/acme/mail/0123abc/tests/deep/b.eml']);
-    expect(readFileSync(join(out, 'SOURCES.md'), 'utf8')).toContain('| parser/ | other/parser | v1.2 | Apache-2.0 | 1 |');
+    expect(readFileSync(join(out, 'SOURCES.md'), 'utf8')).toContain(
+      '| parser/ | other/parser | v1.2 | Apache-2.0 | 1 |',
+    );
     requests.length = 0;
     const second = await run(['--sources', sources(14), '--base-url', base, '--out', out]);
     expect(second.stdout).toContain('0 files fetched, 3 already present, 0 failed');
@@ -79,7 +98,12 @@ describe('npm run corpus', () => {
     const out = join(dir, 'stopped');
     const path = join(dir, 'sources-missing.json');
     const missing = Array.from({ length: 12 }, (_, i) => ({ path: `gone/${i}.mbox`, size: 10 }));
-    writeFileSync(path, JSON.stringify({ sources: [{ folder: 'gone', repository: 'acme/gone', ref: 'main', license: 'MIT', files: missing }] }));
+    writeFileSync(
+      path,
+      JSON.stringify({
+        sources: [{ folder: 'gone', repository: 'acme/gone', ref: 'main', license: 'MIT', files: missing }],
+      }),
+    );
     requests.length = 0;
     const result = await run(['--sources', path, '--base-url', base, '--out', out]);
     expect(result.code).toBe(1);

@@ -35,8 +35,9 @@ export function createPonyMailSource(options: PonyMailOptions = {}): ArchiveSour
       const stats = await clientFor(context).json<StatsAnswer>(url, context.signal);
       // An empty list still answers 200; a 404 means the URL or the address is wrong,
       // and taking it for an empty list would mark the list complete for a month.
-      if (stats === undefined) throw new ArchiveError(`${url} answered 404: the archive does not know ${local}@${domain}.`, 'permanent');
-      if ( !Number.isInteger(stats.firstYear) || !Number.isInteger(stats.firstMonth)) return undefined;
+      if (stats === undefined)
+        throw new ArchiveError(`${url} answered 404: the archive does not know ${local}@${domain}.`, 'permanent');
+      if (!Number.isInteger(stats.firstYear) || !Number.isInteger(stats.firstMonth)) return undefined;
       const month = `${String(stats.firstYear).padStart(4, '0')}-${String(stats.firstMonth).padStart(2, '0')}`;
       // An empty list answers with no years or with zeros.
       return isMonth(month) && stats.firstYear! >= 1970 ? month : undefined;

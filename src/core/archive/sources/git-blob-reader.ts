@@ -20,7 +20,10 @@ export class GitBlobReader {
   constructor(gitDir: string) {
     // Its own process group: a Ctrl-C at the terminal reaches listminer, which
     // finishes the batch, and not git halfway through it. It exits when its stdin closes.
-    this.child = spawn('git', ['--git-dir', gitDir, 'cat-file', '--batch'], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    this.child = spawn('git', ['--git-dir', gitDir, 'cat-file', '--batch'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
     this.child.stdout.on('data', (chunk: Buffer) => {
       this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
       this.drain();
@@ -31,7 +34,11 @@ export class GitBlobReader {
     this.child.stdin.on('error', () => {}); // reported through 'close'
     this.child.on('error', (error) => this.fail(error));
     this.child.on('close', (code, signal) => {
-      this.fail(new Error(`git cat-file in ${gitDir} ended (${signal ?? `exit ${code}`})${this.stderr ? `: ${this.stderr.trim()}` : ''}`));
+      this.fail(
+        new Error(
+          `git cat-file in ${gitDir} ended (${signal ?? `exit ${code}`})${this.stderr ? `: ${this.stderr.trim()}` : ''}`,
+        ),
+      );
     });
   }
 

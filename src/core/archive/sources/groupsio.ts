@@ -51,7 +51,10 @@ interface Api {
 export function createSource(): ArchiveSource {
   const mbox = createMboxSource();
   const unpacked = builtOnce(downloadArchive);
-  const local = async (context: SourceContext): Promise<SourceContext> => ({ ...context, list: { ...context.list, name: await unpacked(context) } });
+  const local = async (context: SourceContext): Promise<SourceContext> => ({
+    ...context,
+    list: { ...context.list, name: await unpacked(context) },
+  });
   return {
     name: 'groupsio',
 
@@ -86,7 +89,10 @@ async function downloadArchive(context: SourceContext): Promise<string> {
   const group = context.list.name;
   const sub = await findSubscription(api, group);
   if (sub.perms?.download_archives === false) {
-    throw new ArchiveError(`${api.host} does not let members download the archive of ${group}; its owner can allow it (download_archives).`, 'permanent');
+    throw new ArchiveError(
+      `${api.host} does not let members download the archive of ${group}; its owner can allow it (download_archives).`,
+      'permanent',
+    );
   }
   const folder = join(context.cacheDir, 'groupsio', api.host, group);
   // One fetch at a time holds the list's lock; what a killed one left here is cleared first.
@@ -95,7 +101,10 @@ async function downloadArchive(context: SourceContext): Promise<string> {
   await mkdir(temporary, { recursive: true });
   try {
     const zip = join(temporary, 'archive.zip');
-    const answer = await api.client.streamDocument(`${api.root}/downloadarchives?group_id=${sub.group_id}`, { headers: api.headers, signal: api.signal });
+    const answer = await api.client.streamDocument(`${api.root}/downloadarchives?group_id=${sub.group_id}`, {
+      headers: api.headers,
+      signal: api.signal,
+    });
     if (answer.status !== 200) throw await refusal(answer, group);
     await pipeline(answer.body, createWriteStream(zip));
     const unpackedTo = join(temporary, 'mbox');
@@ -120,7 +129,10 @@ async function unzip(zip: string, into: string, group: string): Promise<void> {
       await pipeline(await archive.stream(entry), createWriteStream(join(into, basename(entry.name))));
     }
   } catch (error) {
-    throw new ArchiveError(`The archive groups.io sent for ${group} is not a readable zip file: ${(error as Error).message}`, 'transient');
+    throw new ArchiveError(
+      `The archive groups.io sent for ${group} is not a readable zip file: ${(error as Error).message}`,
+      'transient',
+    );
   } finally {
     await archive?.close().catch(() => undefined);
   }
@@ -136,7 +148,8 @@ async function keepUnchangedTimes(fresh: string, previous: string): Promise<void
     const before = await stat(join(previous, name)).catch(() => undefined);
     const now = await stat(join(fresh, name));
     if (!before || before.size !== now.size) continue;
-    if ((await fileDigest(join(previous, name))) === (await fileDigest(join(fresh, name)))) await utimes(join(fresh, name), before.atime, before.mtime);
+    if ((await fileDigest(join(previous, name))) === (await fileDigest(join(fresh, name))))
+      await utimes(join(fresh, name), before.atime, before.mtime);
   }
 }
 
@@ -155,11 +168,22 @@ function openApi(context: Pick<SourceContext, 'baseUrl' | 'system' | 'contactEma
   } catch {
     throw new ArchiveError(`"${base}" is not a groups.io base URL (https://groups.io).`, 'permanent');
   }
-  const token = context.mailAccounts?.find((account) => account.host === host)?.password ?? (process.env[GROUPSIO_TOKEN_ENV] || undefined);
+  const token =
+    context.mailAccounts?.find((account) => account.host === host)?.password ??
+    (process.env[GROUPSIO_TOKEN_ENV] || undefined);
   if (!token) {
-    throw new ArchiveError(`No groups.io API key for ${host}: set ${GROUPSIO_TOKEN_ENV}, or give the config file a mail_accounts entry for ${host} with the key as its password.`, 'permanent');
+    throw new ArchiveError(
+      `No groups.io API key for ${host}: set ${GROUPSIO_TOKEN_ENV}, or give the config file a mail_accounts entry for ${host} with the key as its password.`,
+      'permanent',
+    );
   }
-  return { root: `${base}/api/v1`, host, client: createHttpClient(context), headers: { authorization: `Bearer ${token}`, accept: 'application/json' }, signal: context.signal };
+  return {
+    root: `${base}/api/v1`,
+    host,
+    client: createHttpClient(context),
+    headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+    signal: context.signal,
+  };
 }
 
 /** The account's subscriptions, page by page (getsubs). */
@@ -177,13 +201,21 @@ async function* subscriptions(api: Api): AsyncGenerator<Subscription> {
 
 async function findSubscription(api: Api, group: string): Promise<Subscription> {
   for await (const sub of subscriptions(api)) if (sub.group_name.toLowerCase() === group.toLowerCase()) return sub;
-  throw new ArchiveError(`The account of the API key is not subscribed to ${group} on ${api.host}, and groups.io gives a group's archive to its members only.`, 'permanent');
+  throw new ArchiveError(
+    `The account of the API key is not subscribed to ${group} on ${api.host}, and groups.io gives a group's archive to its members only.`,
+    'permanent',
+  );
 }
 
 async function refusal(answer: HttpBody, group: string): Promise<ArchiveError> {
   const chunks: Buffer[] = [];
   for await (const chunk of answer.body) chunks.push(chunk);
-  return refusalOf(answer.status, Buffer.concat(chunks).toString('utf8'), `the archive of ${group}`, new URL(answer.url).hostname);
+  return refusalOf(
+    answer.status,
+    Buffer.concat(chunks).toString('utf8'),
+    `the archive of ${group}`,
+    new URL(answer.url).hostname,
+  );
 }
 
 /** groups.io answers errors with a JSON error object whose `type` says what went wrong. */
@@ -196,7 +228,10 @@ function refusalOf(status: number, text: string, what: string, host: string): Ar
   }
   const said = type ? ` (${type})` : '';
   if (status === 401 || type === 'unauthorized' || type === 'not_logged_in' || type === 'bad_token') {
-    return new ArchiveError(`${host} refused the API key${said}: set a valid one in ${GROUPSIO_TOKEN_ENV} or the config file's mail_accounts.`, 'permanent');
+    return new ArchiveError(
+      `${host} refused the API key${said}: set a valid one in ${GROUPSIO_TOKEN_ENV} or the config file's mail_accounts.`,
+      'permanent',
+    );
   }
   return new ArchiveError(`${host} refused ${what}: HTTP ${status}${said}.`, 'permanent');
 }

@@ -50,7 +50,10 @@ export function createHyperKittySource(options: HyperKittyOptions = {}): Archive
       const { address } = splitListAddress(context);
       const linked = archiveMonths(await readOverview(context), address);
       if (linked.length > 0) return linked[0];
-      const info = await clientFor(context).json<{ created_at?: string }>(`${requireBaseUrl(context)}/api/list/${pathAddress(address)}/`, context.signal);
+      const info = await clientFor(context).json<{ created_at?: string }>(
+        `${requireBaseUrl(context)}/api/list/${pathAddress(address)}/`,
+        context.signal,
+      );
       const created = info?.created_at?.slice(0, 7);
       return created && isMonth(created) ? created : undefined;
     },
@@ -79,7 +82,8 @@ export function createHyperKittySource(options: HyperKittyOptions = {}): Archive
       const client = clientFor(context);
       const months = archiveMonths(await readOverview(context), address);
       const latest = await client.text(`${listUrl(context)}/latest`, context.signal);
-      if (latest === undefined) throw new ArchiveError(`There is no HyperKitty thread list at ${listUrl(context)}/latest.`, 'permanent');
+      if (latest === undefined)
+        throw new ArchiveError(`There is no HyperKitty thread list at ${listUrl(context)}/latest.`, 'permanent');
       const total = threadListCounts(latest).at(-1) ?? 0;
       const stamp = `from ${months[0] ?? '-'}`;
       const cached = await readMonthIndex<FingerprintIndex>(context.cacheDir, 'hyperkitty', listUrl(context), stamp);

@@ -1,7 +1,16 @@
 import { ImapFlow } from 'imapflow';
 import { ArchiveError } from '../../errors.js';
 import type { ArchiveSource, Month, SourceContext } from '../archive-source.js';
-import { builtOnce, mailboxError, mailboxMonths, messageFacts, openMailbox, type Mailbox, type MailboxMonths, type MessageFacts } from '../mailbox.js';
+import {
+  builtOnce,
+  mailboxError,
+  mailboxMonths,
+  messageFacts,
+  openMailbox,
+  type Mailbox,
+  type MailboxMonths,
+  type MessageFacts,
+} from '../mailbox.js';
 import { monthOf } from '../month.js';
 
 /** Messages asked for in one FETCH. */
@@ -59,7 +68,11 @@ export function createSource(): ArchiveSource {
       const uids = (await client.search({ all: true }, { uid: true })) || [];
       const months = await mailboxMonths(context, mailbox, uidValidity, uids.map(String), async (names) => {
         const facts = new Map<string, MessageFacts>();
-        for await (const message of client.fetch(uidRanges(names.map(Number)), { uid: true, internalDate: true, headers: ['date', 'list-id'] }, { uid: true })) {
+        for await (const message of client.fetch(
+          uidRanges(names.map(Number)),
+          { uid: true, internalDate: true, headers: ['date', 'list-id'] },
+          { uid: true },
+        )) {
           const arrived = message.internalDate instanceof Date ? message.internalDate : new Date();
           facts.set(String(message.uid), messageFacts(message.headers ?? Buffer.alloc(0), monthOf(arrived)));
         }
@@ -88,13 +101,20 @@ export function createSource(): ArchiveSource {
       if (!uids?.length) return;
       const { client, mailbox, uidValidity } = await connect(context);
       if (uidValidity !== known.uidValidity) {
-        throw new ArchiveError(`${mailbox.label}: the folder was recreated while it was read (UIDVALIDITY ${known.uidValidity} → ${uidValidity}).`, 'transient');
+        throw new ArchiveError(
+          `${mailbox.label}: the folder was recreated while it was read (UIDVALIDITY ${known.uidValidity} → ${uidValidity}).`,
+          'transient',
+        );
       }
       // A FETCH of a few messages at a time, handed on once it is over: no command runs on the connection while one streams, and a month is never held whole.
       for (let start = 0; start < uids.length; start += FETCH_BATCH) {
         const messages: Array<{ uid: number; source: Buffer }> = [];
         try {
-          for await (const message of client.fetch(uidRanges(uids.slice(start, start + FETCH_BATCH).map(Number)), { uid: true, source: true }, { uid: true })) {
+          for await (const message of client.fetch(
+            uidRanges(uids.slice(start, start + FETCH_BATCH).map(Number)),
+            { uid: true, source: true },
+            { uid: true },
+          )) {
             if (message.source) messages.push({ uid: message.uid, source: message.source });
           }
         } catch (error) {
@@ -120,7 +140,7 @@ export function createSource(): ArchiveSource {
 export function uidRanges(uids: readonly number[]): string {
   const sorted = [...uids].sort((a, b) => a - b);
   const parts: string[] = [];
-  for (let i = 0; i < sorted.length; ) {
+  for (let i = 0; i < sorted.length;) {
     let j = i;
     while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j++;
     parts.push(i === j ? String(sorted[i]) : `${sorted[i]}:${sorted[j]}`);

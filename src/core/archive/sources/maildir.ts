@@ -78,11 +78,13 @@ async function maildirIndex(context: SourceContext): Promise<MaildirIndex> {
       stamps.push(`${folder}:none`);
     }
   }
-  if (stamps.slice(1).every((s) => s.endsWith(':none'))) throw new ArchiveError(`${root} is not a Maildir (it has no cur/ or new/).`, 'permanent');
+  if (stamps.slice(1).every((s) => s.endsWith(':none')))
+    throw new ArchiveError(`${root} is not a Maildir (it has no cur/ or new/).`, 'permanent');
   const stamp = stamps.join(' ');
   const cached = await readMonthIndex<MaildirIndex>(context.cacheDir, INDEX_KIND, root, stamp);
   if (cached && !(await anyNowReadable(root, cached.skipped))) {
-    for (const entry of cached.skipped) context.onSkippedEntry?.({ path: join(root, entry.path), reason: entry.reason });
+    for (const entry of cached.skipped)
+      context.onSkippedEntry?.({ path: join(root, entry.path), reason: entry.reason });
     return cached;
   }
   const index: MaildirIndex = { months: {}, digests: {}, skipped: [] };

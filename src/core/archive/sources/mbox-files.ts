@@ -51,7 +51,9 @@ export function createSource(): ArchiveSource {
     if (seen?.stamp === stamp) return seen.index;
     let index: FileMonths;
     try {
-      index = (await readMonthIndex<FileMonths>(context.cacheDir, INDEX_KIND, file, stamp)) ?? (await indexFile(file, check.file, stamp, context));
+      index =
+        (await readMonthIndex<FileMonths>(context.cacheDir, INDEX_KIND, file, stamp)) ??
+        (await indexFile(file, check.file, stamp, context));
     } catch (error) {
       const problem = readProblem(error);
       if (problem === undefined) throw error;
@@ -68,7 +70,8 @@ export function createSource(): ArchiveSource {
     async firstMonth(context) {
       let first: Month | undefined;
       for (const file of await mboxFiles(context.list.name, context)) {
-        for (const month of Object.keys((await fileMonths(file, context))?.months ?? {})) if (!first || month < first) first = month;
+        for (const month of Object.keys((await fileMonths(file, context))?.months ?? {}))
+          if (!first || month < first) first = month;
       }
       return first;
     },
@@ -98,7 +101,13 @@ export function createSource(): ArchiveSource {
           } else {
             for (const [start, end] of holding.runs) {
               const run = createReadStream(file, { start, end: end - 1, highWaterMark: 256 * 1024 });
-              yield* messagesOfMonth(readMboxEntries(run, { signal: context.signal }), file, start, index.fallback, month);
+              yield* messagesOfMonth(
+                readMboxEntries(run, { signal: context.signal }),
+                file,
+                start,
+                index.fallback,
+                month,
+              );
             }
           }
         } catch (error) {
@@ -116,10 +125,17 @@ export function createSource(): ArchiveSource {
   };
 }
 
-async function* messagesOfMonth(entries: AsyncIterable<MboxEntry>, file: string, base: number, fallback: Month, month: Month): AsyncGenerator<RawMessage> {
+async function* messagesOfMonth(
+  entries: AsyncIterable<MboxEntry>,
+  file: string,
+  base: number,
+  fallback: Month,
+  month: Month,
+): AsyncGenerator<RawMessage> {
   for await (const entry of entries) {
     const headers = readHeaderBlock(entry.raw);
-    if (messageMonth(headers, fallback, entry.fromLine) === month) yield { raw: entry.raw, sourceRef: `${file}#${base + entry.offset}`, headers };
+    if (messageMonth(headers, fallback, entry.fromLine) === month)
+      yield { raw: entry.raw, sourceRef: `${file}#${base + entry.offset}`, headers };
   }
 }
 
@@ -221,6 +237,8 @@ function isZlibError(error: unknown): boolean {
 }
 
 function cutSentence(file: string, cut: NonNullable<FileMonths['cut']>): string {
-  const what = /unexpected end/i.test(cut.why) ? 'ends early (its gzip data is cut short)' : `is damaged (gzip: ${cut.why})`;
+  const what = /unexpected end/i.test(cut.why)
+    ? 'ends early (its gzip data is cut short)'
+    : `is damaged (gzip: ${cut.why})`;
   return `${file} ${what}: the messages before the damage were staged, the rest cannot be read, so ${cut.month} stays unfinished and is read again on the next fetch.`;
 }

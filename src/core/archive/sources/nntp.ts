@@ -63,7 +63,9 @@ export function createSource(): ArchiveSource {
     const server = serverOf(context, `The list ${context.list.name}`);
     if (!client) {
       await sharedPacer.wait(server.paceKey, context.signal);
-      client = await paced(server, () => NntpClient.connect({ ...server, credentials: credentials(context, server), signal: context.signal }));
+      client = await paced(server, () =>
+        NntpClient.connect({ ...server, credentials: credentials(context, server), signal: context.signal }),
+      );
     }
     if (!selected) {
       const name = context.list.name;
@@ -104,9 +106,13 @@ export function createSource(): ArchiveSource {
     /** The server's groups (LIST ACTIVE); with --domain, those under that hierarchy (`gmane.comp` → `gmane.comp.*`). */
     async enumerateLists(context) {
       const server = serverOf(context, 'lists discover');
-      const nntp = await paced(server, () => NntpClient.connect({ ...server, credentials: credentials(context, server), signal: context.signal }));
+      const nntp = await paced(server, () =>
+        NntpClient.connect({ ...server, credentials: credentials(context, server), signal: context.signal }),
+      );
       try {
-        return (await paced(server, () => nntp.groupNames(context.domain ? `${context.domain}.*` : undefined))).map((name) => ({ name }));
+        return (await paced(server, () => nntp.groupNames(context.domain ? `${context.domain}.*` : undefined))).map(
+          (name) => ({ name }),
+        );
       } finally {
         nntp.close();
       }
@@ -153,12 +159,19 @@ async function renumbered(index: GroupIndex, group: NntpGroup, client: NntpClien
   return id !== index.highId;
 }
 
-function addArticle(index: GroupIndex, digests: Map<Month, { count: number; xor: Buffer }>, line: OverviewLine, fallback: Month): void {
+function addArticle(
+  index: GroupIndex,
+  digests: Map<Month, { count: number; xor: Buffer }>,
+  line: OverviewLine,
+  fallback: Month,
+): void {
   // An article without a usable Date is filed under the month it was first seen in, which the index then keeps.
   const month = messageMonth(Buffer.from(`Date: ${line.date}\n\n`, 'latin1'), fallback);
   (index.months[month] ??= []).push(line.number);
   const digest = digests.get(month) ?? { count: 0, xor: Buffer.alloc(32) };
-  const hash = createHash('sha256').update(line.messageId || `#${line.number}`).digest();
+  const hash = createHash('sha256')
+    .update(line.messageId || `#${line.number}`)
+    .digest();
   for (let i = 0; i < 32; i++) digest.xor[i]! ^= hash[i]!;
   digest.count++;
   digests.set(month, digest);
@@ -187,7 +200,8 @@ async function paced<T>(server: Server, exchange: () => Promise<T>): Promise<T> 
 
 /** The news server of the base URL; `subject` (the list, or the command) names what has none in the error. */
 function serverOf(context: Pick<SourceContext, 'baseUrl'>, subject: string): Server {
-  if (!context.baseUrl) throw new ArchiveError(`${subject} has no news server: give it with --base-url nntp://HOST[:PORT].`, 'permanent');
+  if (!context.baseUrl)
+    throw new ArchiveError(`${subject} has no news server: give it with --base-url nntp://HOST[:PORT].`, 'permanent');
   let url: URL;
   try {
     url = new URL(context.baseUrl);
@@ -195,7 +209,8 @@ function serverOf(context: Pick<SourceContext, 'baseUrl'>, subject: string): Ser
     throw new ArchiveError(`"${context.baseUrl}" is not an nntp:// or nntps:// URL.`, 'permanent');
   }
   const scheme = url.protocol.replace(/:$/, '');
-  if (scheme !== 'nntp' && scheme !== 'nntps') throw new ArchiveError(`"${context.baseUrl}" is not an nntp:// or nntps:// URL.`, 'permanent');
+  if (scheme !== 'nntp' && scheme !== 'nntps')
+    throw new ArchiveError(`"${context.baseUrl}" is not an nntp:// or nntps:// URL.`, 'permanent');
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = url.port ? Number(url.port) : DEFAULT_PORTS[scheme];
   return { host, port, tls: scheme === 'nntps', url: `${scheme}://${url.host}`, paceKey: url.host };
@@ -206,8 +221,13 @@ function serverOf(context: Pick<SourceContext, 'baseUrl'>, subject: string): Ser
  * server's host, else from LISTMINER_NNTP_USER and LISTMINER_NNTP_PASSWORD;
  * none when neither gives both.
  */
-function credentials(context: Pick<SourceContext, 'mailAccounts'>, server: Server): { user: string; password: string } | undefined {
-  const account = context.mailAccounts?.find((entry) => entry.host === server.host.toLowerCase() && entry.user && entry.password);
+function credentials(
+  context: Pick<SourceContext, 'mailAccounts'>,
+  server: Server,
+): { user: string; password: string } | undefined {
+  const account = context.mailAccounts?.find(
+    (entry) => entry.host === server.host.toLowerCase() && entry.user && entry.password,
+  );
   if (account) return { user: account.user!, password: account.password! };
   const user = process.env.LISTMINER_NNTP_USER;
   const password = process.env.LISTMINER_NNTP_PASSWORD;

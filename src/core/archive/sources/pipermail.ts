@@ -4,8 +4,24 @@ import { type ArchiveSource, type Month, type SourceContext } from '../archive-s
 import { addMonths, monthOf } from '../month.js';
 import { fetchMboxUrl, requireBaseUrl, splitListAddress } from '../fetch-mbox-url.js';
 
-const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
-const MONTH_LINK = new RegExp(`href\\s*=\\s*["']?([^"'\\s>]*?(\\d{4})-(${MONTH_NAMES.join('|')})\\.txt(?:\\.gz)?)["'\\s>]`, 'gi');
+const MONTH_NAMES = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+const MONTH_LINK = new RegExp(
+  `href\\s*=\\s*["']?([^"'\\s>]*?(\\d{4})-(${MONTH_NAMES.join('|')})\\.txt(?:\\.gz)?)["'\\s>]`,
+  'gi',
+);
 /** The link's text: `[ Gzip'd Text 7 KB ]` (HyperArch.html_TOC_entry with sizeof()). */
 const LINK_TEXT = /^[^>]*>([^<]*)</;
 /**
@@ -125,7 +141,8 @@ export function parseIndexLinks(html: string, url: string): Map<Month, MonthLink
     const number = MONTH_NAMES.findIndex((name) => name.toLowerCase() === match[3]!.toLowerCase()) + 1;
     const month = `${match[2]}-${String(number).padStart(2, '0')}`;
     if (months.has(month)) continue;
-    const text = LINK_TEXT.exec(html.slice(match.index + match[0].length - 1, match.index + match[0].length + 200))?.[1] ?? '';
+    const text =
+      LINK_TEXT.exec(html.slice(match.index + match[0].length - 1, match.index + match[0].length + 200))?.[1] ?? '';
     months.set(month, { url: new URL(match[1]!, url).href, stated: `${match[1]} ${text.replace(/\s+/g, ' ').trim()}` });
   }
   return months;

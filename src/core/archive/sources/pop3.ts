@@ -1,7 +1,16 @@
 import { ArchiveError } from '../../errors.js';
 import { Pop3Client } from '../../net/pop3-client.js';
 import type { ArchiveSource, Month, SourceContext } from '../archive-source.js';
-import { builtOnce, mailboxError, mailboxMonths, messageFacts, openMailbox, type Mailbox, type MailboxMonths, type MessageFacts } from '../mailbox.js';
+import {
+  builtOnce,
+  mailboxError,
+  mailboxMonths,
+  messageFacts,
+  openMailbox,
+  type Mailbox,
+  type MailboxMonths,
+  type MessageFacts,
+} from '../mailbox.js';
 import { monthOf } from '../month.js';
 
 /** Body lines asked of TOP to get a whole message: more than any message has. */
@@ -31,7 +40,12 @@ export function createSource(): ArchiveSource {
       const mailbox = openMailbox(context, 'pop3');
       let client: Pop3Client | undefined;
       try {
-        client = await Pop3Client.connect({ host: mailbox.host, port: mailbox.port, secure: mailbox.secure, ca: mailbox.ca });
+        client = await Pop3Client.connect({
+          host: mailbox.host,
+          port: mailbox.port,
+          secure: mailbox.secure,
+          ca: mailbox.ca,
+        });
         const canTop = (await client.capabilities()).has('TOP');
         await client.login(mailbox.user, mailbox.password);
         const numbers = new Map([...(await client.uidl())].map(([number, id]) => [id, number]));
@@ -83,7 +97,8 @@ export function createSource(): ArchiveSource {
       for (const id of ids) {
         context.signal?.throwIfAborted();
         const number = numbers.get(id);
-        if (number === undefined) throw new ArchiveError(`${mailbox.label}: message ${id} is not in this session's maildrop.`, 'transient');
+        if (number === undefined)
+          throw new ArchiveError(`${mailbox.label}: message ${id} is not in this session's maildrop.`, 'transient');
         let raw: Buffer;
         try {
           raw = canTop ? await client.top(number, WHOLE_MESSAGE_LINES) : await client.retr(number);

@@ -1,7 +1,18 @@
 import { ArchiveError } from '../../errors.js';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { type ArchiveItem, type ArchiveSource, type Month, type SourceContext } from '../archive-source.js';
@@ -120,7 +131,12 @@ class PublicInboxSource implements ArchiveSource {
   }
 }
 
-async function readCommit(reader: GitBlobReader, epoch: number, commit: string, time: number): Promise<ArchiveItem | undefined> {
+async function readCommit(
+  reader: GitBlobReader,
+  epoch: number,
+  commit: string,
+  time: number,
+): Promise<ArchiveItem | undefined> {
   const sourceRef = `${epoch}.git/${commit}`;
   const message = await reader.read(`${commit}:m`);
   if (message) return { raw: message, sourceRef };
@@ -151,7 +167,11 @@ async function syncInbox(context: SourceContext, url: string): Promise<Inbox> {
   for (let epoch = 0; ; epoch++) {
     const dir = epochDir(root, epoch);
     if (existsSync(dir)) {
-      await runGit(context, ['--git-dir', dir, 'fetch', '--quiet', '--prune', 'origin'], `fetch ${url}/git/${epoch}.git`);
+      await runGit(
+        context,
+        ['--git-dir', dir, 'fetch', '--quiet', '--prune', 'origin'],
+        `fetch ${url}/git/${epoch}.git`,
+      );
     } else if (!(await cloneEpoch(context, `${url}/git/${epoch}.git`, dir, epoch))) {
       break;
     }
@@ -171,7 +191,8 @@ async function cloneEpoch(context: SourceContext, url: string, dir: string, epoc
   if (result.code !== 0) {
     rmSync(partial, { recursive: true, force: true });
     if (MISSING.test(result.stderr)) {
-      if (epoch === 0) throw new ArchiveError(`${url} is not a public-inbox archive: ${firstLine(result.stderr)}`, 'permanent');
+      if (epoch === 0)
+        throw new ArchiveError(`${url} is not a public-inbox archive: ${firstLine(result.stderr)}`, 'permanent');
       return false;
     }
     throw new ArchiveError(`git clone ${url} failed: ${firstLine(result.stderr)}`, 'transient');
@@ -203,14 +224,22 @@ interface IndexState {
  */
 async function indexEpoch(context: SourceContext, root: string, epoch: number): Promise<void> {
   const dir = epochDir(root, epoch);
-  const tips = (await runGit(context, ['--git-dir', dir, 'rev-parse', '--branches'], 'read branch tips')).stdout.trim().split('\n').sort().join(' ');
+  const tips = (await runGit(context, ['--git-dir', dir, 'rev-parse', '--branches'], 'read branch tips')).stdout
+    .trim()
+    .split('\n')
+    .sort()
+    .join(' ');
   const target = indexDir(root, epoch);
   const stateFile = `${target}.state.json`;
   const now = monthOf(new Date());
   const state = existsSync(target) ? readIndexState(stateFile) : undefined;
   if (state?.tips === tips) return;
   if (state && state.tips && (await isFastForward(context, dir, state.tips, tips))) {
-    if (tips) await fileCommits(context, dir, target, [...tips.split(' '), '--not', ...state.tips.split(' ')], { floor: state.month, cap: now });
+    if (tips)
+      await fileCommits(context, dir, target, [...tips.split(' '), '--not', ...state.tips.split(' ')], {
+        floor: state.month,
+        cap: now,
+      });
   } else {
     const building = `${target}.building`;
     rmSync(building, { recursive: true, force: true });
@@ -234,12 +263,26 @@ function readIndexState(file: string): IndexState | undefined {
 /** True when every commit reachable from the old tips is reachable from the new ones. */
 async function isFastForward(context: SourceContext, dir: string, oldTips: string, newTips: string): Promise<boolean> {
   if (!newTips) return false;
-  const result = await spawnGit(context, ['--git-dir', dir, 'rev-list', '--count', ...oldTips.split(' '), '--not', ...newTips.split(' ')]);
+  const result = await spawnGit(context, [
+    '--git-dir',
+    dir,
+    'rev-list',
+    '--count',
+    ...oldTips.split(' '),
+    '--not',
+    ...newTips.split(' '),
+  ]);
   return result.code === 0 && result.stdout.trim() === '0';
 }
 
 /** Appends the commits `git rev-list <revisions>` names to their month files. */
-async function fileCommits(context: SourceContext, dir: string, folder: string, revisions: string[], bounds: { floor?: Month; cap: Month }): Promise<void> {
+async function fileCommits(
+  context: SourceContext,
+  dir: string,
+  folder: string,
+  revisions: string[],
+  bounds: { floor?: Month; cap: Month },
+): Promise<void> {
   const buffered = new Map<string, string[]>();
   let count = 0;
   const flush = () => {
@@ -288,12 +331,19 @@ function spawnGit(context: SourceContext, args: string[]): Promise<GitResult> {
   const { args: config, env } = gitEnvironment(context);
   return new Promise((resolve, reject) => {
     // Own process group, as for cat-file: a Ctrl-C stops git through the abort signal, not behind listminer's back.
-    const child = spawn('git', [...config, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'], signal: context.signal, detached: true });
+    const child = spawn('git', [...config, ...args], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      signal: context.signal,
+      detached: true,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-    child.on('error', (error) => reject(new ArchiveError(`git ${args[0]} could not run: ${error.message}`, 'transient')));
+    child.on('error', (error) =>
+      reject(new ArchiveError(`git ${args[0]} could not run: ${error.message}`, 'transient')),
+    );
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }

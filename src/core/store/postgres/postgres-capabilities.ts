@@ -6,7 +6,8 @@ export const postgresCapabilities: SqlCapabilities = {
   migrationLockSql: 'SELECT pg_advisory_xact_lock(4711204611)',
   jsonParameter: 'CAST(? AS JSONB)',
   idParameter: 'CAST(? AS BIGINT)',
-  newIdsSql: (table) => `SELECT nextval(pg_get_serial_sequence('${table}', 'id')) AS id FROM generate_series(1, CAST(? AS INTEGER))`,
+  newIdsSql: (table) =>
+    `SELECT nextval(pg_get_serial_sequence('${table}', 'id')) AS id FROM generate_series(1, CAST(? AS INTEGER))`,
   byteOrder: (column) => `(${column} COLLATE "C")`,
   // timestamptz as text follows the session's TimeZone; the month must not.
   utcMonth: (column) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM')`,

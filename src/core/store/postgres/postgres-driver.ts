@@ -155,8 +155,16 @@ export class PostgresDriver implements SqlDriver {
     }
   }
 
-  private async *cursor<T>(on: Queryable, sql: string, params: readonly SqlValue[], batchSize: number): AsyncIterable<T[]> {
-    const rows = on.unsafe(this.numbered(sql), params as never[]).cursor(batchSize)[Symbol.asyncIterator]();
+  private async *cursor<T>(
+    on: Queryable,
+    sql: string,
+    params: readonly SqlValue[],
+    batchSize: number,
+  ): AsyncIterable<T[]> {
+    const rows = on
+      .unsafe(this.numbered(sql), params as never[])
+      .cursor(batchSize)
+      [Symbol.asyncIterator]();
     try {
       for (;;) {
         // Each fetch of the next rows is a statement with its deadline.
@@ -186,9 +194,13 @@ export class PostgresDriver implements SqlDriver {
       `SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace
        WHERE n.nspname = current_schema() AND NOT i.indisvalid ORDER BY 1`,
     );
-    for (const row of invalid) problems.push(`index ${row.name} is invalid (a build of it failed); rebuild it with REINDEX`);
-    const checksums = await this.get<{ failures: number | null }>('SELECT checksum_failures AS failures FROM pg_stat_database WHERE datname = current_database()');
-    if (Number(checksums?.failures ?? 0) > 0) problems.push(`the server found ${checksums!.failures} pages with a wrong checksum`);
+    for (const row of invalid)
+      problems.push(`index ${row.name} is invalid (a build of it failed); rebuild it with REINDEX`);
+    const checksums = await this.get<{ failures: number | null }>(
+      'SELECT checksum_failures AS failures FROM pg_stat_database WHERE datname = current_database()',
+    );
+    if (Number(checksums?.failures ?? 0) > 0)
+      problems.push(`the server found ${checksums!.failures} pages with a wrong checksum`);
     const amcheck = await this.get<{ n: number }>("SELECT COUNT(*) AS n FROM pg_extension WHERE extname = 'amcheck'");
     let checked = 'PostgreSQL: invalid indexes and checksum failures of the database';
     if (Number(amcheck?.n ?? 0) > 0) {
@@ -199,14 +211,17 @@ export class PostgresDriver implements SqlDriver {
       );
       for (const index of indexes) {
         try {
-          await this.sql.unsafe('SELECT bt_index_check(CAST($1 AS regclass))', [`"${index.name.replaceAll('"', '""')}"`]);
+          await this.sql.unsafe('SELECT bt_index_check(CAST($1 AS regclass))', [
+            `"${index.name.replaceAll('"', '""')}"`,
+          ]);
         } catch (error) {
           problems.push(`index ${index.name}: ${(error as Error).message}`);
         }
       }
       checked += `, and amcheck's bt_index_check of its ${indexes.length} B-tree indexes`;
     } else {
-      checked += " (index structure is not checked: the amcheck extension is not installed; CREATE EXTENSION amcheck adds it)";
+      checked +=
+        ' (index structure is not checked: the amcheck extension is not installed; CREATE EXTENSION amcheck adds it)';
     }
     return { checked, problems };
   }
@@ -246,7 +261,11 @@ export class PostgresDriver implements SqlDriver {
     clearTimeout(deadline.timer);
     this.deadlines.add(deadline);
     if (this.stopping) deadline.timer = setTimeout(() => this.giveUp(interruptedFailure(this.host)), STOP_GRACE_MS);
-    else deadline.timer = setTimeout(() => this.giveUp(stalledFailure(this.host, this.queryTimeoutMs)), this.queryTimeoutMs);
+    else
+      deadline.timer = setTimeout(
+        () => this.giveUp(stalledFailure(this.host, this.queryTimeoutMs)),
+        this.queryTimeoutMs,
+      );
   }
 
   private disarm(deadline: Deadline): void {

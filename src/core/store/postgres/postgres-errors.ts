@@ -14,28 +14,59 @@ export function explainPostgresError(error: unknown, database: string, connectTi
   const detail = redactSecrets(error instanceof Error ? error.message : String(error));
   const fail = (message: string, hint: string) => new StoreFailure(message, hint, code);
   if (code === 'CONNECT_TIMEOUT') {
-    return fail(`The database ${database} did not answer within ${Math.round(connectTimeoutMs / 1000)} s.`, 'Is the server up, and is the host and port of the database URL right? LISTMINER_PG_CONNECT_TIMEOUT=SECONDS waits longer.');
+    return fail(
+      `The database ${database} did not answer within ${Math.round(connectTimeoutMs / 1000)} s.`,
+      'Is the server up, and is the host and port of the database URL right? LISTMINER_PG_CONNECT_TIMEOUT=SECONDS waits longer.',
+    );
   }
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'ETIMEDOUT') {
-    return fail(`Cannot connect to the database ${database} (${code}).`, 'Is the PostgreSQL server running and reachable, and is the host and port of the database URL right?');
+  if (
+    code === 'ECONNREFUSED' ||
+    code === 'ENOTFOUND' ||
+    code === 'EAI_AGAIN' ||
+    code === 'EHOSTUNREACH' ||
+    code === 'ENETUNREACH' ||
+    code === 'ETIMEDOUT'
+  ) {
+    return fail(
+      `Cannot connect to the database ${database} (${code}).`,
+      'Is the PostgreSQL server running and reachable, and is the host and port of the database URL right?',
+    );
   }
-  if (code === 'ECONNRESET' || code === 'EPIPE' || code.startsWith('CONNECTION_') || code.startsWith('08') || code.startsWith('57P')) {
+  if (
+    code === 'ECONNRESET' ||
+    code === 'EPIPE' ||
+    code.startsWith('CONNECTION_') ||
+    code.startsWith('08') ||
+    code.startsWith('57P')
+  ) {
     return fail(
       `The connection to the database ${database} was lost (${detail}); the batch being written was rolled back.`,
       'Run again when the server is back: what was written before is kept and the run resumes from there.',
     );
   }
   if (code === '3D000' || code === '28P01' || code === '28000') {
-    return fail(`The database ${database} refused the connection: ${detail}.`, 'Check the database name, user and password in the URL.');
+    return fail(
+      `The database ${database} refused the connection: ${detail}.`,
+      'Check the database name, user and password in the URL.',
+    );
   }
   if (code === '53100') {
-    return fail(`The disk of the database ${database} is full; the batch being written was rolled back.`, 'Free some space on the server and run again: the run resumes from what was written.');
+    return fail(
+      `The disk of the database ${database} is full; the batch being written was rolled back.`,
+      'Free some space on the server and run again: the run resumes from what was written.',
+    );
   }
   if (code.startsWith('53')) {
-    return fail(`The database ${database} is out of resources (${detail}).`, 'Run again later, or ask the server\'s administrator.');
+    return fail(
+      `The database ${database} is out of resources (${detail}).`,
+      "Run again later, or ask the server's administrator.",
+    );
   }
   if (code === '25006') {
-    return fail(`The database ${database} is read-only (${detail}).`, 'Point --db at a writable server (a primary, not a standby).');
+    return fail(
+      `The database ${database} is read-only (${detail}).`,
+      'Point --db at a writable server (a primary, not a standby).',
+    );
   }
   return error;
 }

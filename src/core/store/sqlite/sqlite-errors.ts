@@ -30,11 +30,20 @@ export function explainSqliteError(error: unknown, path: string, busyTimeoutMs: 
     case 'SQLITE_READONLY':
     case 'SQLITE_PERM':
     case 'SQLITE_AUTH':
-      return fail(`The SQLite database ${path} is read-only: listminer cannot write to it (${detail}).`, readOnlyHint(path));
+      return fail(
+        `The SQLite database ${path} is read-only: listminer cannot write to it (${detail}).`,
+        readOnlyHint(path),
+      );
     case 'SQLITE_NOTADB':
-      return fail(`${path} is not a SQLite database.`, 'Point --db at a listminer database file, or at a new path to create one.');
+      return fail(
+        `${path} is not a SQLite database.`,
+        'Point --db at a listminer database file, or at a new path to create one.',
+      );
     case 'SQLITE_CORRUPT':
-      return fail(`The SQLite database ${path} is damaged (${detail}).`, 'Restore it from a copy, or start a new database with another --db path.');
+      return fail(
+        `The SQLite database ${path} is damaged (${detail}).`,
+        'Restore it from a copy, or start a new database with another --db path.',
+      );
     case 'SQLITE_CANTOPEN':
     case 'SQLITE_IOERR':
       return explainUnopenable(path, detail, code);
@@ -46,11 +55,19 @@ export function explainSqliteError(error: unknown, path: string, busyTimeoutMs: 
 function explainUnopenable(path: string, detail: string, code: string): StoreFailure {
   const stat = statOrUndefined(path);
   if (stat?.isDirectory()) {
-    return new StoreFailure(`${path} is a folder, not a database file.`, `Give a file path, for example ${path.replace(/\/+$/, '')}/listminer.db.`, code);
+    return new StoreFailure(
+      `${path} is a folder, not a database file.`,
+      `Give a file path, for example ${path.replace(/\/+$/, '')}/listminer.db.`,
+      code,
+    );
   }
   // SQLite writes the file, and beside it the -wal and -shm files, so both must be writable.
   if (!writable(stat ? path : dirname(path)) || !writable(dirname(path))) {
-    return new StoreFailure(`The SQLite database ${path} is read-only: listminer cannot write to it.`, readOnlyHint(path), code);
+    return new StoreFailure(
+      `The SQLite database ${path} is read-only: listminer cannot write to it.`,
+      readOnlyHint(path),
+      code,
+    );
   }
   return new StoreFailure(
     `Cannot read or write the SQLite database ${path} (${detail}).`,

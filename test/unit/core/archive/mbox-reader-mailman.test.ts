@@ -19,7 +19,9 @@ const subjects = (messages: Buffer[]) => messages.map((raw) => /^Subject: (.*)$/
 describe('the mbox reader on Mailman 2 text archives', () => {
   it('splits at a From_ line that follows a scrubbed-attachment footer with no blank line (Mailman 2.1.5)', () => {
     const text = monthText('2.1.5', 12);
-    expect(text.toString()).toMatch(/^Url : http:\/\/\S+\nFrom poster\d at example\.org {2}\w{3} May [ \d]\d \d\d:\d\d:\d\d 2004$/m);
+    expect(text.toString()).toMatch(
+      /^Url : http:\/\/\S+\nFrom poster\d at example\.org {2}\w{3} May [ \d]\d \d\d:\d\d:\d\d 2004$/m,
+    );
     const messages = splitMboxBuffer(text, 'pipermail');
     expect(subjects(messages)).toEqual(Array.from({ length: 12 }, (_, i) => `[dev] topic ${i} of 2004-05`));
     // The footer stays with its message; the next message starts at its own header.
@@ -37,7 +39,8 @@ describe('the mbox reader on Mailman 2 text archives', () => {
     for (const size of [1, 7, 64, 333, 4096]) {
       const splitter = new MboxSplitter('pipermail');
       const out: string[] = [];
-      for (let i = 0; i < text.length; i += size) for (const entry of splitter.push(text.subarray(i, i + size))) out.push(entry.raw.toString('latin1'));
+      for (let i = 0; i < text.length; i += size)
+        for (const entry of splitter.push(text.subarray(i, i + size))) out.push(entry.raw.toString('latin1'));
       for (const entry of splitter.end()) out.push(entry.raw.toString('latin1'));
       expect(out, `chunks of ${size}`).toEqual(whole);
     }
@@ -69,7 +72,9 @@ describe('the mbox reader on Mailman 2 text archives', () => {
   });
 
   it('reads >From lines as the flavour wrote them', () => {
-    const mbox = Buffer.from('From a@example.org Mon May  3 13:15:30 2004\nSubject: q\n\n>From the log\n>>From the quote\n');
+    const mbox = Buffer.from(
+      'From a@example.org Mon May  3 13:15:30 2004\nSubject: q\n\n>From the log\n>>From the quote\n',
+    );
     const body = (flavour: MboxFlavour) => splitMboxBuffer(mbox, flavour)[0]!.toString().split('\n\n')[1];
     expect(body('mboxrd')).toBe('From the log\n>From the quote\n');
     expect(body('mboxo')).toBe('>From the log\n>>From the quote\n');

@@ -17,7 +17,8 @@ async function collect(input: Parameters<typeof readMbox>[0]): Promise<string[]>
 function splitInPieces(bytes: Buffer, size: number): string[] {
   const splitter = new MboxSplitter();
   const out: string[] = [];
-  for (let i = 0; i < bytes.length; i += size) for (const entry of splitter.push(bytes.subarray(i, i + size))) out.push(entry.raw.toString('latin1'));
+  for (let i = 0; i < bytes.length; i += size)
+    for (const entry of splitter.push(bytes.subarray(i, i + size))) out.push(entry.raw.toString('latin1'));
   for (const entry of splitter.end()) out.push(entry.raw.toString('latin1'));
   return out;
 }
@@ -53,7 +54,9 @@ describe('readMbox', () => {
 
   it('takes one level of quoting off >From lines (mboxrd) and nothing else', async () => {
     const [first] = await collect(fixture('mboxrd-quoting.mbox'));
-    expect(first).toContain('\nFrom the start\n>From twice quoted\n> From not a quote of From\n>>From three\nx>From mid-line\n');
+    expect(first).toContain(
+      '\nFrom the start\n>From twice quoted\n> From not a quote of From\n>>From three\nx>From mid-line\n',
+    );
   });
 
   it('reads gzip by its magic bytes, from a path and from a stream', async () => {
@@ -69,10 +72,17 @@ describe('readMbox', () => {
   });
 
   it('gives the same messages whatever the chunk boundaries', () => {
-    for (const name of ['crlf.mbox', 'no-first-separator.mbox', 'no-trailing-newline.mbox', 'from-in-body.mbox', 'mboxrd-quoting.mbox']) {
+    for (const name of [
+      'crlf.mbox',
+      'no-first-separator.mbox',
+      'no-trailing-newline.mbox',
+      'from-in-body.mbox',
+      'mboxrd-quoting.mbox',
+    ]) {
       const bytes = readFileSync(fixture(name));
       const whole = splitInPieces(bytes, bytes.length);
-      for (const size of [1, 2, 3, 5, 7, 13, 64]) expect(splitInPieces(bytes, size), `${name} in pieces of ${size}`).toEqual(whole);
+      for (const size of [1, 2, 3, 5, 7, 13, 64])
+        expect(splitInPieces(bytes, size), `${name} in pieces of ${size}`).toEqual(whole);
     }
   });
 
@@ -80,7 +90,10 @@ describe('readMbox', () => {
     const entries = [];
     for await (const entry of readMboxEntries(fixture('from-in-body.mbox'))) entries.push(entry);
     const bytes = readFileSync(fixture('from-in-body.mbox'));
-    expect(entries.map((e) => e.fromLine)).toEqual(['From grace@example.org Sun Jan  7 08:00:00 2024', 'From heidi@example.org Mon Jan  8 08:00:00 2024']);
+    expect(entries.map((e) => e.fromLine)).toEqual([
+      'From grace@example.org Sun Jan  7 08:00:00 2024',
+      'From heidi@example.org Mon Jan  8 08:00:00 2024',
+    ]);
     expect(entries.map((e) => bytes.toString('latin1', e.offset, e.offset + 10))).toEqual(['From grace', 'From heidi']);
   });
 

@@ -10,13 +10,24 @@ const keyOf = (text: string) => {
 
 describe('message identity', () => {
   it('gives different header-less messages (text lines, no blank line) different keys', () => {
-    const texts = ['hello there\nhow are you', 'second note\nwith two lines', 'third', 'fourth\n', 'a fifth one\nat: colon inside'];
+    const texts = [
+      'hello there\nhow are you',
+      'second note\nwith two lines',
+      'third',
+      'fourth\n',
+      'a fifth one\nat: colon inside',
+    ];
     const keys = texts.map(keyOf);
     expect(new Set(keys).size).toBe(texts.length);
   });
 
   it('gives messages that hold only one transport header different keys', () => {
-    const keys = ['Received: from relay1.example.org\n', 'Received: from relay2.example.org\n', 'Delivered-To: a@example.org\n', 'hello\n'].map(keyOf);
+    const keys = [
+      'Received: from relay1.example.org\n',
+      'Received: from relay2.example.org\n',
+      'Delivered-To: a@example.org\n',
+      'hello\n',
+    ].map(keyOf);
     expect(new Set(keys).size).toBe(4);
   });
 
@@ -30,10 +41,13 @@ describe('message identity', () => {
   });
 
   it('keeps one key for the same mail carried with other transport headers, Message-ID or not', () => {
-    const mail = (transport: string, id: string) => `${transport}From: a@example.org\nSubject: s\nDate: Mon, 1 Jan 2024 10:00:00 +0000\n${id}\nbody\n`;
+    const mail = (transport: string, id: string) =>
+      `${transport}From: a@example.org\nSubject: s\nDate: Mon, 1 Jan 2024 10:00:00 +0000\n${id}\nbody\n`;
     for (const id of ['Message-ID: <m@x>\n', '']) {
       const a = identifyMessage(Buffer.from(mail('Received: from relay1\nDelivered-To: x@y\n', id)));
-      const b = identifyMessage(Buffer.from(mail('Received: from relay2\nArchived-At: <http://a>\nX-Archives-Hash: 1\n', id)));
+      const b = identifyMessage(
+        Buffer.from(mail('Received: from relay2\nArchived-At: <http://a>\nX-Archives-Hash: 1\n', id)),
+      );
       expect(a).toEqual(b);
     }
   });

@@ -7,11 +7,15 @@ const NOW = new Date('2026-01-15T00:00:00Z');
 describe('messageMonth', () => {
   it('reads the Date header in UTC, comments and all', () => {
     expect(messageMonth(raw('Date: Wed, 31 Jan 2024 23:30:00 -0100'), '1999-01', undefined, NOW)).toBe('2024-02');
-    expect(messageMonth(raw('Date: Tue, 10 Jul 2012 11:29:44 +0200 (CEST)'), '1999-01', undefined, NOW)).toBe('2012-07');
+    expect(messageMonth(raw('Date: Tue, 10 Jul 2012 11:29:44 +0200 (CEST)'), '1999-01', undefined, NOW)).toBe(
+      '2012-07',
+    );
   });
 
   it('falls back to the From_ line date, then to the fallback month', () => {
-    expect(messageMonth(raw('Subject: x'), '1999-01', 'From foo at bar.org  Wed Dec  1 08:26:40 2010', NOW)).toBe('2010-12');
+    expect(messageMonth(raw('Subject: x'), '1999-01', 'From foo at bar.org  Wed Dec  1 08:26:40 2010', NOW)).toBe(
+      '2010-12',
+    );
     expect(messageMonth(raw('Date: garbage'), '1999-01', 'From x', NOW)).toBe('1999-01');
   });
 

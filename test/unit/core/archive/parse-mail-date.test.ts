@@ -48,8 +48,16 @@ describe.each(['Pacific/Chatham', 'America/Los_Angeles', 'UTC'])('mail dates wit
 
   it("classify's envelope date and fetch's month agree on a zone-less Date header", () => {
     const sent = readSentDate('Sun, 1 Jan 2023 00:30:00', NOW.getTime());
-    expect(sent).toEqual({ date: '2023-01-01T00:30:00.000Z', dateOffsetMinutes: null, dateHeader: 'Sun, 1 Jan 2023 00:30:00' });
-    expect(messageMonth(Buffer.from('Date: Sun, 1 Jan 2023 00:30:00\n\nbody\n'), '1999-01', undefined, NOW)).toBe('2023-01');
-    expect(messageMonth(Buffer.from('Date: Tue, 31 Jan 2023 23:30:00\n\nbody\n'), '1999-01', undefined, NOW)).toBe('2023-01');
+    expect(sent).toEqual({
+      date: '2023-01-01T00:30:00.000Z',
+      dateOffsetMinutes: null,
+      dateHeader: 'Sun, 1 Jan 2023 00:30:00',
+    });
+    expect(messageMonth(Buffer.from('Date: Sun, 1 Jan 2023 00:30:00\n\nbody\n'), '1999-01', undefined, NOW)).toBe(
+      '2023-01',
+    );
+    expect(messageMonth(Buffer.from('Date: Tue, 31 Jan 2023 23:30:00\n\nbody\n'), '1999-01', undefined, NOW)).toBe(
+      '2023-01',
+    );
   });
 });

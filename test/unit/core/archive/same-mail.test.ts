@@ -37,7 +37,11 @@ function export_(variant: { boundary: string; subject: string; quoted: string },
   );
 }
 
-const first = { boundary: '===============8771243516361524410==', subject: '=?utf-8?q?Re=3A_caf=C3=A9_au_lait_is_a_long_subject?=', quoted: '>' };
+const first = {
+  boundary: '===============8771243516361524410==',
+  subject: '=?utf-8?q?Re=3A_caf=C3=A9_au_lait_is_a_long_subject?=',
+  quoted: '>',
+};
 const second = {
   boundary: '===============0412399875201846663==',
   subject: '=?utf-8?b?UmU6IGNhZsOpIGF1IGxhaXQ=?=\n =?utf-8?q?_is_a_long_subject?=',

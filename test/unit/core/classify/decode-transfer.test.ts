@@ -22,7 +22,8 @@ describe('decodeText', () => {
   it('reads windows-1252 and its Latin-1 labels with the Windows characters at 0x80-0x9F, whatever the Node release', async () => {
     const { decodeText } = await import('../../../../src/core/classify/decode-text.js');
     const bytes = Buffer.from([0x84, 0x41, 0x96, 0x92, 0x85, 0x99, 0xe9]);
-    for (const charset of ['windows-1252', 'iso-8859-1', 'latin1', 'cp1252']) expect(decodeText(bytes, charset), charset).toBe('„A–’…™é');
+    for (const charset of ['windows-1252', 'iso-8859-1', 'latin1', 'cp1252'])
+      expect(decodeText(bytes, charset), charset).toBe('„A–’…™é');
     // Unlabelled 8-bit text that is not UTF-8 is read the same way.
     expect(decodeText(bytes, undefined)).toBe('„A–’…™é');
   });

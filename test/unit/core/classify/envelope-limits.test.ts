@@ -4,7 +4,9 @@ import { parseEnvelope, parseEnvelopeWithMailparser } from '../../../../src/core
 /** A message whose References field holds `ids`, folded one id per line as mailers write it. */
 function withReferences(ids: readonly string[], contentType = 'text/plain; charset=utf-8'): Buffer {
   const references = ids.map((id) => `<${id}>`).join('\n ');
-  return Buffer.from(`From: a@example.org\nSubject: re: x\nMessage-ID: <self@example.org>\nContent-Type: ${contentType}\nReferences: ${references}\n\nbody\n`);
+  return Buffer.from(
+    `From: a@example.org\nSubject: re: x\nMessage-ID: <self@example.org>\nContent-Type: ${contentType}\nReferences: ${references}\n\nbody\n`,
+  );
 }
 
 // No time is asserted: a reader that is quadratic in the header's size runs past the test's default timeout.
@@ -19,7 +21,10 @@ describe('an envelope of a message with a huge References header', () => {
   });
 
   it('reads a 2 MB References header through both readers', async () => {
-    const ids = Array.from({ length: 40_000 }, (_, i) => `${String(i).padStart(8, '0')}.commit-notification.${i % 97}@lists.example.org`);
+    const ids = Array.from(
+      { length: 40_000 },
+      (_, i) => `${String(i).padStart(8, '0')}.commit-notification.${i % 97}@lists.example.org`,
+    );
     const raw = withReferences(ids);
     expect(raw.length).toBeGreaterThan(2_000_000);
     expect((await parseEnvelope(raw)).references).toEqual(ids);
@@ -29,12 +34,16 @@ describe('an envelope of a message with a huge References header', () => {
 });
 
 describe('an envelope of a message dated outside 1970 through next year', () => {
-  const dated = (date: string) => Buffer.from(`From: a@example.org\nSubject: x\nMessage-ID: <d@example.org>\nDate: ${date}\n\nbody\n`);
+  const dated = (date: string) =>
+    Buffer.from(`From: a@example.org\nSubject: x\nMessage-ID: <d@example.org>\nDate: ${date}\n\nbody\n`);
 
-  it.each(['Mon, 01 Jan 99999 00:00:00 +0000', 'Tue, 31 Dec 1969 12:00:00 -0500', 'Sat, 01 Jan 10000 00:00:00 +0100'])('has no date for %s but keeps the header', async (date) => {
-    const envelope = await parseEnvelope(dated(date));
-    expect(envelope).toMatchObject({ date: null, dateOffsetMinutes: null, dateHeader: date });
-  });
+  it.each(['Mon, 01 Jan 99999 00:00:00 +0000', 'Tue, 31 Dec 1969 12:00:00 -0500', 'Sat, 01 Jan 10000 00:00:00 +0100'])(
+    'has no date for %s but keeps the header',
+    async (date) => {
+      const envelope = await parseEnvelope(dated(date));
+      expect(envelope).toMatchObject({ date: null, dateOffsetMinutes: null, dateHeader: date });
+    },
+  );
 
   it('keeps a date inside the range', async () => {
     expect(await parseEnvelope(dated('Mon, 1 Jan 2024 10:00:00 -0700'))).toMatchObject({

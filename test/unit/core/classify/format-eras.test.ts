@@ -63,10 +63,12 @@ describe('the bundled rules on mail of every era', () => {
     // apache_ponymail and public_inbox include generic: an Apache or kernel archive read from an mbox is classified the same.
     for (const { raw } of cases) {
       const classes = await Promise.all(
-        ['generic', 'apache_ponymail', 'public_inbox', 'mbox', 'maildir', 'pipermail', 'hyperkitty'].map(async (system) => {
-          const verdict = await classifyMessage(raw, book.rulesOf(system));
-          return 'error' in verdict ? verdict.error : verdict.classification.msgClass;
-        }),
+        ['generic', 'apache_ponymail', 'public_inbox', 'mbox', 'maildir', 'pipermail', 'hyperkitty'].map(
+          async (system) => {
+            const verdict = await classifyMessage(raw, book.rulesOf(system));
+            return 'error' in verdict ? verdict.error : verdict.classification.msgClass;
+          },
+        ),
       );
       expect(new Set(classes).size).toBe(1);
     }

@@ -23,7 +23,11 @@ describe('reading the Date header', () => {
   });
 
   it('gives no date and no offset for year 99999, keeping the header text', () => {
-    expect(readSentDate('Mon, 01 Jan 99999 00:00:00 +0000', NOW)).toEqual({ date: null, dateOffsetMinutes: null, dateHeader: 'Mon, 01 Jan 99999 00:00:00 +0000' });
+    expect(readSentDate('Mon, 01 Jan 99999 00:00:00 +0000', NOW)).toEqual({
+      date: null,
+      dateOffsetMinutes: null,
+      dateHeader: 'Mon, 01 Jan 99999 00:00:00 +0000',
+    });
   });
 
   it('gives no date before 1970', () => {
@@ -46,7 +50,10 @@ describe('reading the Date header', () => {
   });
 
   it('reads -0000 as an unknown offset', () => {
-    expect(readSentDate('Mon, 1 Jan 2024 10:00:00 -0000', NOW)).toMatchObject({ date: '2024-01-01T10:00:00.000Z', dateOffsetMinutes: null });
+    expect(readSentDate('Mon, 1 Jan 2024 10:00:00 -0000', NOW)).toMatchObject({
+      date: '2024-01-01T10:00:00.000Z',
+      dateOffsetMinutes: null,
+    });
   });
 
   it('keeps at most 256 characters of a long header, decoded, and reads no date from it', () => {
@@ -55,7 +62,9 @@ describe('reading the Date header', () => {
     expect(read.date).toBeNull();
     expect(read.dateHeader).toBe(long.slice(0, DATE_HEADER_LIMIT));
     // Header bytes are held as latin1 text: C3 A9 is UTF-8 é.
-    expect(readSentDate('Lun, 1 Jan 2024 10:00:00 +0000 (heure d\u00c3\u00a9t\u00c3\u00a9)', NOW).dateHeader).toBe('Lun, 1 Jan 2024 10:00:00 +0000 (heure dété)');
+    expect(readSentDate('Lun, 1 Jan 2024 10:00:00 +0000 (heure d\u00c3\u00a9t\u00c3\u00a9)', NOW).dateHeader).toBe(
+      'Lun, 1 Jan 2024 10:00:00 +0000 (heure dété)',
+    );
   });
 
   it('never cuts a surrogate pair in two when bounding text', () => {
@@ -87,19 +96,21 @@ describe('reading senders and recipients', () => {
 
   it('reads hostile senders (long blank runs, dotted hosts without end) in one pass', () => {
     // Each of these took seconds to minutes with backtracking patterns.
-    expect(readSender(`a at ${'x.'.repeat(200_000)}<`)).toEqual({ name: `a at ${'x.'.repeat(200_000)}<`, address: null });
-    expect(readSender(`Jane${' '.repeat(400_000)}Doe <jane@example.org>`)).toEqual({ name: 'Jane Doe', address: 'jane@example.org' });
+    expect(readSender(`a at ${'x.'.repeat(200_000)}<`)).toEqual({
+      name: `a at ${'x.'.repeat(200_000)}<`,
+      address: null,
+    });
+    expect(readSender(`Jane${' '.repeat(400_000)}Doe <jane@example.org>`)).toEqual({
+      name: 'Jane Doe',
+      address: 'jane@example.org',
+    });
     expect(readPerson(`a${' '.repeat(400_000)}"${'"'.repeat(400_000)}b`).name).toBe(`a "${'"'.repeat(400_000)}b`);
   });
 
   it('reads recipient lists with quoted names, groups and semicolons', () => {
-    expect(readRecipients(['"dev@kafka.apache.org" <Jane@Example.org>, Group: a@b.org, c@d.org;', 'x@y.org; Z <Z@Y.org>'])).toEqual([
-      'jane@example.org',
-      'a@b.org',
-      'c@d.org',
-      'x@y.org',
-      'z@y.org',
-    ]);
+    expect(
+      readRecipients(['"dev@kafka.apache.org" <Jane@Example.org>, Group: a@b.org, c@d.org;', 'x@y.org; Z <Z@Y.org>']),
+    ).toEqual(['jane@example.org', 'a@b.org', 'c@d.org', 'x@y.org', 'z@y.org']);
   });
 
   it('reads only the start of a recipient field of tens of thousands of addresses', () => {

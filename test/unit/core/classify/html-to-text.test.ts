@@ -3,7 +3,8 @@ import { htmlToText } from '../../../../src/core/classify/html-to-text.js';
 
 describe('HTML to text', () => {
   it('keeps the words, breaks lines at blocks and decodes entities', () => {
-    const html = '<html><head><title>T</title><style>p{}</style></head><body><p>Hello&nbsp;<b>world</b> &amp; all</p><div>Second&#8217;s line<br>third</div><!-- hidden --><script>x()</script></body></html>';
+    const html =
+      '<html><head><title>T</title><style>p{}</style></head><body><p>Hello&nbsp;<b>world</b> &amp; all</p><div>Second&#8217;s line<br>third</div><!-- hidden --><script>x()</script></body></html>';
     expect(htmlToText(html)).toBe('Hello world & all\n\nSecond’s line\nthird');
   });
 
@@ -19,7 +20,9 @@ describe('HTML to text', () => {
   });
 
   it('decodes every HTML named entity, and the legacy ones without a semicolon, as a browser does', () => {
-    expect(htmlToText('<p>&hellip;&ThinSpace;&frac12;&eacute;&copy 2024 &lt;tag&gt; &bogus; AT&amp;T</p>')).toBe('…\u2009½é© 2024 <tag> &bogus; AT&T');
+    expect(htmlToText('<p>&hellip;&ThinSpace;&frac12;&eacute;&copy 2024 &lt;tag&gt; &bogus; AT&amp;T</p>')).toBe(
+      '…\u2009½é© 2024 <tag> &bogus; AT&T',
+    );
   });
 
   it('drops a script after text whose lower case is longer (Turkish İ) without eating the text around it', () => {

@@ -34,7 +34,14 @@ const HOSTILE = [
 /** Each matcher of each bundled rule alone, so no earlier rule or matcher hides it. */
 function everyBundledMatcher(): CompiledRule[] {
   const rules = loadRuleBook(loadSystems()).rulesOf('generic');
-  return rules.flatMap((rule) => rule.matchers.map((matcher) => ({ ...rule, name: `${rule.name}:${matcher.field}`, hasPatch: undefined, matchers: [matcher] })));
+  return rules.flatMap((rule) =>
+    rule.matchers.map((matcher) => ({
+      ...rule,
+      name: `${rule.name}:${matcher.field}`,
+      hasPatch: undefined,
+      matchers: [matcher],
+    })),
+  );
 }
 
 describe('rules matched within a budget', () => {
@@ -50,16 +57,33 @@ describe('rules matched within a budget', () => {
     for (const rule of everyBundledMatcher()) {
       const verdicts = await matchWithinBudget([rule], inputs, {}, 500);
       verdicts.forEach((verdict, index) => {
-        if (verdict && 'error' in verdict) overruns.push(`${rule.name} on ${JSON.stringify(HOSTILE[Math.floor(index / 5)]!.slice(0, 30))}…`);
+        if (verdict && 'error' in verdict)
+          overruns.push(`${rule.name} on ${JSON.stringify(HOSTILE[Math.floor(index / 5)]!.slice(0, 30))}…`);
       });
     }
     expect(overruns).toEqual([]);
   }, 300_000); // a pattern that backtracks costs its budget per input: the failure lists them rather than timing out
 
   it('shunts only the message a backtracking rule of the user cannot finish, naming the rule, and labels the rest', async () => {
-    const systems = validateSystems('mine.yaml', `systems:\n  mine:\n    backend: mbox\n    rules:\n      - name: nested\n        class: vote\n        subject: '^(a+)+$'\n      - name: rest\n        class: discuss\n        subject: ''\n`.replace("subject: ''", "subject: '.'"));
+    const systems = validateSystems(
+      'mine.yaml',
+      `systems:\n  mine:\n    backend: mbox\n    rules:\n      - name: nested\n        class: vote\n        subject: '^(a+)+$'\n      - name: rest\n        class: discuss\n        subject: ''\n`.replace(
+        "subject: ''",
+        "subject: '.'",
+      ),
+    );
     const rules = compileRules(systems.value!).value!.rulesOf('mine');
-    const verdicts = await matchWithinBudget(rules, [message({ subject: 'hello' }), message({ subject: `${'a'.repeat(60)}!` }), undefined, message({ subject: 'aaa' })], {}, 200);
+    const verdicts = await matchWithinBudget(
+      rules,
+      [
+        message({ subject: 'hello' }),
+        message({ subject: `${'a'.repeat(60)}!` }),
+        undefined,
+        message({ subject: 'aaa' }),
+      ],
+      {},
+      200,
+    );
     expect(verdicts[0]).toMatchObject({ msgClass: 'discuss' });
     expect(verdicts[1]).toMatchObject({ error: expect.stringMatching(/more than 200 ms .*rule "nested"/) });
     expect(verdicts[2]).toBeUndefined();
@@ -67,7 +91,10 @@ describe('rules matched within a budget', () => {
   });
 
   it('hears a stop between timed calls', async () => {
-    const systems = validateSystems('mine.yaml', `systems:\n  mine:\n    backend: mbox\n    rules:\n      - name: nested\n        class: vote\n        subject: '^(a+)+$'\n`);
+    const systems = validateSystems(
+      'mine.yaml',
+      `systems:\n  mine:\n    backend: mbox\n    rules:\n      - name: nested\n        class: vote\n        subject: '^(a+)+$'\n`,
+    );
     const rules = compileRules(systems.value!).value!.rulesOf('mine');
     const stop = new AbortController();
     setTimeout(() => stop.abort(new Error('stopped')), 50);

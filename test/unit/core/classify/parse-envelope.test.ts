@@ -9,20 +9,100 @@ const first = (file: string) => parseEnvelope(fixtureMessages(`envelope/${file}`
 const nth = async (file: string, n: number) => parseEnvelope(fixtureMessages(`envelope/${file}`)[n]!);
 
 const CASES: Array<[behaviour: string, file: string, envelope: Record<string, unknown>]> = [
-  ['decodes an ISO-2022-JP body', 'iso-2022-jp.eml', { subject: '[ruby-dev:4]', body: '|けいじゅ＠今はフリー(^^;;;です.\n', date: '1997-07-28T15:08:29.000Z', dateOffsetMinutes: 540 }],
-  ['decodes a windows-1256 (Arabic) article and its RFC 2047 subject', 'windows-1256.eml', { subject: 'Re: بعد المغرب السودان', body: expect.stringContaining('> السلام عليكم جميعا،'), listId: 'community-arab-world.lists.mozilla.org', inReplyTo: 'CABmD4sb6gd1k-arab-1@mail.example.com' }],
-  ['decodes windows-1252 quoted-printable text and subject', 'windows-1252-qp.eml', { subject: 'Die Hasen und die Frösche (Microsoft Outlook 00)', body: expect.stringMatching(/^Die Hasen und die Frösche\n\nDie Hasen klagten einst über ihre mißliche Lage; "wir leben", sprach ein Redner/), fromName: 'Doug Sauder', dateOffsetMinutes: -240 }],
-  ['decodes UTF-7 text and subject (through mailparser)', 'utf-7.eml', { subject: 'Die Hasen und die Frösche (Microsoft Outlook 00)', body: expect.stringContaining('Die Hasen klagten einst über ihre mißliche Lage; "wir leben"') }],
-  ['reads ISO-8859-1 bytes in a message that declares nothing as Latin-1, not as U+FFFD', 'payload-iso8859.eml', { body: 'This message contains non-ascii characters:\né è ç à î ï ë ¤\n' }],
-  ['reads UTF-8 bytes in a message that declares nothing as UTF-8', 'payload-utf8.eml', { body: 'This message contains non-ascii characters:\né è ç à î ï ë €\n' }],
-  ['still reads a body whose charset is unknown', 'payload-unknown.eml', { body: 'This message specifies an unknown content-type\n' }],
-  ['reads a name encoded as UTF-8 that is really Latin-1 as Latin-1', 'latin1-as-utf8-name.eml', { fromName: 'Lucía Charlie', subject: '[ovs-dev] Remittance Advice' }],
-  ['decodes GB2312 subjects and bodies', 'gb2312.eml', { subject: '你们看看这个是什么，开会时间定了', body: expect.stringContaining('13:33:39 13:33:39') }],
-  ['decodes base64 and quoted-printable parts of nested MIME', 'nested-base64-qp.eml', { subject: 'Nodemailer is unicode friendly ✔ (1476358788189)', body: 'Hello to myself!', fromName: 'Andris Kreata' }],
-  ['reads a text part whose Content-Type has no subtype', 'type-without-subtype.eml', { body: expect.stringContaining("I'm sorry but I'm using a drainbread ISP"), fromName: 'John X. Doe', fromAddress: 'bbb@example.com' }],
-  ['reads pipermail-obfuscated senders', 'payload-utf8.eml', { fromAddress: 'test@example.com', fromName: 'Dummy Person' }],
+  [
+    'decodes an ISO-2022-JP body',
+    'iso-2022-jp.eml',
+    {
+      subject: '[ruby-dev:4]',
+      body: '|けいじゅ＠今はフリー(^^;;;です.\n',
+      date: '1997-07-28T15:08:29.000Z',
+      dateOffsetMinutes: 540,
+    },
+  ],
+  [
+    'decodes a windows-1256 (Arabic) article and its RFC 2047 subject',
+    'windows-1256.eml',
+    {
+      subject: 'Re: بعد المغرب السودان',
+      body: expect.stringContaining('> السلام عليكم جميعا،'),
+      listId: 'community-arab-world.lists.mozilla.org',
+      inReplyTo: 'CABmD4sb6gd1k-arab-1@mail.example.com',
+    },
+  ],
+  [
+    'decodes windows-1252 quoted-printable text and subject',
+    'windows-1252-qp.eml',
+    {
+      subject: 'Die Hasen und die Frösche (Microsoft Outlook 00)',
+      body: expect.stringMatching(
+        /^Die Hasen und die Frösche\n\nDie Hasen klagten einst über ihre mißliche Lage; "wir leben", sprach ein Redner/,
+      ),
+      fromName: 'Doug Sauder',
+      dateOffsetMinutes: -240,
+    },
+  ],
+  [
+    'decodes UTF-7 text and subject (through mailparser)',
+    'utf-7.eml',
+    {
+      subject: 'Die Hasen und die Frösche (Microsoft Outlook 00)',
+      body: expect.stringContaining('Die Hasen klagten einst über ihre mißliche Lage; "wir leben"'),
+    },
+  ],
+  [
+    'reads ISO-8859-1 bytes in a message that declares nothing as Latin-1, not as U+FFFD',
+    'payload-iso8859.eml',
+    { body: 'This message contains non-ascii characters:\né è ç à î ï ë ¤\n' },
+  ],
+  [
+    'reads UTF-8 bytes in a message that declares nothing as UTF-8',
+    'payload-utf8.eml',
+    { body: 'This message contains non-ascii characters:\né è ç à î ï ë €\n' },
+  ],
+  [
+    'still reads a body whose charset is unknown',
+    'payload-unknown.eml',
+    { body: 'This message specifies an unknown content-type\n' },
+  ],
+  [
+    'reads a name encoded as UTF-8 that is really Latin-1 as Latin-1',
+    'latin1-as-utf8-name.eml',
+    { fromName: 'Lucía Charlie', subject: '[ovs-dev] Remittance Advice' },
+  ],
+  [
+    'decodes GB2312 subjects and bodies',
+    'gb2312.eml',
+    { subject: '你们看看这个是什么，开会时间定了', body: expect.stringContaining('13:33:39 13:33:39') },
+  ],
+  [
+    'decodes base64 and quoted-printable parts of nested MIME',
+    'nested-base64-qp.eml',
+    {
+      subject: 'Nodemailer is unicode friendly ✔ (1476358788189)',
+      body: 'Hello to myself!',
+      fromName: 'Andris Kreata',
+    },
+  ],
+  [
+    'reads a text part whose Content-Type has no subtype',
+    'type-without-subtype.eml',
+    {
+      body: expect.stringContaining("I'm sorry but I'm using a drainbread ISP"),
+      fromName: 'John X. Doe',
+      fromAddress: 'bbb@example.com',
+    },
+  ],
+  [
+    'reads pipermail-obfuscated senders',
+    'payload-utf8.eml',
+    { fromAddress: 'test@example.com', fromName: 'Dummy Person' },
+  ],
   ['reads comments inside an address (RFC 2822 A.5)', 'rfc2822-a5.eml', { fromAddress: 'pete@silly.test' }],
-  ['reads the List-Id and list address of Apache mail', 'apache-list.eml', { listId: 'users.kafka.apache.org', listAddress: 'users@kafka.apache.org' }],
+  [
+    'reads the List-Id and list address of Apache mail',
+    'apache-list.eml',
+    { listId: 'users.kafka.apache.org', listAddress: 'users@kafka.apache.org' },
+  ],
 ];
 
 describe('envelope of list mail: charsets and MIME', () => {
@@ -31,7 +111,10 @@ describe('envelope of list mail: charsets and MIME', () => {
   });
 
   it('reads UTF-8 bytes under a us-ascii label as UTF-8', async () => {
-    const raw = Buffer.from('From: A <a@x.org>\nSubject: caf\u00e9\nContent-Type: text/plain; charset=us-ascii\n\nna\u00efve\n', 'utf8');
+    const raw = Buffer.from(
+      'From: A <a@x.org>\nSubject: caf\u00e9\nContent-Type: text/plain; charset=us-ascii\n\nna\u00efve\n',
+      'utf8',
+    );
     const e = await parseEnvelope(raw);
     expect(e.subject).toBe('café');
     expect(e.body).toBe('naïve\n');
@@ -56,7 +139,9 @@ describe('envelope of list mail: charsets and MIME', () => {
   it('prefers the text/plain part of multipart/alternative and leaves attachments out', async () => {
     const e = await first('alternative-attachment.eml');
     expect(e.subject).toBe('[List1] another try');
-    expect(e.body).toMatch(/^This is a test, HTML message with accented letters : é è ç à\.\nAnd an attachment with an ac/);
+    expect(e.body).toMatch(
+      /^This is a test, HTML message with accented letters : é è ç à\.\nAnd an attachment with an ac/,
+    );
     expect(e.body).not.toContain('pièce jointe');
   });
 
@@ -74,7 +159,9 @@ describe('envelope of list mail: charsets and MIME', () => {
   });
 
   it('leaves the date empty when the message has none rather than inventing one', async () => {
-    const dates = await Promise.all(fixtureMessages('envelope/no-date.mbox').map(async (raw) => (await parseEnvelope(raw)).date));
+    const dates = await Promise.all(
+      fixtureMessages('envelope/no-date.mbox').map(async (raw) => (await parseEnvelope(raw)).date),
+    );
     expect(dates).toEqual([null, '2009-01-05T11:00:00.000Z']);
   });
 });
@@ -91,7 +178,9 @@ describe('envelope details', () => {
   });
 
   it('treats a bare List-Id as the id, not as a name', async () => {
-    const e = await parseEnvelope(Buffer.from('From: a@b.org\nList-Id: <dev.kafka.apache.org>\nTo: dev@kafka.apache.org\nSubject: x\n\nbody\n'));
+    const e = await parseEnvelope(
+      Buffer.from('From: a@b.org\nList-Id: <dev.kafka.apache.org>\nTo: dev@kafka.apache.org\nSubject: x\n\nbody\n'),
+    );
     expect(e.listId).toBe('dev.kafka.apache.org');
     expect(e.listAddress).toBe('dev@kafka.apache.org');
   });
@@ -122,7 +211,10 @@ describe('envelope text is valid Unicode', () => {
     Buffer.from(`${headers}\nContent-Type: ${contentType}\nMessage-ID: <u@x>\n\n${body}\n`);
 
   it('turns a lone surrogate from a UTF-7 word into U+FFFD in every field, on both readers', async () => {
-    const message = raw('From: =?UTF-7?Q?+2D0-?= <a@example.org>\nSubject: =?UTF-7?Q?+2D0-?= and =?UTF-7?Q?+3AA-?=', 'lone +2D0- surrogate');
+    const message = raw(
+      'From: =?UTF-7?Q?+2D0-?= <a@example.org>\nSubject: =?UTF-7?Q?+2D0-?= and =?UTF-7?Q?+3AA-?=',
+      'lone +2D0- surrogate',
+    );
     for (const e of [await parseEnvelope(message), await parseEnvelopeWithMailparser(message)]) {
       expect(e.subject).toBe('\uFFFD and \uFFFD');
       expect(e.fromName).toBe('\uFFFD');
@@ -132,7 +224,9 @@ describe('envelope text is valid Unicode', () => {
   });
 
   it('keeps a surrogate pair whole', async () => {
-    const e = await parseEnvelope(raw('From: =?UTF-7?Q?+2D3eAA-?= <a@example.org>\nSubject: =?UTF-8?Q?=F0=9F=98=80?=', 'smile +2D3eAA-'));
+    const e = await parseEnvelope(
+      raw('From: =?UTF-7?Q?+2D3eAA-?= <a@example.org>\nSubject: =?UTF-8?Q?=F0=9F=98=80?=', 'smile +2D3eAA-'),
+    );
     expect(e.subject).toBe('\u{1F600}');
     expect(e.fromName).toBe('\u{1F600}');
     expect(e.body.trim()).toBe('smile \u{1F600}');

@@ -9,11 +9,17 @@ describe('patch-series facts from a subject', () => {
     ['[RFC PATCH] x', { version: null, index: null, total: null, rfc: true, resend: false, gitPull: false }],
     ['[RFC][PATCH 06/10] cifs: x', { version: null, index: 6, total: 10, rfc: true, resend: false, gitPull: false }],
     ['[PATCH RESEND v2 0/3] x', { version: 2, index: 0, total: 3, rfc: false, resend: true, gitPull: false }],
-    ['[GIT PULL] soc: updates for v5.5', { version: null, index: null, total: null, rfc: false, resend: false, gitPull: true }],
+    [
+      '[GIT PULL] soc: updates for v5.5',
+      { version: null, index: null, total: null, rfc: false, resend: false, gitPull: true },
+    ],
     ['Re: [dpdk-dev] [PATCH V2 4/4] x', { version: 2, index: 4, total: 4, rfc: false, resend: false, gitPull: false }],
     ['[PATCH 1 of 2] contrib: x', { version: null, index: 1, total: 2, rfc: false, resend: false, gitPull: false }],
     ['[net,v2,1/2] net: x', { version: 2, index: 1, total: 2, rfc: false, resend: false, gitPull: false }],
-    ['[PATCH net-next v3 0/4] net: dsa: Multi-CPU ground work (v3)', { version: 3, index: 0, total: 4, rfc: false, resend: false, gitPull: false }],
+    [
+      '[PATCH net-next v3 0/4] net: dsa: Multi-CPU ground work (v3)',
+      { version: 3, index: 0, total: 4, rfc: false, resend: false, gitPull: false },
+    ],
   ])('%s', (subject, expected) => {
     expect(readSeries(subject)).toEqual(expected);
   });

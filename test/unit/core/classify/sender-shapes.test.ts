@@ -51,7 +51,10 @@ describe.each(READERS)('envelope senders and ids through %s', (_reader, parse) =
   });
 
   it('recovers the address of pipermail `user at host (Name)` and a bare `user at host`', async () => {
-    const senders = (await Promise.all(messages('pipermail-obfuscated.txt').map(parse))).map((e) => [e.fromName, e.fromAddress]);
+    const senders = (await Promise.all(messages('pipermail-obfuscated.txt').map(parse))).map((e) => [
+      e.fromName,
+      e.fromAddress,
+    ]);
     expect(senders).toEqual([
       ['Bastien Teinturier', 'bastien@acinq.example'],
       ['Jorge Timón', 'jtimon@jtimon.example'],

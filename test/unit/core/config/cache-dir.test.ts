@@ -13,7 +13,9 @@ describe('chooseCacheDir', () => {
   });
 
   it('reads cache_dir from the config file relative to the file', () => {
-    expect(validateConfig('/etc/listminer/listminer.yaml', 'cache_dir: ./mirrors\n').value!.cacheDir).toBe('/etc/listminer/mirrors');
+    expect(validateConfig('/etc/listminer/listminer.yaml', 'cache_dir: ./mirrors\n').value!.cacheDir).toBe(
+      '/etc/listminer/mirrors',
+    );
     expect(validateConfig('/x.yaml', 'cache_dir: 5\n').errors[0]!.message).toContain('cache_dir must be a folder path');
   });
 });

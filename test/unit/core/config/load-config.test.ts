@@ -3,13 +3,26 @@ import { validateConfig } from '../../../../src/core/config/load-config.js';
 
 describe('validateConfig', () => {
   it('reads every setting and fills defaults', () => {
-    const { value, errors } = validateConfig('/etc/lm.yaml', 'database: x.db\ncontact_email: me@example.org\nworkers: 4\nsystems: ./s.yaml\n');
+    const { value, errors } = validateConfig(
+      '/etc/lm.yaml',
+      'database: x.db\ncontact_email: me@example.org\nworkers: 4\nsystems: ./s.yaml\n',
+    );
     expect(errors).toEqual([]);
-    expect(value).toMatchObject({ database: 'x.db', contactEmail: 'me@example.org', workers: 4, mirrorHandling: 'metadata_only', cadenceDays: 30, systems: '/etc/s.yaml' });
+    expect(value).toMatchObject({
+      database: 'x.db',
+      contactEmail: 'me@example.org',
+      workers: 4,
+      mirrorHandling: 'metadata_only',
+      cadenceDays: 30,
+      systems: '/etc/s.yaml',
+    });
   });
 
   it('names the line and the setting of each error', () => {
-    const { value, errors } = validateConfig('c.yaml', 'workers: 2\nmirror_handling: everything\ncontact_email: nobody\n');
+    const { value, errors } = validateConfig(
+      'c.yaml',
+      'workers: 2\nmirror_handling: everything\ncontact_email: nobody\n',
+    );
     expect(value).toBeUndefined();
     expect(errors.map((e) => [e.line, e.path])).toEqual([
       [2, 'mirror_handling'],
@@ -21,7 +34,10 @@ describe('validateConfig', () => {
     expect(validateConfig('c.yaml', 'workers: 2\n').value?.maxMessageBytes).toBe(64 * 1024 * 1024);
     expect(validateConfig('c.yaml', 'max_message_bytes: 1048576\n').value?.maxMessageBytes).toBe(1048576);
     for (const bad of ['0', '-5', '1.5', 'big', String(1024 * 1024 * 1024)]) {
-      expect(validateConfig('c.yaml', `max_message_bytes: ${bad}\n`).errors.map((e) => e.path), bad).toEqual(['max_message_bytes']);
+      expect(
+        validateConfig('c.yaml', `max_message_bytes: ${bad}\n`).errors.map((e) => e.path),
+        bad,
+      ).toEqual(['max_message_bytes']);
     }
   });
 
@@ -38,11 +54,17 @@ describe('validateConfig', () => {
   });
 
   it('reads verify_expects as classes per system, and refuses any other shape', () => {
-    const { value, errors } = validateConfig('c.yaml', 'verify_expects:\n  mbox: [patch_submission, review]\n  apache_ponymail: []\n');
+    const { value, errors } = validateConfig(
+      'c.yaml',
+      'verify_expects:\n  mbox: [patch_submission, review]\n  apache_ponymail: []\n',
+    );
     expect(errors).toEqual([]);
     expect(value?.verifyExpects).toEqual({ mbox: ['patch_submission', 'review'], apache_ponymail: [] });
     for (const bad of ['[review]', '{ mbox: review }', '{ mbox: [1] }']) {
-      expect(validateConfig('c.yaml', `verify_expects: ${bad}\n`).errors.map((e) => e.path), bad).toEqual(['verify_expects']);
+      expect(
+        validateConfig('c.yaml', `verify_expects: ${bad}\n`).errors.map((e) => e.path),
+        bad,
+      ).toEqual(['verify_expects']);
     }
   });
 });

@@ -5,7 +5,9 @@ const APACHE = 'https://github.com/apache/{repo}';
 
 describe('findSignaledRepoUrl', () => {
   it('builds the URL from owner and repo captures', () => {
-    expect(findSignaledRepoUrl({ owner: 'Apache', repo: 'Kafka' }, '', undefined)).toBe('https://github.com/apache/kafka');
+    expect(findSignaledRepoUrl({ owner: 'Apache', repo: 'Kafka' }, '', undefined)).toBe(
+      'https://github.com/apache/kafka',
+    );
   });
 
   it("fills the system's repo_url_template from a repo capture", () => {
@@ -13,7 +15,9 @@ describe('findSignaledRepoUrl', () => {
   });
 
   it('prefers captures to a link in the body', () => {
-    expect(findSignaledRepoUrl({ repo: 'kafka' }, 'https://github.com/other/thing', APACHE)).toBe('https://github.com/apache/kafka');
+    expect(findSignaledRepoUrl({ repo: 'kafka' }, 'https://github.com/other/thing', APACHE)).toBe(
+      'https://github.com/apache/kafka',
+    );
   });
 
   it('reads the first github.com repo link in the body, normalized', () => {
@@ -22,7 +26,9 @@ describe('findSignaledRepoUrl', () => {
   });
 
   it('finds nothing when neither captures nor body name a repo', () => {
-    expect(findSignaledRepoUrl({ external_key: 'KAFKA-1' }, 'no links here https://example.org/a/b', APACHE)).toBeNull();
+    expect(
+      findSignaledRepoUrl({ external_key: 'KAFKA-1' }, 'no links here https://example.org/a/b', APACHE),
+    ).toBeNull();
     expect(findSignaledRepoUrl({ repo: 'kafka' }, '', undefined)).toBeNull();
     expect(findSignaledRepoUrl(null, '', undefined)).toBeNull();
   });

@@ -3,7 +3,14 @@ import { csvField, csvRecord } from '../../../../src/core/export/csv-writer.js';
 
 describe('csvField', () => {
   it('leaves plain text, numbers and booleans unquoted', () => {
-    expect([csvField('abc'), csvField(42), csvField(-7), csvField(true), csvField(false), csvField('café 日本')]).toEqual(['abc', '42', '-7', 'true', 'false', 'café 日本']);
+    expect([
+      csvField('abc'),
+      csvField(42),
+      csvField(-7),
+      csvField(true),
+      csvField(false),
+      csvField('café 日本'),
+    ]).toEqual(['abc', '42', '-7', 'true', 'false', 'café 日本']);
   });
 
   it('quotes a field holding a comma, a quote, CR or LF, and doubles its quotes', () => {

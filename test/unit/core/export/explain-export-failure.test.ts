@@ -20,7 +20,9 @@ describe('explainExportFailure', () => {
   });
 
   it('finds the code in the message of an error from the Parquet worker, which loses its code', () => {
-    expect((explainExportFailure(new Error('ENOSPC: no space left on device, write'), '/out') as ListminerError).exitCode).toBe(ExitCode.failed);
+    expect(
+      (explainExportFailure(new Error('ENOSPC: no space left on device, write'), '/out') as ListminerError).exitCode,
+    ).toBe(ExitCode.failed);
   });
 
   it('passes any other error through: that is a bug to report', () => {

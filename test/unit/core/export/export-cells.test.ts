@@ -12,31 +12,64 @@ const COLUMNS: Column[] = [
 
 describe('toCells', () => {
   it('gives the same cells for a SQLite row and a PostgreSQL row of the same message', () => {
-    const sqlite = { id: 7, is_bot: 1, sent_at: '2024-03-05T09:00:00.000Z', captures: '{"repo":"kafka","action":"opened"}', subject: 's' };
-    const postgres = { id: 7, is_bot: true, sent_at: '2024-03-05T09:00:00.000Z', captures: { action: 'opened', repo: 'kafka' }, subject: 's' };
+    const sqlite = {
+      id: 7,
+      is_bot: 1,
+      sent_at: '2024-03-05T09:00:00.000Z',
+      captures: '{"repo":"kafka","action":"opened"}',
+      subject: 's',
+    };
+    const postgres = {
+      id: 7,
+      is_bot: true,
+      sent_at: '2024-03-05T09:00:00.000Z',
+      captures: { action: 'opened', repo: 'kafka' },
+      subject: 's',
+    };
     expect(toCells(sqlite, COLUMNS)).toEqual(toCells(postgres, COLUMNS));
-    expect(toCells(sqlite, COLUMNS)).toEqual([7, true, '2024-03-05T09:00:00.000Z', '{"action":"opened","repo":"kafka"}', 's']);
+    expect(toCells(sqlite, COLUMNS)).toEqual([
+      7,
+      true,
+      '2024-03-05T09:00:00.000Z',
+      '{"action":"opened","repo":"kafka"}',
+      's',
+    ]);
   });
 
   it('keeps NULL as null in every type', () => {
-    expect(toCells({ id: null, is_bot: null, sent_at: null, captures: null, subject: null }, COLUMNS)).toEqual([null, null, null, null, null]);
+    expect(toCells({ id: null, is_bot: null, sent_at: null, captures: null, subject: null }, COLUMNS)).toEqual([
+      null,
+      null,
+      null,
+      null,
+      null,
+    ]);
   });
 });
 
 describe('canonicalJson', () => {
   it('sorts object keys at every depth and keeps array order', () => {
-    expect(canonicalJson('[{"name":"A","kind":"Acked-by"},{"b":{"z":1,"a":2}}]')).toBe('[{"kind":"Acked-by","name":"A"},{"b":{"a":2,"z":1}}]');
+    expect(canonicalJson('[{"name":"A","kind":"Acked-by"},{"b":{"z":1,"a":2}}]')).toBe(
+      '[{"kind":"Acked-by","name":"A"},{"b":{"a":2,"z":1}}]',
+    );
   });
 });
 
 describe('withCaptureColumns', () => {
   it('lifts external_key, repo, number and action out of the captures', () => {
-    const row = withCaptureColumns({ captures: '{"external_key":"QUARRY-1","repo":"quarry","number":"101","action":"opened","actor":"x"}' });
+    const row = withCaptureColumns({
+      captures: '{"external_key":"QUARRY-1","repo":"quarry","number":"101","action":"opened","actor":"x"}',
+    });
     expect(row).toMatchObject({ external_key: 'QUARRY-1', captured_repo: 'quarry', number: 101, action: 'opened' });
   });
 
   it('leaves the columns null when the captures lack them or the number is not all digits', () => {
-    expect(withCaptureColumns({ captures: { number: '12a' } })).toMatchObject({ external_key: null, captured_repo: null, number: null, action: null });
+    expect(withCaptureColumns({ captures: { number: '12a' } })).toMatchObject({
+      external_key: null,
+      captured_repo: null,
+      number: null,
+      action: null,
+    });
     expect(withCaptureColumns({ captures: null })).toMatchObject({ external_key: null, number: null });
   });
 });

@@ -11,7 +11,9 @@ const NOW_MONTH = monthOf(new Date());
 const month = (back: number) => addMonths(NOW_MONTH, -back);
 
 function mail(id: string): Buffer {
-  return Buffer.from(`From: Dev <dev@example.org>\nSubject: [PATCH] ${id}\nDate: Mon, 1 Jan 2024 10:00:00 +0000\nMessage-ID: <${id}>\n\nbody of ${id}\n`);
+  return Buffer.from(
+    `From: Dev <dev@example.org>\nSubject: [PATCH] ${id}\nDate: Mon, 1 Jan 2024 10:00:00 +0000\nMessage-ID: <${id}>\n\nbody of ${id}\n`,
+  );
 }
 
 /** An archive in memory: months of messages. */
@@ -29,7 +31,10 @@ class FakeSource implements ArchiveSource {
 function archive(spec: Record<number, number>): Map<Month, ArchiveItem[]> {
   const months = new Map<Month, ArchiveItem[]>();
   for (const [back, count] of Object.entries(spec)) {
-    months.set(month(Number(back)), Array.from({ length: count }, (_, i) => ({ raw: mail(`m${back}-${i}@example.org`), sourceRef: `${back}/${i}` })));
+    months.set(
+      month(Number(back)),
+      Array.from({ length: count }, (_, i) => ({ raw: mail(`m${back}-${i}@example.org`), sourceRef: `${back}/${i}` })),
+    );
   }
   return months;
 }
@@ -43,7 +48,8 @@ describeOnDialects('what fetch reports on $dialect', (getStore) => {
     full: true,
     ...extra,
   });
-  const stored = async () => Number((await getStore().db.get<{ n: number }>('SELECT COUNT(*) AS n FROM staged_messages'))!.n);
+  const stored = async () =>
+    Number((await getStore().db.get<{ n: number }>('SELECT COUNT(*) AS n FROM staged_messages'))!.n);
 
   it('counts as staged only batches that committed: one rolled back at its commit is not counted', async () => {
     const store = getStore();
@@ -71,13 +77,30 @@ describeOnDialects('what fetch reports on $dialect', (getStore) => {
       "INSERT INTO stage_locks (list_id, stage, locked_at, locked_pid, locked_boot_id, locked_host) VALUES (?, 'fetch', ?, 4242, 'another-boot', 'elsewhere.example.org')",
       [list.id, since],
     );
-    const result = await fetchLists(store, systems, options(new FakeSource(archive({ 1: 2 })), { now: true }), silentProgress);
+    const result = await fetchLists(
+      store,
+      systems,
+      options(new FakeSource(archive({ 1: 2 })), { now: true }),
+      silentProgress,
+    );
     expect(result.lists).toEqual([]);
     expect(result.heldElsewhere).toEqual([
-      { system: 'public_inbox', list: 'netdev', host: 'elsewhere.example.org', pid: 4242, since, staleAt: new Date(Date.parse(since) + 2 * 3_600_000).toISOString() },
+      {
+        system: 'public_inbox',
+        list: 'netdev',
+        host: 'elsewhere.example.org',
+        pid: 4242,
+        since,
+        staleAt: new Date(Date.parse(since) + 2 * 3_600_000).toISOString(),
+      },
     ]);
 
-    const named = await fetchLists(store, systems, options(new FakeSource(archive({ 1: 2 })), { now: true, lists: ['netdev'] }), silentProgress);
+    const named = await fetchLists(
+      store,
+      systems,
+      options(new FakeSource(archive({ 1: 2 })), { now: true, lists: ['netdev'] }),
+      silentProgress,
+    );
     expect(named.lists[0]!.reason).toMatch(/held by pid 4242 on elsewhere\.example\.org since .*taken over at .*2 h/);
     expect(await stored()).toBe(0);
   });
@@ -85,27 +108,31 @@ describeOnDialects('what fetch reports on $dialect', (getStore) => {
     ['transient', true],
     ['rate_limited', false],
     ['permanent', false],
-  ] as const)('at the third run in a row of a month failing with %s errors, goes past it as a gap: %s', async (kind, becomesGap) => {
-    const store = getStore();
-    await store.lists.register({ system: 'public_inbox', name: 'netdev' });
-    const months = archive({ 2: 2, 1: 3, 0: 1 });
-    class BrokenMonth extends FakeSource {
-      override async *fetchMonth(context: unknown, m: Month): AsyncIterable<ArchiveItem> {
-        if (m === month(1)) throw new ArchiveError(`${m} is broken`, kind, kind === 'rate_limited' ? 1000 : undefined);
-        yield* super.fetchMonth(context, m);
+  ] as const)(
+    'at the third run in a row of a month failing with %s errors, goes past it as a gap: %s',
+    async (kind, becomesGap) => {
+      const store = getStore();
+      await store.lists.register({ system: 'public_inbox', name: 'netdev' });
+      const months = archive({ 2: 2, 1: 3, 0: 1 });
+      class BrokenMonth extends FakeSource {
+        override async *fetchMonth(context: unknown, m: Month): AsyncIterable<ArchiveItem> {
+          if (m === month(1))
+            throw new ArchiveError(`${m} is broken`, kind, kind === 'rate_limited' ? 1000 : undefined);
+          yield* super.fetchMonth(context, m);
+        }
       }
-    }
-    const run = () => fetchLists(store, systems, options(new BrokenMonth(months), { now: true }), silentProgress);
-    for (let i = 0; i < 2; i++) expect((await run()).lists[0]).toMatchObject({ status: 'failed' });
-    const third = (await run()).lists[0]!;
-    if (becomesGap) {
-      expect(third).toMatchObject({ status: 'done', gaps: [month(1)] });
-      expect(await stored()).toBe(3);
-      expect(await store.fetchState.gapMonths(third.listId)).toEqual([month(1)]);
-    } else {
-      expect(third).toMatchObject({ status: 'failed', error: { kind } });
-      expect(third.gaps).toBeUndefined();
-      expect(await store.fetchState.gaps()).toEqual([]);
-    }
-  });
+      const run = () => fetchLists(store, systems, options(new BrokenMonth(months), { now: true }), silentProgress);
+      for (let i = 0; i < 2; i++) expect((await run()).lists[0]).toMatchObject({ status: 'failed' });
+      const third = (await run()).lists[0]!;
+      if (becomesGap) {
+        expect(third).toMatchObject({ status: 'done', gaps: [month(1)] });
+        expect(await stored()).toBe(3);
+        expect(await store.fetchState.gapMonths(third.listId)).toEqual([month(1)]);
+      } else {
+        expect(third).toMatchObject({ status: 'failed', error: { kind } });
+        expect(third.gaps).toBeUndefined();
+        expect(await store.fetchState.gaps()).toEqual([]);
+      }
+    },
+  );
 });

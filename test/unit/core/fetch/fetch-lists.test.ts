@@ -12,7 +12,9 @@ const NOW_MONTH = monthOf(new Date());
 const month = (back: number) => addMonths(NOW_MONTH, -back);
 
 function mail(id: string, body = `body of ${id}`): Buffer {
-  return Buffer.from(`From: Dev <dev@example.org>\nSubject: [PATCH] ${id}\nDate: Mon, 1 Jan 2024 10:00:00 +0000\nMessage-ID: <${id}>\n\n${body}\n`);
+  return Buffer.from(
+    `From: Dev <dev@example.org>\nSubject: [PATCH] ${id}\nDate: Mon, 1 Jan 2024 10:00:00 +0000\nMessage-ID: <${id}>\n\n${body}\n`,
+  );
 }
 
 /** An archive in memory: months of items, and a fault to inject once. */
@@ -44,7 +46,13 @@ class FakeSource implements ArchiveSource {
 function archive(spec: Record<number, number>, prefix = 'm'): Map<Month, ArchiveItem[]> {
   const months = new Map<Month, ArchiveItem[]>();
   for (const [back, count] of Object.entries(spec)) {
-    months.set(month(Number(back)), Array.from({ length: count }, (_, i) => ({ raw: mail(`${prefix}${back}-${i}@example.org`), sourceRef: `${back}/${i}` })));
+    months.set(
+      month(Number(back)),
+      Array.from({ length: count }, (_, i) => ({
+        raw: mail(`${prefix}${back}-${i}@example.org`),
+        sourceRef: `${back}/${i}`,
+      })),
+    );
   }
   return months;
 }
@@ -71,12 +79,35 @@ describeOnDialects('fetchLists on $dialect', (getStore) => {
     await add('netdev');
     const source = new FakeSource(archive({ 3: 4, 1: 2, 0: 3 }));
     const result = await fetchLists(store, systems, options({ netdev: source }, { full: true }), silentProgress);
-    expect(result.lists).toEqual([expect.objectContaining({ list: 'netdev', status: 'done', monthsPlanned: 4, monthsFetched: 4, seen: 9, staged: 9, duplicates: 0 })]);
+    expect(result.lists).toEqual([
+      expect.objectContaining({
+        list: 'netdev',
+        status: 'done',
+        monthsPlanned: 4,
+        monthsFetched: 4,
+        seen: 9,
+        staged: 9,
+        duplicates: 0,
+      }),
+    ]);
     expect(await keys()).toHaveLength(9);
     const list = (await store.lists.byName('public_inbox', 'netdev'))!;
-    expect(list).toMatchObject({ firstMonth: month(3), lastMonth: NOW_MONTH, scanComplete: true, lockedAt: null, lockedPid: null });
-    const months = await store.db.all<{ month: string; messages_seen: number }>('SELECT month, messages_seen FROM fetched_months ORDER BY month');
-    expect(months.map((m) => [m.month, Number(m.messages_seen)])).toEqual([[month(3), 4], [month(2), 0], [month(1), 2], [month(0), 3]]);
+    expect(list).toMatchObject({
+      firstMonth: month(3),
+      lastMonth: NOW_MONTH,
+      scanComplete: true,
+      lockedAt: null,
+      lockedPid: null,
+    });
+    const months = await store.db.all<{ month: string; messages_seen: number }>(
+      'SELECT month, messages_seen FROM fetched_months ORDER BY month',
+    );
+    expect(months.map((m) => [m.month, Number(m.messages_seen)])).toEqual([
+      [month(3), 4],
+      [month(2), 0],
+      [month(1), 2],
+      [month(0), 3],
+    ]);
     expect(source.closed).toBe(1);
   });
 
@@ -86,7 +117,12 @@ describeOnDialects('fetchLists on $dialect', (getStore) => {
     const months = archive({ 2: 3, 0: 2 });
     await fetchLists(store, systems, options({ netdev: new FakeSource(months) }, { full: true }), silentProgress);
     months.get(NOW_MONTH)!.push({ raw: mail('late@example.org') });
-    const again = await fetchLists(store, systems, options({ netdev: new FakeSource(months) }, { now: true }), silentProgress);
+    const again = await fetchLists(
+      store,
+      systems,
+      options({ netdev: new FakeSource(months) }, { now: true }),
+      silentProgress,
+    );
     expect(again.lists[0]).toMatchObject({ monthsPlanned: 1, seen: 3, staged: 1, duplicates: 2 });
     expect(await keys()).toHaveLength(6);
   });
@@ -108,11 +144,19 @@ describeOnDialects('fetchLists on $dialect', (getStore) => {
     const result = await fetchLists(
       store,
       systems,
-      options({ netdev: new FakeSource(archive(spec)), bpf: new FakeSource(archive(spec, 'b')) }, { months: 3, lists: ['netdev'] }),
+      options(
+        { netdev: new FakeSource(archive(spec)), bpf: new FakeSource(archive(spec, 'b')) },
+        { months: 3, lists: ['netdev'] },
+      ),
       silentProgress,
     );
     expect(result.lists[0]).toMatchObject({ monthsPlanned: 3, staged: 2 });
-    const window = await fetchLists(store, systems, options({ bpf: new FakeSource(archive(spec, 'b')) }, { backfillMonths: 6, lists: ['bpf'] }), silentProgress);
+    const window = await fetchLists(
+      store,
+      systems,
+      options({ bpf: new FakeSource(archive(spec, 'b')) }, { backfillMonths: 6, lists: ['bpf'] }),
+      silentProgress,
+    );
     expect(window.lists[0]).toMatchObject({ monthsPlanned: 6, staged: 3 });
   });
 
@@ -123,16 +167,40 @@ describeOnDialects('fetchLists on $dialect', (getStore) => {
     const months = archive({ 1: 1200, 0: 10 });
     const crashing = new FakeSource(months);
     crashing.fault = { month: month(1), afterItems: 1100, error: new ArchiveError('connection reset', 'transient') };
-    const crashed = await fetchLists(store, systems, options({ netdev: crashing }, { full: true, lists: ['netdev'] }), silentProgress);
-    expect(crashed.lists[0]).toMatchObject({ status: 'failed', staged: 1000, error: { kind: 'transient', message: 'connection reset' } });
+    const crashed = await fetchLists(
+      store,
+      systems,
+      options({ netdev: crashing }, { full: true, lists: ['netdev'] }),
+      silentProgress,
+    );
+    expect(crashed.lists[0]).toMatchObject({
+      status: 'failed',
+      staged: 1000,
+      error: { kind: 'transient', message: 'connection reset' },
+    });
     let list = (await store.lists.byName('public_inbox', 'netdev'))!;
     expect(list).toMatchObject({ lastMonth: null, scanComplete: false, failedAttempts: 1, lockedAt: null });
     expect(Date.parse(list.retryAfter!)).toBeGreaterThan(Date.now() + 100_000);
-    const resumed = await fetchLists(store, systems, options({ netdev: new FakeSource(months) }, { lists: ['netdev'] }), silentProgress);
+    const resumed = await fetchLists(
+      store,
+      systems,
+      options({ netdev: new FakeSource(months) }, { lists: ['netdev'] }),
+      silentProgress,
+    );
     expect(resumed.lists[0]!.status).toBe('skipped');
-    const retried = await fetchLists(store, systems, options({ netdev: new FakeSource(months) }, { now: true, lists: ['netdev'] }), silentProgress);
+    const retried = await fetchLists(
+      store,
+      systems,
+      options({ netdev: new FakeSource(months) }, { now: true, lists: ['netdev'] }),
+      silentProgress,
+    );
     expect(retried.lists[0]).toMatchObject({ status: 'done', staged: 210, duplicates: 1000 });
-    await fetchLists(store, systems, options({ clean: new FakeSource(months) }, { full: true, lists: ['clean'] }), silentProgress);
+    await fetchLists(
+      store,
+      systems,
+      options({ clean: new FakeSource(months) }, { full: true, lists: ['clean'] }),
+      silentProgress,
+    );
     expect(await keys('netdev')).toEqual(await keys('clean'));
     list = (await store.lists.byName('public_inbox', 'netdev'))!;
     expect(list).toMatchObject({ failedAttempts: 0, scanComplete: true, retryAfter: null });
@@ -152,12 +220,22 @@ describeOnDialects('fetchLists on $dialect', (getStore) => {
         yield item;
       }
     };
-    const result = await fetchLists(store, systems, options({ netdev: source }, { full: true, signal: controller.signal }), silentProgress);
+    const result = await fetchLists(
+      store,
+      systems,
+      options({ netdev: source }, { full: true, signal: controller.signal }),
+      silentProgress,
+    );
     expect(result.interrupted).toBe(true);
     expect(result.lists[0]).toMatchObject({ status: 'interrupted', monthsFetched: 0, staged: 20 });
     const list = (await store.lists.byName('public_inbox', 'netdev'))!;
     expect(list).toMatchObject({ lastMonth: null, failedAttempts: 0, lockedAt: null, lastRunAt: null });
-    const rest = await fetchLists(store, systems, options({ netdev: new FakeSource(months) }, { full: true }), silentProgress);
+    const rest = await fetchLists(
+      store,
+      systems,
+      options({ netdev: new FakeSource(months) }, { full: true }),
+      silentProgress,
+    );
     expect(rest.lists[0]).toMatchObject({ status: 'done', staged: 35, duplicates: 20 });
   });
 
@@ -165,7 +243,12 @@ describeOnDialects('fetchLists on $dialect', (getStore) => {
     const store = getStore();
     await add('netdev');
     const months = archive({ 0: 2 });
-    months.get(NOW_MONTH)!.push({ kind: 'deletion', raw: mail('spam@example.org'), sourceRef: '0.git/deadbeef', deletedAt: '2024-01-01T00:00:00.000Z' });
+    months.get(NOW_MONTH)!.push({
+      kind: 'deletion',
+      raw: mail('spam@example.org'),
+      sourceRef: '0.git/deadbeef',
+      deletedAt: '2024-01-01T00:00:00.000Z',
+    });
     const result = await fetchLists(store, systems, options({ netdev: new FakeSource(months) }), silentProgress);
     expect(result.lists[0]).toMatchObject({ staged: 2, deletions: 1 });
     expect(await store.db.all('SELECT message_key, source_ref, deleted_at FROM archive_deletions')).toEqual([
@@ -181,9 +264,17 @@ describeOnDialects('fetchLists on $dialect', (getStore) => {
     await add('netdev', 'https://lore.example.org');
     const broken = new FakeSource(archive({ 0: 3 }));
     broken.fault = { month: NOW_MONTH, afterItems: 1, error: new ArchiveError('502 Bad Gateway', 'transient') };
-    const result = await fetchLists(store, systems, options({ broken, netdev: new FakeSource(archive({ 0: 2 })) }), silentProgress);
+    const result = await fetchLists(
+      store,
+      systems,
+      options({ broken, netdev: new FakeSource(archive({ 0: 2 })) }),
+      silentProgress,
+    );
     expect(result.totals).toMatchObject({ lists: 2, failed: 1, staged: 2 });
-    const breaker = await store.db.get<{ consecutive_failures: number }>('SELECT consecutive_failures FROM circuit_breakers WHERE host = ?', ['lore.example.org']);
+    const breaker = await store.db.get<{ consecutive_failures: number }>(
+      'SELECT consecutive_failures FROM circuit_breakers WHERE host = ?',
+      ['lore.example.org'],
+    );
     // broken failed first (claimed by name order), then netdev succeeded and reset the count.
     expect(Number(breaker!.consecutive_failures)).toBe(0);
   });
@@ -192,11 +283,17 @@ describeOnDialects('fetchLists on $dialect', (getStore) => {
     const store = getStore();
     await add('netdev', 'https://lore.example.org');
     await add('local');
-    for (let i = 0; i < 10; i++) await store.breakers.recordFailure('lore.example.org', new Date(), (failures) => breakerOpenUntil(failures, new Date()));
+    for (let i = 0; i < 10; i++)
+      await store.breakers.recordFailure('lore.example.org', new Date(), (failures) =>
+        breakerOpenUntil(failures, new Date()),
+      );
     const result = await fetchLists(
       store,
       systems,
-      options({ netdev: new FakeSource(archive({ 0: 1 })), local: new FakeSource(archive({ 0: 1 }, 'l')) }, { now: true }),
+      options(
+        { netdev: new FakeSource(archive({ 0: 1 })), local: new FakeSource(archive({ 0: 1 }, 'l')) },
+        { now: true },
+      ),
       silentProgress,
     );
     expect(result.lists.map((l) => l.list)).toEqual(['local']);
@@ -233,20 +330,28 @@ describeOnDialects('fetchLists on $dialect', (getStore) => {
     const result = await fetchLists(
       store,
       systems,
-      options({}, {
-        openSource: async (_backend, list) => {
-          if (list.name === 'netdev') throw new Error('Cannot find module');
-          return new FakeSource(archive({ 0: 2 }));
+      options(
+        {},
+        {
+          openSource: async (_backend, list) => {
+            if (list.name === 'netdev') throw new Error('Cannot find module');
+            return new FakeSource(archive({ 0: 2 }));
+          },
         },
-      }),
+      ),
       silentProgress,
     );
-    expect(result.lists.map((l) => [l.list, l.status]).sort()).toEqual([['bpf', 'done'], ['netdev', 'failed']]);
+    expect(result.lists.map((l) => [l.list, l.status]).sort()).toEqual([
+      ['bpf', 'done'],
+      ['netdev', 'failed'],
+    ]);
     expect(await store.lists.byName('public_inbox', 'netdev')).toMatchObject({ failedAttempts: 1, lockedAt: null });
   });
 
   it('refuses a --list name that is not registered', async () => {
     const store = getStore();
-    await expect(fetchLists(store, systems, options({}, { lists: ['nope'] }), silentProgress)).rejects.toThrow('No list "nope" is registered.');
+    await expect(fetchLists(store, systems, options({}, { lists: ['nope'] }), silentProgress)).rejects.toThrow(
+      'No list "nope" is registered.',
+    );
   });
 });

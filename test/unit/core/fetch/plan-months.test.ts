@@ -1,11 +1,30 @@
 import { describe, expect, it } from 'vitest';
 import { monthWasOver, planMonths, type MonthPlanInput } from '../../../../src/core/fetch/plan-months.js';
 
-const base: MonthPlanInput = { lastMonth: null, firstMonth: '2020-01', lastArchiveMonth: '2024-06', now: new Date('2024-06-15T00:00:00Z'), full: false };
+const base: MonthPlanInput = {
+  lastMonth: null,
+  firstMonth: '2020-01',
+  lastArchiveMonth: '2024-06',
+  now: new Date('2024-06-15T00:00:00Z'),
+  full: false,
+};
 
 describe('planMonths', () => {
   it('reads a recent window of a list never fetched, twelve months unless told', () => {
-    expect(planMonths(base)).toEqual(['2023-07', '2023-08', '2023-09', '2023-10', '2023-11', '2023-12', '2024-01', '2024-02', '2024-03', '2024-04', '2024-05', '2024-06']);
+    expect(planMonths(base)).toEqual([
+      '2023-07',
+      '2023-08',
+      '2023-09',
+      '2023-10',
+      '2023-11',
+      '2023-12',
+      '2024-01',
+      '2024-02',
+      '2024-03',
+      '2024-04',
+      '2024-05',
+      '2024-06',
+    ]);
     expect(planMonths({ ...base, months: 2 })).toEqual(['2024-05', '2024-06']);
     expect(planMonths({ ...base, backfillMonths: 1 })).toEqual(['2024-06']);
   });
@@ -17,7 +36,13 @@ describe('planMonths', () => {
   });
 
   it('reads of a local archive read before only what changed, and the months before a window it was once read with', () => {
-    const read = { ...base, whole: true, lastMonth: '2024-06', lastCheckpointAt: '2024-06-14T00:00:00Z', earliestFetched: '2020-01' };
+    const read = {
+      ...base,
+      whole: true,
+      lastMonth: '2024-06',
+      lastCheckpointAt: '2024-06-14T00:00:00Z',
+      earliestFetched: '2020-01',
+    };
     expect(planMonths(read)).toEqual([]);
     expect(planMonths({ ...read, changedMonths: ['2021-03'] })).toEqual(['2021-03']);
     expect(planMonths({ ...read, earliestFetched: '2023-07' })).toHaveLength(42);
@@ -35,23 +60,43 @@ describe('planMonths', () => {
   });
 
   it('resumes after a month checkpointed once it was over', () => {
-    expect(planMonths({ ...base, lastMonth: '2024-03', lastCheckpointAt: '2024-04-10T00:00:00Z' })).toEqual(['2024-04', '2024-05', '2024-06']);
-  });
-
-  it('reads again a month checkpointed while it was still growing', () => {
-    expect(planMonths({ ...base, lastMonth: '2024-06', lastCheckpointAt: '2024-06-14T00:00:00Z' })).toEqual(['2024-06']);
-    expect(planMonths({ ...base, lastMonth: '2024-05', lastCheckpointAt: '2024-06-01T05:00:00Z' })).toEqual(['2024-05', '2024-06']);
-  });
-
-  it('reads the whole history of a list already fetched under --full, checkpointed months included', () => {
-    const plan = planMonths({ ...base, full: true, firstMonth: '2024-01', earliestFetched: '2024-04', lastMonth: '2024-05', lastCheckpointAt: '2024-06-10T00:00:00Z' });
-    expect(plan).toEqual(['2024-01', '2024-02', '2024-03', '2024-04', '2024-05', '2024-06']);
-    expect(planMonths({ ...base, full: true, firstMonth: '2024-03', earliestFetched: '2024-03', lastMonth: '2024-06', lastCheckpointAt: '2024-06-10T00:00:00Z' })).toEqual([
-      '2024-03',
+    expect(planMonths({ ...base, lastMonth: '2024-03', lastCheckpointAt: '2024-04-10T00:00:00Z' })).toEqual([
       '2024-04',
       '2024-05',
       '2024-06',
     ]);
+  });
+
+  it('reads again a month checkpointed while it was still growing', () => {
+    expect(planMonths({ ...base, lastMonth: '2024-06', lastCheckpointAt: '2024-06-14T00:00:00Z' })).toEqual([
+      '2024-06',
+    ]);
+    expect(planMonths({ ...base, lastMonth: '2024-05', lastCheckpointAt: '2024-06-01T05:00:00Z' })).toEqual([
+      '2024-05',
+      '2024-06',
+    ]);
+  });
+
+  it('reads the whole history of a list already fetched under --full, checkpointed months included', () => {
+    const plan = planMonths({
+      ...base,
+      full: true,
+      firstMonth: '2024-01',
+      earliestFetched: '2024-04',
+      lastMonth: '2024-05',
+      lastCheckpointAt: '2024-06-10T00:00:00Z',
+    });
+    expect(plan).toEqual(['2024-01', '2024-02', '2024-03', '2024-04', '2024-05', '2024-06']);
+    expect(
+      planMonths({
+        ...base,
+        full: true,
+        firstMonth: '2024-03',
+        earliestFetched: '2024-03',
+        lastMonth: '2024-06',
+        lastCheckpointAt: '2024-06-10T00:00:00Z',
+      }),
+    ).toEqual(['2024-03', '2024-04', '2024-05', '2024-06']);
   });
 
   it('reads again the checkpointed months whose content changed, oldest first, each once', () => {
@@ -67,8 +112,18 @@ describe('planMonths', () => {
   });
 
   it('follows a history that grew backwards when the list was read from its first month, and not a window', () => {
-    const fetched = { ...base, earliestFetched: '2024-02', lastMonth: '2024-06', lastCheckpointAt: '2024-06-10T00:00:00Z' };
-    expect(planMonths({ ...fetched, firstMonth: '2023-11', coversHistory: true })).toEqual(['2023-11', '2023-12', '2024-01', '2024-06']);
+    const fetched = {
+      ...base,
+      earliestFetched: '2024-02',
+      lastMonth: '2024-06',
+      lastCheckpointAt: '2024-06-10T00:00:00Z',
+    };
+    expect(planMonths({ ...fetched, firstMonth: '2023-11', coversHistory: true })).toEqual([
+      '2023-11',
+      '2023-12',
+      '2024-01',
+      '2024-06',
+    ]);
     expect(planMonths({ ...fetched, firstMonth: '2023-11', coversHistory: false })).toEqual(['2024-06']);
   });
 });
@@ -94,7 +149,12 @@ describe('planMonths with a source that files mail late', () => {
 
   it('reads again an earlier month checkpointed before it settled, with every month after it', () => {
     const input = { ...base, lastMonth: '2024-06', lastCheckpointAt: '2024-06-05T00:00:00Z', settleMs: weeks };
-    expect(planMonths({ ...input, recentCheckpoints: new Map([['2024-05', '2024-06-05T00:00:00Z']]) })).toEqual(['2024-05', '2024-06']);
-    expect(planMonths({ ...input, recentCheckpoints: new Map([['2024-05', '2024-06-19T00:00:00Z']]) })).toEqual(['2024-06']);
+    expect(planMonths({ ...input, recentCheckpoints: new Map([['2024-05', '2024-06-05T00:00:00Z']]) })).toEqual([
+      '2024-05',
+      '2024-06',
+    ]);
+    expect(planMonths({ ...input, recentCheckpoints: new Map([['2024-05', '2024-06-19T00:00:00Z']]) })).toEqual([
+      '2024-06',
+    ]);
   });
 });

@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { InputError, OperationError } from '../../../../src/core/errors.js';
-import { GitHubApi, GitHubRateLimitStop, githubRateLimitWait, type ApiPage } from '../../../../src/core/github/github-api.js';
+import {
+  GitHubApi,
+  GitHubRateLimitStop,
+  githubRateLimitWait,
+  type ApiPage,
+} from '../../../../src/core/github/github-api.js';
 import { HttpClient } from '../../../../src/core/net/http-client.js';
 import { Pacer } from '../../../../src/core/net/pacer.js';
 import { fakeClock } from '../../../helpers/archive-server.js';
@@ -39,7 +44,13 @@ describe('GitHubApi against a local GitHub', () => {
   let server: GitHubApiServer;
   let clock: ReturnType<typeof fakeClock>;
   const api = (options: { token?: string; maxRateLimitWaitMs?: number } = {}) =>
-    new GitHubApi({ apiUrl: server.url, owner: 'acme', name: 'widget', client: new HttpClient({ pacer: new Pacer({ clock }) }), ...options });
+    new GitHubApi({
+      apiUrl: server.url,
+      owner: 'acme',
+      name: 'widget',
+      client: new HttpClient({ pacer: new Pacer({ clock }) }),
+      ...options,
+    });
 
   beforeAll(async () => {
     server = await startGitHubApiServer({ owner: 'acme', name: 'widget', issues: ISSUES, pulls: PULLS, pageSize: 2 });
@@ -87,7 +98,9 @@ describe('GitHubApi against a local GitHub', () => {
   });
 
   it('waits a minute for a secondary limit that says so only in its message (403, no Retry-After)', async () => {
-    server.failFirst('/repos/acme/widget/pulls?page=1', (response) => sendJson(response, { message: 'You have exceeded a secondary rate limit. Please wait a few minutes.' }, 403));
+    server.failFirst('/repos/acme/widget/pulls?page=1', (response) =>
+      sendJson(response, { message: 'You have exceeded a secondary rate limit. Please wait a few minutes.' }, 403),
+    );
     expect((await readAll(api().pages('pulls'))).flatMap((p) => p.items)).toEqual(PULLS);
     expect(Math.max(...clock.sleeps)).toBeGreaterThanOrEqual(60_000);
   });
@@ -140,7 +153,12 @@ describe('GitHubApi against a local GitHub', () => {
   });
 
   it('fails a 404 as a repository GitHub does not know, saying no token was given', async () => {
-    const github = new GitHubApi({ apiUrl: server.url, owner: 'acme', name: 'gadget', client: new HttpClient({ pacer: new Pacer({ clock }) }) });
+    const github = new GitHubApi({
+      apiUrl: server.url,
+      owner: 'acme',
+      name: 'gadget',
+      client: new HttpClient({ pacer: new Pacer({ clock }) }),
+    });
     const error = await failure(github.repository());
     expect(error).toBeInstanceOf(InputError);
     expect(error.message).toMatch(/acme\/gadget/);
@@ -159,8 +177,12 @@ describe('githubRateLimitWait', () => {
   const now = Date.parse('2024-06-01T00:00:00Z');
   it('reads Retry-After first, then a spent limit until its reset, and no limit in a plain 403', () => {
     expect(githubRateLimitWait(403, { 'retry-after': '30' }, now)).toBe(30_000);
-    expect(githubRateLimitWait(429, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(now / 1000 + 90) }, now)).toBe(91_000);
-    expect(githubRateLimitWait(403, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(now / 1000 - 5) }, now)).toBe(1000);
+    expect(
+      githubRateLimitWait(429, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(now / 1000 + 90) }, now),
+    ).toBe(91_000);
+    expect(
+      githubRateLimitWait(403, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(now / 1000 - 5) }, now),
+    ).toBe(1000);
     expect(githubRateLimitWait(403, { 'x-ratelimit-remaining': '12' }, now)).toBeUndefined();
     expect(githubRateLimitWait(404, { 'retry-after': '30' }, now)).toBeUndefined();
   });

@@ -39,8 +39,14 @@ describe('readPageFile', () => {
   });
 
   it('reads arrays written one after another (gh api --paginate) as one page each', async () => {
-    const read = await pages(file('[{"id": 1}][{"id": 2},{"id": 3}]\n[\n  {"id": 4, "title": "a ] in [ a \\" string {"}\n]'));
-    expect(read.map((p) => p.items)).toEqual([[{ id: 1 }], [{ id: 2 }, { id: 3 }], [{ id: 4, title: 'a ] in [ a " string {' }]]);
+    const read = await pages(
+      file('[{"id": 1}][{"id": 2},{"id": 3}]\n[\n  {"id": 4, "title": "a ] in [ a \\" string {"}\n]'),
+    );
+    expect(read.map((p) => p.items)).toEqual([
+      [{ id: 1 }],
+      [{ id: 2 }, { id: 3 }],
+      [{ id: 4, title: 'a ] in [ a " string {' }],
+    ]);
     expect(read.map((p) => p.page)).toEqual([1, 2, 3]);
     expect(read[2]!.line).toBe(2);
   });

@@ -4,7 +4,12 @@ import { currentLockOwner, lockIsAbandoned, STALE_LOCK_MS } from '../../../../sr
 describe('lockIsAbandoned', () => {
   const me = currentLockOwner();
   const now = Date.parse('2026-01-01T12:00:00Z');
-  const held = (at: number, pid: number, host = me.host, bootId = me.bootId) => ({ lockedAt: new Date(at).toISOString(), lockedPid: pid, lockedHost: host, lockedBootId: bootId });
+  const held = (at: number, pid: number, host = me.host, bootId = me.bootId) => ({
+    lockedAt: new Date(at).toISOString(),
+    lockedPid: pid,
+    lockedHost: host,
+    lockedBootId: bootId,
+  });
 
   it('lets nobody take a fresh lock of a live process', () => {
     expect(lockIsAbandoned(held(now - 1000, process.ppid), me, now)).toBe(false);

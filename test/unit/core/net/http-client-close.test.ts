@@ -41,9 +41,25 @@ describe('HttpClient against servers that end replies by closing the connection'
   };
 
   it.each([
-    ['Content-Length and a close (HTTP/1.0)', (s: Socket) => s.end(Buffer.concat([Buffer.from(head200({ 'content-length': BODY.length, connection: 'close' }, '1.0')), BODY]))],
+    [
+      'Content-Length and a close (HTTP/1.0)',
+      (s: Socket) =>
+        s.end(
+          Buffer.concat([Buffer.from(head200({ 'content-length': BODY.length, connection: 'close' }, '1.0')), BODY]),
+        ),
+    ],
     ['no Content-Length, ended by the close', (s: Socket) => s.end(Buffer.concat([Buffer.from(head200({})), BODY]))],
-    ['chunked, then a close', (s: Socket) => s.end(Buffer.concat([Buffer.from(head200({ 'transfer-encoding': 'chunked', connection: 'close' })), chunksOf(BODY, 4096), Buffer.from('0\r\n\r\n')]))],
+    [
+      'chunked, then a close',
+      (s: Socket) =>
+        s.end(
+          Buffer.concat([
+            Buffer.from(head200({ 'transfer-encoding': 'chunked', connection: 'close' })),
+            chunksOf(BODY, 4096),
+            Buffer.from('0\r\n\r\n'),
+          ]),
+        ),
+    ],
   ])('reads a body sent with %s whole, however late it is read', async (name, reply) => {
     const path = `/whole/${encodeURIComponent(name)}`;
     replies.set(path, reply);
@@ -51,8 +67,22 @@ describe('HttpClient against servers that end replies by closing the connection'
   });
 
   it.each([
-    ['a Content-Length longer than the body', (s: Socket) => s.end(Buffer.concat([Buffer.from(head200({ 'content-length': BODY.length * 2, connection: 'close' })), BODY]))],
-    ['a close inside a chunk', (s: Socket) => s.end(Buffer.concat([Buffer.from(head200({ 'transfer-encoding': 'chunked' })), chunksOf(BODY, 4096), Buffer.from('1000\r\nabc')]))],
+    [
+      'a Content-Length longer than the body',
+      (s: Socket) =>
+        s.end(Buffer.concat([Buffer.from(head200({ 'content-length': BODY.length * 2, connection: 'close' })), BODY])),
+    ],
+    [
+      'a close inside a chunk',
+      (s: Socket) =>
+        s.end(
+          Buffer.concat([
+            Buffer.from(head200({ 'transfer-encoding': 'chunked' })),
+            chunksOf(BODY, 4096),
+            Buffer.from('1000\r\nabc'),
+          ]),
+        ),
+    ],
   ])('fails a body cut short by %s as transient, however late it is read', async (name, reply) => {
     const path = `/cut/${encodeURIComponent(name)}`;
     replies.set(path, reply);

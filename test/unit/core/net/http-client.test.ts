@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArchiveError } from '../../../../src/core/errors.js';
 import { HttpClient, parseRetryAfter, userAgent } from '../../../../src/core/net/http-client.js';
 import { Pacer } from '../../../../src/core/net/pacer.js';
-import { fakeClock, send, sendCutOff, sendShort, startArchiveServer, type ArchiveServer } from '../../../helpers/archive-server.js';
+import {
+  fakeClock,
+  send,
+  sendCutOff,
+  sendShort,
+  startArchiveServer,
+  type ArchiveServer,
+} from '../../../helpers/archive-server.js';
 
 const BODY = 'x'.repeat(100_000);
 
@@ -42,7 +49,8 @@ describe('HttpClient against a local server', () => {
     clock = fakeClock();
     client = new HttpClient({ pacer: new Pacer({ clock }), ...options });
   };
-  const answer = (path: string, ...handlers: Array<(response: Parameters<typeof send>[0]) => void>) => answers.set(path, handlers);
+  const answer = (path: string, ...handlers: Array<(response: Parameters<typeof send>[0]) => void>) =>
+    answers.set(path, handlers);
 
   it('names itself listminer/<version> with the contact address when one is configured', async () => {
     fresh({ contactEmail: 'research@example.org' });
@@ -74,7 +82,11 @@ describe('HttpClient against a local server', () => {
 
   it('retries a 429 after its Retry-After and then succeeds', async () => {
     fresh();
-    answer('/busy', (r) => send(r, 429, 'slow down', { 'retry-after': '7' }), (r) => send(r, 200, 'done'));
+    answer(
+      '/busy',
+      (r) => send(r, 429, 'slow down', { 'retry-after': '7' }),
+      (r) => send(r, 200, 'done'),
+    );
     expect(await client.text(`${server.url}/busy`)).toBe('done');
     expect(clock.sleeps).toContain(7000);
   });
@@ -106,7 +118,11 @@ describe('HttpClient against a local server', () => {
 
   it('retries a 502 and reports a persisting one as transient', async () => {
     fresh();
-    answer('/flaky', (r) => send(r, 502, 'bad gateway'), (r) => send(r, 200, 'recovered'));
+    answer(
+      '/flaky',
+      (r) => send(r, 502, 'bad gateway'),
+      (r) => send(r, 200, 'recovered'),
+    );
     expect(await client.text(`${server.url}/flaky`)).toBe('recovered');
     fresh({ retries: 2 });
     const before = server.requests.length;

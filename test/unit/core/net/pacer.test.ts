@@ -81,6 +81,10 @@ describe('Pacer', () => {
 describe('isLoopbackHost', () => {
   it('knows loopback names and addresses and nothing else', () => {
     expect(['localhost', '127.0.0.1', '127.255.0.9', '::1', '[::1]'].every(isLoopbackHost)).toBe(true);
-    expect(['128.0.0.1', 'lists.apache.org', '10.0.0.1', 'localhost.example.org', '127.0.0.1.example.org'].some(isLoopbackHost)).toBe(false);
+    expect(
+      ['128.0.0.1', 'lists.apache.org', '10.0.0.1', 'localhost.example.org', '127.0.0.1.example.org'].some(
+        isLoopbackHost,
+      ),
+    ).toBe(false);
   });
 });

@@ -3,7 +3,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Pop3Client, Pop3Error } from '../../../../src/core/net/pop3-client.js';
 
 /** A scripted POP3 server: each command gets the reply `answer` gives (`CLOSE:` first: then it hangs up), one byte at a time when `trickle` is set. */
-async function scriptedServer(answer: (command: string) => string, trickle = false): Promise<{ server: Server; port: number; commands: string[] }> {
+async function scriptedServer(
+  answer: (command: string) => string,
+  trickle = false,
+): Promise<{ server: Server; port: number; commands: string[] }> {
   const commands: string[] = [];
   const write = async (socket: Socket, text: string) => {
     const bytes = Buffer.from(text, 'latin1');
@@ -59,7 +62,12 @@ describe('Pop3Client', () => {
       const client = await Pop3Client.connect({ host: '127.0.0.1', port, secure: false });
       expect(await client.capabilities()).toEqual(new Set(['TOP', 'UIDL']));
       await client.login('me', 'pw');
-      expect(await client.uidl()).toEqual(new Map([[1, 'abc'], [2, 'def']]));
+      expect(await client.uidl()).toEqual(
+        new Map([
+          [1, 'abc'],
+          [2, 'def'],
+        ]),
+      );
       expect((await client.top(1, 99)).toString('latin1')).toBe('Subject: dots\r\n\r\n.leading dot\r\n');
       expect((await client.top(2, 0)).length).toBe(0);
       await client.quit();
@@ -69,7 +77,9 @@ describe('Pop3Client', () => {
   }
 
   it('fails a refused command with the server words and without the password', async () => {
-    const { server, port } = await scriptedServer((command) => (command.startsWith('PASS') ? '-ERR [AUTH] Authentication failed.\r\n' : '+OK\r\n'));
+    const { server, port } = await scriptedServer((command) =>
+      command.startsWith('PASS') ? '-ERR [AUTH] Authentication failed.\r\n' : '+OK\r\n',
+    );
     open = server;
     const client = await Pop3Client.connect({ host: '127.0.0.1', port, secure: false });
     const failure = await client.login('me', 'hunter2').catch((error: unknown) => error);
@@ -80,7 +90,9 @@ describe('Pop3Client', () => {
   });
 
   it('fails a reply cut off by the server closing the connection', async () => {
-    const { server, port } = await scriptedServer((command) => (command === 'UIDL' ? 'CLOSE:+OK\r\n1 abc\r\n' : '+OK\r\n'));
+    const { server, port } = await scriptedServer((command) =>
+      command === 'UIDL' ? 'CLOSE:+OK\r\n1 abc\r\n' : '+OK\r\n',
+    );
     open = server;
     const client = await Pop3Client.connect({ host: '127.0.0.1', port, secure: false });
     await expect(client.uidl()).rejects.toThrow(/closed the connection/);

@@ -4,14 +4,25 @@ import { noreplyLogin } from '../../../../src/core/people/noreply-login.js';
 
 describe('isGenericName', () => {
   it('calls single words, roles, addresses and a list’s own name generic', () => {
-    for (const name of ['root', 'Jenkins', 'Linus', 'Linux Admin', 'Build Jenkins', 'The Kafka Team', 'jane@example.org', '', null]) {
+    for (const name of [
+      'root',
+      'Jenkins',
+      'Linus',
+      'Linux Admin',
+      'Build Jenkins',
+      'The Kafka Team',
+      'jane@example.org',
+      '',
+      null,
+    ]) {
       expect(isGenericName(name), String(name)).toBe(true);
     }
     expect(isGenericName('Netdev Digest', ['netdev'])).toBe(true);
   });
 
   it('trusts a full personal name', () => {
-    for (const name of ['Ann Example', 'Tomasz Zielinski', 'Jürgen Müller', 'Mary-Jane O\'Neil']) expect(isGenericName(name), name).toBe(false);
+    for (const name of ['Ann Example', 'Tomasz Zielinski', 'Jürgen Müller', "Mary-Jane O'Neil"])
+      expect(isGenericName(name), name).toBe(false);
   });
 });
 

@@ -15,14 +15,30 @@ describe('readMailmap', () => {
     expect(value).toEqual([
       { line: 1, properName: 'Proper Name', properEmail: null, commitName: null, commitEmail: 'commit@email.xx' },
       { line: 2, properName: null, properEmail: 'proper@email.xx', commitName: null, commitEmail: 'commit@email.xx' },
-      { line: 3, properName: 'Proper Name', properEmail: 'proper@email.xx', commitName: null, commitEmail: 'commit@email.xx' },
-      { line: 4, properName: 'Proper Name', properEmail: 'proper@email.xx', commitName: 'Commit Name', commitEmail: 'commit@xn--bcher-kva.example' },
+      {
+        line: 3,
+        properName: 'Proper Name',
+        properEmail: 'proper@email.xx',
+        commitName: null,
+        commitEmail: 'commit@email.xx',
+      },
+      {
+        line: 4,
+        properName: 'Proper Name',
+        properEmail: 'proper@email.xx',
+        commitName: 'Commit Name',
+        commitEmail: 'commit@xn--bcher-kva.example',
+      },
     ]);
   });
 
   it('skips comments and blank lines, keeps a # inside an address, and reports lines it cannot read', () => {
-    const { value, errors, warnings } = readMailmap('# a comment\n\nA B <a#b@x.example> # trailing\nnot a line\n<lonely@x.example>\n');
-    expect(value).toEqual([{ line: 3, properName: 'A B', properEmail: null, commitName: null, commitEmail: 'a#b@x.example' }]);
+    const { value, errors, warnings } = readMailmap(
+      '# a comment\n\nA B <a#b@x.example> # trailing\nnot a line\n<lonely@x.example>\n',
+    );
+    expect(value).toEqual([
+      { line: 3, properName: 'A B', properEmail: null, commitName: null, commitEmail: 'a#b@x.example' },
+    ]);
     expect(errors).toEqual([expect.stringContaining('line 4')]);
     expect(warnings).toEqual([expect.stringContaining('line 5')]);
   });

@@ -27,7 +27,8 @@ function message(subject: string, sentAt: string, fields: Partial<ProjectMessage
     ...fields,
   };
 }
-const jira = (subject: string, sentAt: string, key: string, action: string) => message(subject, sentAt, { msgClass: 'issue_event', captures: { external_key: key, action } });
+const jira = (subject: string, sentAt: string, key: string, action: string) =>
+  message(subject, sentAt, { msgClass: 'issue_event', captures: { external_key: key, action } });
 
 describe('planTrackerTies', () => {
   it('ties a notification by its key, a quoted reply and keyless discussion through the thread', () => {
@@ -45,7 +46,9 @@ describe('planTrackerTies', () => {
   it('ties a keyed reply whose notification never reached the list by its key, and never a KIP number of a discussion', () => {
     const reply = jira('Re: [jira] [Commented] (KAFKA-3) X', '2024-01-03', 'KAFKA-3', 'commented');
     const kip = message('[DISCUSS] KIP-500', '2024-01-01', { captures: { external_key: 'KIP-500' } });
-    expect(planTrackerTies([reply]).map((t) => [t.key, t.role, t.throughThread])).toEqual([['KAFKA-3', 'comment', false]]);
+    expect(planTrackerTies([reply]).map((t) => [t.key, t.role, t.throughThread])).toEqual([
+      ['KAFKA-3', 'comment', false],
+    ]);
     expect(planTrackerTies([kip])).toEqual([]);
   });
 });
@@ -61,9 +64,23 @@ describe('summarizeIssue', () => {
     captures: { action },
   });
   it('takes the state of the last state-changing notification in mail order, whatever order it is given in', () => {
-    const life = [mail('2024-01-02', 'created'), mail('2024-01-05', 'resolved'), mail('2024-01-06', 'reopened'), mail('2024-01-07', 'commented'), mail('2024-01-08', 'closed')];
+    const life = [
+      mail('2024-01-02', 'created'),
+      mail('2024-01-05', 'resolved'),
+      mail('2024-01-06', 'reopened'),
+      mail('2024-01-07', 'commented'),
+      mail('2024-01-08', 'closed'),
+    ];
     const forward = summarizeIssue(-1, 'KAFKA-9', life);
-    expect(forward).toEqual({ id: -1, title: 'Producer drops records', state: 'closed', authorId: null, commentCount: 5, createdAt: '2024-01-02', updatedAt: '2024-01-08' });
+    expect(forward).toEqual({
+      id: -1,
+      title: 'Producer drops records',
+      state: 'closed',
+      authorId: null,
+      commentCount: 5,
+      createdAt: '2024-01-02',
+      updatedAt: '2024-01-08',
+    });
     expect(summarizeIssue(-1, 'KAFKA-9', [...life].reverse())).toEqual(forward);
     expect(summarizeIssue(-1, 'KAFKA-9', life.slice(0, 3)).state).toBe('open');
   });
@@ -79,8 +96,16 @@ describe('issue keys and series titles', () => {
     expect(syntheticIssueId('https://github.com/apache/kafka', 'KAFKA-9', 1)).not.toBe(id);
   });
   it('reads replies, title keys and series titles', () => {
-    expect([isReplySubject('Re: [jira] x'), isReplySubject('[jira] [Created] (A-1) x'), isReplySubject('[dev] AW: x')]).toEqual([true, false, true]);
-    expect([titleKey('[KAFKA-7] Fix'), titleKey('KAFKA-7: Fix'), titleKey('[kafka-7] x')]).toEqual(['KAFKA-7', null, 'KAFKA-7']);
+    expect([
+      isReplySubject('Re: [jira] x'),
+      isReplySubject('[jira] [Created] (A-1) x'),
+      isReplySubject('[dev] AW: x'),
+    ]).toEqual([true, false, true]);
+    expect([titleKey('[KAFKA-7] Fix'), titleKey('KAFKA-7: Fix'), titleKey('[kafka-7] x')]).toEqual([
+      'KAFKA-7',
+      null,
+      'KAFKA-7',
+    ]);
     expect(seriesTitle('Re: [dpdk-dev] [PATCH net-next v3 2/7]  net: fix  x')).toBe('net: fix x');
   });
 });

@@ -5,10 +5,16 @@ import { issueTitleOf, trackerAction, trackerKeyOf } from '../../../../src/core/
 import type { IssueMail } from '../../../../src/core/store/project-records.js';
 
 describe('trackerKeyOf', () => {
-  it('names the tracker and where it lives, so two trackers\' bug 123 are two keys', () => {
-    expect(trackerKeyOf({ tracker: 'bugzilla', number: '64321', tracker_url: 'bz.apache.org/bugzilla' })).toBe('bugzilla:bz.apache.org/bugzilla#64321');
-    expect(trackerKeyOf({ tracker: 'bugzilla', number: '64321', tracker_url: 'https://Bugs.Example.org/' })).toBe('bugzilla:bugs.example.org#64321');
-    expect(trackerKeyOf({ tracker: 'debbugs', number: '0510516', tracker_host: 'bugs.debian.org' })).toBe('debbugs:bugs.debian.org#510516');
+  it("names the tracker and where it lives, so two trackers' bug 123 are two keys", () => {
+    expect(trackerKeyOf({ tracker: 'bugzilla', number: '64321', tracker_url: 'bz.apache.org/bugzilla' })).toBe(
+      'bugzilla:bz.apache.org/bugzilla#64321',
+    );
+    expect(trackerKeyOf({ tracker: 'bugzilla', number: '64321', tracker_url: 'https://Bugs.Example.org/' })).toBe(
+      'bugzilla:bugs.example.org#64321',
+    );
+    expect(trackerKeyOf({ tracker: 'debbugs', number: '0510516', tracker_host: 'bugs.debian.org' })).toBe(
+      'debbugs:bugs.debian.org#510516',
+    );
     expect(trackerKeyOf({ tracker: 'rt', number: '64321', tracker_host: 'rt.cpan.org' })).toBe('rt:rt.cpan.org#64321');
     expect(trackerKeyOf({ tracker: 'rt', number: '7', tracker_host: 'perl' })).toBe('rt:perl#7');
   });
@@ -36,23 +42,33 @@ describe('trackerAction and issueTitleOf', () => {
     expect(trackerAction({ tracker: 'rt', event: 'Resolved' })).toBe('closed');
   });
 
-  it('takes the title from each tracker\'s subject', () => {
+  it("takes the title from each tracker's subject", () => {
     const bz = 'bugzilla:bz.apache.org/bugzilla#64321';
     expect(issueTitleOf('[Bug 64321] New: Connector leaks file handles', bz)).toBe('Connector leaks file handles');
     expect(issueTitleOf('DO NOT REPLY [Bug 64321] New: Connector leaks', bz)).toBe('Connector leaks');
     expect(issueTitleOf('[Bug 64321] Connector leaks', bz)).toBe('Connector leaks');
     const deb = 'debbugs:bugs.debian.org#510516';
-    expect(issueTitleOf('Bug#510516: Acknowledgement (kafka: is not a native package)', deb)).toBe('kafka: is not a native package');
-    expect(issueTitleOf('Bug#510516: marked as done (kafka: is not a native package)', deb)).toBe('kafka: is not a native package');
+    expect(issueTitleOf('Bug#510516: Acknowledgement (kafka: is not a native package)', deb)).toBe(
+      'kafka: is not a native package',
+    );
+    expect(issueTitleOf('Bug#510516: marked as done (kafka: is not a native package)', deb)).toBe(
+      'kafka: is not a native package',
+    );
     expect(issueTitleOf('Bug#510516: kafka: is not a native package', deb)).toBe('kafka: is not a native package');
     const rt = 'rt:rt.cpan.org#64321';
     expect(issueTitleOf('[rt.cpan.org #64321] Resolved: Producer drops messages ', rt)).toBe('Producer drops messages');
     expect(issueTitleOf('[jira] [Created] (KAFKA-9) Producer drops records', 'KAFKA-9')).toBe('Producer drops records');
   });
 
-  it('works out a numbered tracker\'s issue from all its mail, as Jira\'s', () => {
+  it("works out a numbered tracker's issue from all its mail, as Jira's", () => {
     const key = 'debbugs:bugs.debian.org#510516';
-    const mail = (messageKey: string, sentAt: string, subject: string, captures: Record<string, string>, role: IssueMail['role'] = 'event'): IssueMail => ({
+    const mail = (
+      messageKey: string,
+      sentAt: string,
+      subject: string,
+      captures: Record<string, string>,
+      role: IssueMail['role'] = 'event',
+    ): IssueMail => ({
       issueId: -1,
       role,
       authorId: null,
@@ -61,10 +77,20 @@ describe('trackerAction and issueTitleOf', () => {
       subject,
       captures: { tracker: 'debbugs', number: '510516', ...captures },
     });
-    const done = mail('c', '2009-01-17T08:36:10Z', 'Bug#510516: marked as done (kafka: not native)', { event: 'marked as done' });
-    const ack = mail('a', '2009-01-02T18:27:03Z', 'Bug#510516: Acknowledgement (kafka: not native)', { event: 'Acknowledgement' });
+    const done = mail('c', '2009-01-17T08:36:10Z', 'Bug#510516: marked as done (kafka: not native)', {
+      event: 'marked as done',
+    });
+    const ack = mail('a', '2009-01-02T18:27:03Z', 'Bug#510516: Acknowledgement (kafka: not native)', {
+      event: 'Acknowledgement',
+    });
     const reply = mail('b', '2009-01-03T09:12:44Z', 'Bug#510516: kafka: not native', {}, 'comment');
-    expect(summarizeIssue(-1, key, [done, reply, ack])).toMatchObject({ title: 'kafka: not native', state: 'closed', commentCount: 3, createdAt: ack.sentAt, updatedAt: done.sentAt });
+    expect(summarizeIssue(-1, key, [done, reply, ack])).toMatchObject({
+      title: 'kafka: not native',
+      state: 'closed',
+      commentCount: 3,
+      createdAt: ack.sentAt,
+      updatedAt: done.sentAt,
+    });
     expect(summarizeIssue(-1, key, [ack, reply])).toMatchObject({ state: 'open' });
   });
 });

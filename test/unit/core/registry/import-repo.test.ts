@@ -4,7 +4,12 @@ import { requireGitHubRepo } from '../../../../src/core/registry/import-repo.js'
 
 describe('requireGitHubRepo', () => {
   it('takes a GitHub URL or OWNER/NAME, spelled as repos add spells it', () => {
-    expect(requireGitHubRepo('apache/kafka')).toEqual({ url: 'https://github.com/apache/kafka', host: 'github.com', owner: 'apache', name: 'kafka' });
+    expect(requireGitHubRepo('apache/kafka')).toEqual({
+      url: 'https://github.com/apache/kafka',
+      host: 'github.com',
+      owner: 'apache',
+      name: 'kafka',
+    });
     expect(requireGitHubRepo('https://github.com/Apache/Kafka.git').url).toBe('https://github.com/apache/kafka');
     expect(requireGitHubRepo(' git@github.com:apache/kafka-site ').url).toBe('https://github.com/apache/kafka-site');
   });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { externalKeyOfTitle, itemRepository, readIssuesItem, readPullsItem } from '../../../../src/core/registry/map-github-item.js';
+import {
+  externalKeyOfTitle,
+  itemRepository,
+  readIssuesItem,
+  readPullsItem,
+} from '../../../../src/core/registry/map-github-item.js';
 
 const issue = {
   id: 2_000_001,
@@ -49,7 +54,13 @@ describe('readIssuesItem', () => {
   });
 
   it('maps an item with a pull_request key to a pull request under its issue id, with merged_at when the listing gives it', () => {
-    const item = { ...issue, title: 'Fix', state: 'closed', html_url: 'https://github.com/apache/kafka/pull/7', pull_request: { merged_at: '2024-01-05T00:00:00Z' } };
+    const item = {
+      ...issue,
+      title: 'Fix',
+      state: 'closed',
+      html_url: 'https://github.com/apache/kafka/pull/7',
+      pull_request: { merged_at: '2024-01-05T00:00:00Z' },
+    };
     expect(readIssuesItem(item).value).toEqual({
       kind: 'pull_request',
       pullRequest: {
@@ -64,11 +75,15 @@ describe('readIssuesItem', () => {
         mergedAt: '2024-01-05T00:00:00.000Z',
       },
     });
-    expect(readIssuesItem({ ...item, pull_request: { url: 'x' } }).value).toMatchObject({ pullRequest: { mergedAt: null } });
+    expect(readIssuesItem({ ...item, pull_request: { url: 'x' } }).value).toMatchObject({
+      pullRequest: { mergedAt: null },
+    });
   });
 
   it('keeps an e-mail address the API gives, lower-cased, and no author for a deleted user', () => {
-    expect(readIssuesItem({ ...issue, user: { login: 'Jane', email: 'Jane@Example.ORG' } }).value).toMatchObject({ issue: { author: { login: 'Jane', email: 'jane@example.org' } } });
+    expect(readIssuesItem({ ...issue, user: { login: 'Jane', email: 'Jane@Example.ORG' } }).value).toMatchObject({
+      issue: { author: { login: 'Jane', email: 'jane@example.org' } },
+    });
     expect(readIssuesItem({ ...issue, user: null }).value).toMatchObject({ issue: { author: null } });
   });
 
@@ -78,7 +93,9 @@ describe('readIssuesItem', () => {
     expect(readIssuesItem({ ...issue, id: -5 }).error).toMatch(/numeric id/);
     expect(readIssuesItem({ ...issue, number: undefined }).error).toMatch(/number/);
     expect(readIssuesItem({ ...issue, created_at: 'yesterday' }).error).toMatch(/created_at/);
-    expect(readIssuesItem({ message: 'Not Found', documentation_url: 'https://docs.github.com' }).error).toMatch(/GitHub's error answer "Not Found"/);
+    expect(readIssuesItem({ message: 'Not Found', documentation_url: 'https://docs.github.com' }).error).toMatch(
+      /GitHub's error answer "Not Found"/,
+    );
   });
 });
 

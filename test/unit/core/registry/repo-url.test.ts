@@ -8,19 +8,30 @@ describe('normalizeRepoUrl', () => {
     ['http://www.github.com/apache/kafka/', 'https://github.com/apache/kafka'],
     ['github.com/apache/kafka', 'https://github.com/apache/kafka'],
     ['git@github.com:apache/kafka.git', 'https://github.com/apache/kafka'],
-    ['https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git', 'https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux'],
+    [
+      'https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git',
+      'https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux',
+    ],
   ])('spells %s as %s', (input, url) => {
     expect(normalizeRepoUrl(input)?.url).toBe(url);
   });
 
   it('keeps owner and name apart', () => {
-    expect(normalizeRepoUrl('https://github.com/apache/kafka')).toEqual({ url: 'https://github.com/apache/kafka', host: 'github.com', owner: 'apache', name: 'kafka' });
+    expect(normalizeRepoUrl('https://github.com/apache/kafka')).toEqual({
+      url: 'https://github.com/apache/kafka',
+      host: 'github.com',
+      owner: 'apache',
+      name: 'kafka',
+    });
   });
 
-  it.each(['not a url', 'https://github.com/apache', 'https://github.com/apache/kafka/pull/12', 'ftp://example.org/x', 'https://localhost/x'])(
-    'refuses %s',
-    (input) => {
-      expect(normalizeRepoUrl(input)).toBeUndefined();
-    },
-  );
+  it.each([
+    'not a url',
+    'https://github.com/apache',
+    'https://github.com/apache/kafka/pull/12',
+    'ftp://example.org/x',
+    'https://localhost/x',
+  ])('refuses %s', (input) => {
+    expect(normalizeRepoUrl(input)).toBeUndefined();
+  });
 });

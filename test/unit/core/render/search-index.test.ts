@@ -1,7 +1,12 @@
 import { runInNewContext } from 'node:vm';
 import MiniSearch from 'minisearch';
 import { describe, expect, it } from 'vitest';
-import { MonthIndexes, SEARCH_OPTIONS, searchableText, type SearchDocument } from '../../../../src/core/render/search-index.js';
+import {
+  MonthIndexes,
+  SEARCH_OPTIONS,
+  searchableText,
+  type SearchDocument,
+} from '../../../../src/core/render/search-index.js';
 
 describe('search index', () => {
   it("indexes a message's own words: not the text it quotes, not its signature", () => {
@@ -14,8 +19,22 @@ describe('search index', () => {
 
   it("writes a month's index as a script that the page's MiniSearch loads back, and forgets it", () => {
     const indexes = new MonthIndexes();
-    indexes.add('2024-02', { id: 'a', subject: 'Scanner drops a row', sender: 'Ana ana@example.org', text: 'the split </script> loses data', href: 'm/aa/a.html', date: '2024-02-01' });
-    indexes.add('2024-02', { id: 'b', subject: 'Compaction', sender: 'Ben ben@example.org', text: 'stalls', href: 'm/bb/b.html', date: '2024-02-02' });
+    indexes.add('2024-02', {
+      id: 'a',
+      subject: 'Scanner drops a row',
+      sender: 'Ana ana@example.org',
+      text: 'the split </script> loses data',
+      href: 'm/aa/a.html',
+      date: '2024-02-01',
+    });
+    indexes.add('2024-02', {
+      id: 'b',
+      subject: 'Compaction',
+      sender: 'Ben ben@example.org',
+      text: 'stalls',
+      href: 'm/bb/b.html',
+      date: '2024-02-02',
+    });
     const script = indexes.take('2024-02')!;
     expect(indexes.take('2024-02')).toBeUndefined();
     expect(script).not.toContain('</script>');

@@ -44,7 +44,11 @@ describe.each(engines)('$engine errors', ({ explain, failing, sentence, hint, co
 
 describe('PostgreSQL errors', () => {
   it('remove a password from the engine message they quote', () => {
-    const failure = explainPostgresError(engineError('28P01', 'password authentication failed for postgres://u:secret@db/lm'), 'postgres://u@db/lm', 10_000);
+    const failure = explainPostgresError(
+      engineError('28P01', 'password authentication failed for postgres://u:secret@db/lm'),
+      'postgres://u@db/lm',
+      10_000,
+    );
     expect((failure as StoreFailure).message).not.toContain('secret');
   });
 });

@@ -9,9 +9,14 @@ function thrownAt(stack: string): TypeError {
 
 describe('an uncaught write to a closed PostgreSQL connection', () => {
   it('is told as the lost connection it is, naming the database', () => {
-    const failure = lostConnectionFailure(thrownAt('    at Immediate.nextWrite (file:///app/node_modules/postgres/src/connection.js:255:22)'), 'postgres://u:*****@db/x');
+    const failure = lostConnectionFailure(
+      thrownAt('    at Immediate.nextWrite (file:///app/node_modules/postgres/src/connection.js:255:22)'),
+      'postgres://u:*****@db/x',
+    );
     expect(failure).toBeInstanceOf(StoreFailure);
-    expect(failure!.message).toMatch(/The connection to the database postgres:\/\/u:\*\*\*\*\*@db\/x was lost .*the batch being written was rolled back/);
+    expect(failure!.message).toMatch(
+      /The connection to the database postgres:\/\/u:\*\*\*\*\*@db\/x was lost .*the batch being written was rolled back/,
+    );
     expect(failure!.exitCode).toBe(1);
   });
 

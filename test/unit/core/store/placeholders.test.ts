@@ -5,7 +5,9 @@ import { Mutex } from '../../../../src/core/store/mutex.js';
 
 describe('SQL helpers', () => {
   it('numbers ? placeholders for Postgres but leaves quoted text alone', () => {
-    expect(numberPlaceholders("SELECT ? WHERE a = '?' AND b = ? AND c = \"?\"")).toBe("SELECT $1 WHERE a = '?' AND b = $2 AND c = \"?\"");
+    expect(numberPlaceholders('SELECT ? WHERE a = \'?\' AND b = ? AND c = "?"')).toBe(
+      'SELECT $1 WHERE a = \'?\' AND b = $2 AND c = "?"',
+    );
   });
 
   it('builds multi-row VALUES lists', () => {
@@ -13,7 +15,11 @@ describe('SQL helpers', () => {
   });
 
   it('keeps every chunk under the parameter limit', () => {
-    const chunks = chunkRows(Array.from({ length: 25 }, (_, i) => i), 4, { maxParameters: 40, migrationLockSql: '', jsonParameter: '?' });
+    const chunks = chunkRows(
+      Array.from({ length: 25 }, (_, i) => i),
+      4,
+      { maxParameters: 40, migrationLockSql: '', jsonParameter: '?' },
+    );
     expect(chunks.map((c) => c.length)).toEqual([10, 10, 5]);
   });
 

@@ -6,12 +6,22 @@ const swallowed = (n: number) =>
 
 describe('merged messages', () => {
   it('counts the whole messages a body holds after its own', () => {
-    expect(countEmbeddedMessages(`first body\n-------------- next part --------------\nUrl : http://x/a.bin\n${swallowed(1)}${swallowed(2)}`)).toBe(2);
+    expect(
+      countEmbeddedMessages(
+        `first body\n-------------- next part --------------\nUrl : http://x/a.bin\n${swallowed(1)}${swallowed(2)}`,
+      ),
+    ).toBe(2);
   });
 
   it('does not count body lines that merely start with "From ", nor a forwarded header block', () => {
-    expect(countEmbeddedMessages('From now on please use the tracker.\nFrom what I understand, it works.\nSubject: none\n')).toBe(0);
-    expect(countEmbeddedMessages('---------- Forwarded message ----------\nFrom: a@example.org\nDate: Mon, 3 May 2004\nSubject: x\n')).toBe(0);
+    expect(
+      countEmbeddedMessages('From now on please use the tracker.\nFrom what I understand, it works.\nSubject: none\n'),
+    ).toBe(0);
+    expect(
+      countEmbeddedMessages(
+        '---------- Forwarded message ----------\nFrom: a@example.org\nDate: Mon, 3 May 2004\nSubject: x\n',
+      ),
+    ).toBe(0);
     expect(countEmbeddedMessages('From the log at 12:30 in 2004:\nStatus: ok\n')).toBe(0);
   });
 
@@ -23,6 +33,11 @@ describe('merged messages', () => {
       ],
       () => 'pipermail dev@x.org',
     );
-    expect(result).toEqual({ name: 'no-merged-messages', ok: false, violations: 1, details: ['pipermail dev@x.org: a@example.org holds 1 more message'] });
+    expect(result).toEqual({
+      name: 'no-merged-messages',
+      ok: false,
+      violations: 1,
+      details: ['pipermail dev@x.org: a@example.org holds 1 more message'],
+    });
   });
 });

@@ -4,17 +4,46 @@ import type { FailedListCheckpoints, ListFigures } from '../../../../src/core/st
 import { checkpointsKeptFailures } from '../../../../src/core/verify/store-invariants.js';
 
 const list = (over: Partial<ListFigures> = {}): ListFigures => ({
-  id: 1, system: 'mbox', name: 'dev', repoId: null, repoUrl: null, firstMonth: '2024-01', lastMonth: '2024-03', scanComplete: false,
-  failedAttempts: 1, lastFailure: 'x', lastFailureAt: '2024-04-01T00:00:00.000Z', retryAfter: null, sidelinedAt: null,
-  monthsScanned: 3, lastFetchedMonth: '2024-03', lastMailMonth: '2024-03', total: 0, stored: 0,
-  statuses: { staged: 0, classified: 0, drained: 0, deferred: 0, shunted: 0, other: 0 }, ...over,
+  id: 1,
+  system: 'mbox',
+  name: 'dev',
+  repoId: null,
+  repoUrl: null,
+  firstMonth: '2024-01',
+  lastMonth: '2024-03',
+  scanComplete: false,
+  failedAttempts: 1,
+  lastFailure: 'x',
+  lastFailureAt: '2024-04-01T00:00:00.000Z',
+  retryAfter: null,
+  sidelinedAt: null,
+  monthsScanned: 3,
+  lastFetchedMonth: '2024-03',
+  lastMailMonth: '2024-03',
+  total: 0,
+  stored: 0,
+  statuses: { staged: 0, classified: 0, drained: 0, deferred: 0, shunted: 0, other: 0 },
+  ...over,
 });
 const failed = (over: Partial<FailedListCheckpoints> = {}): FailedListCheckpoints => ({
-  listId: 1, scanComplete: false, lastFailureAt: '2024-04-01T00:00:00.000Z', cursorAtFailure: '2024-03', firstMonthAfter: null, ...over,
+  listId: 1,
+  scanComplete: false,
+  lastFailureAt: '2024-04-01T00:00:00.000Z',
+  cursorAtFailure: '2024-03',
+  firstMonthAfter: null,
+  ...over,
 });
-const judge = (lists: ListFigures[], failures: FailedListCheckpoints[], gaps: FetchGap[] = []) => checkpointsKeptFailures(lists, failures, (id) => `list ${id}`, gaps);
+const judge = (lists: ListFigures[], failures: FailedListCheckpoints[], gaps: FetchGap[] = []) =>
+  checkpointsKeptFailures(lists, failures, (id) => `list ${id}`, gaps);
 const gap = (month: string, listId = 1): FetchGap => ({
-  listId, system: 'mbox', list: 'dev', month, failures: 3, lastError: 'cut short', lastFailedAt: '2024-04-02T00:00:00.000Z', gapSince: '2024-04-02T00:00:00.000Z',
+  listId,
+  system: 'mbox',
+  list: 'dev',
+  month,
+  failures: 3,
+  lastError: 'cut short',
+  lastFailedAt: '2024-04-02T00:00:00.000Z',
+  gapSince: '2024-04-02T00:00:00.000Z',
 });
 
 describe('no month checkpointed past a failure', () => {
@@ -42,7 +71,9 @@ describe('no month checkpointed past a failure', () => {
   });
 
   it("breaks when the list's cursor is not its latest checkpointed month", () => {
-    expect(judge([list({ lastMonth: '2024-02' })], []).details).toEqual(['list 1: cursor at 2024-02, latest checkpoint 2024-03']);
+    expect(judge([list({ lastMonth: '2024-02' })], []).details).toEqual([
+      'list 1: cursor at 2024-02, latest checkpoint 2024-03',
+    ]);
     expect(judge([list({ lastMonth: null, lastFetchedMonth: null })], []).ok).toBe(true);
   });
 });

@@ -16,7 +16,8 @@ describe('apache_ponymail source', () => {
     clock = fakeClock();
     return createPonyMailSource({ client: new HttpClient({ pacer: new Pacer({ clock }), retries: 2 }) });
   };
-  const context = (name = 'users@ponymail.apache.org') => sourceContext('apache_ponymail', name, { baseUrl: server.url });
+  const context = (name = 'users@ponymail.apache.org') =>
+    sourceContext('apache_ponymail', name, { baseUrl: server.url });
 
   beforeAll(async () => {
     server = await startPonyMailServer();
@@ -62,11 +63,15 @@ describe('apache_ponymail source', () => {
   });
 
   it('fails a month whose body is cut off as transient', async () => {
-    await expect(collectMessages(source().fetchMonth(context(), '2022-02'))).rejects.toMatchObject({ kind: 'transient' });
+    await expect(collectMessages(source().fetchMonth(context(), '2022-02'))).rejects.toMatchObject({
+      kind: 'transient',
+    });
   });
 
   it('fails a month that keeps answering 502 as transient', async () => {
-    await expect(collectMessages(source().fetchMonth(context(), '2022-03'))).rejects.toMatchObject({ kind: 'transient' });
+    await expect(collectMessages(source().fetchMonth(context(), '2022-03'))).rejects.toMatchObject({
+      kind: 'transient',
+    });
   });
 
   it('waits out a short Retry-After and reads the month', async () => {
@@ -112,7 +117,12 @@ describe('apache_ponymail source', () => {
       'users@ponymail.apache.org',
     ]);
     const kafka = await source().enumerateLists!({ ...rest, domain: 'kafka.apache.org' });
-    expect(kafka.map((l) => l.name)).toEqual(['commits@kafka.apache.org', 'dev@kafka.apache.org', 'jira@kafka.apache.org', 'users@kafka.apache.org']);
+    expect(kafka.map((l) => l.name)).toEqual([
+      'commits@kafka.apache.org',
+      'dev@kafka.apache.org',
+      'jira@kafka.apache.org',
+      'users@kafka.apache.org',
+    ]);
     expect(kafka[1]).toMatchObject({ listAddress: 'dev@kafka.apache.org', listId: 'dev.kafka.apache.org' });
   });
 });

@@ -12,10 +12,19 @@ describe('GitBlobReader', () => {
     execFileSync('git', ['init', '--quiet', '--bare', dir]);
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
-  const store = (content: Buffer) => execFileSync('git', ['--git-dir', dir, 'hash-object', '-w', '--stdin'], { input: content, encoding: 'utf8' }).trim();
+  const store = (content: Buffer) =>
+    execFileSync('git', ['--git-dir', dir, 'hash-object', '-w', '--stdin'], {
+      input: content,
+      encoding: 'utf8',
+    }).trim();
 
   it('answers many requests in flight, in order, with the bytes intact', async () => {
-    const blobs = [Buffer.alloc(3 * 1024 * 1024, 7), Buffer.from('small\n'), Buffer.from([0, 10, 13, 255, 10]), Buffer.alloc(0)];
+    const blobs = [
+      Buffer.alloc(3 * 1024 * 1024, 7),
+      Buffer.from('small\n'),
+      Buffer.from([0, 10, 13, 255, 10]),
+      Buffer.alloc(0),
+    ];
     const ids = blobs.map(store);
     const reader = new GitBlobReader(dir);
     const read = await Promise.all([...ids, ...ids].map((id) => reader.read(id)));

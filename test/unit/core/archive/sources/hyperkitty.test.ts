@@ -33,17 +33,28 @@ describe('hyperkitty source', () => {
   beforeAll(async () => {
     server = await startArchiveServer((url, response) => {
       const range = `${url.searchParams.get('start')}..${url.searchParams.get('end')}`;
-      if (url.pathname === `/hyperkitty/list/${LIST}/`) return send(response, 200, OVERVIEW, { 'content-type': 'text/html' });
-      if (url.pathname === '/hyperkitty/list/new@mail.example.org/') return send(response, 200, '<html>no archives yet</html>');
+      if (url.pathname === `/hyperkitty/list/${LIST}/`)
+        return send(response, 200, OVERVIEW, { 'content-type': 'text/html' });
+      if (url.pathname === '/hyperkitty/list/new@mail.example.org/')
+        return send(response, 200, '<html>no archives yet</html>');
       if (url.pathname === '/hyperkitty/api/list/new@mail.example.org/') {
-        return send(response, 200, JSON.stringify({ name: 'new@mail.example.org', created_at: '2023-02-14T10:00:00Z' }));
+        return send(
+          response,
+          200,
+          JSON.stringify({ name: 'new@mail.example.org', created_at: '2023-02-14T10:00:00Z' }),
+        );
       }
       if (url.pathname === `/hyperkitty/list/${LIST}/export/${LIST}.mbox.gz`) {
-        if (range === '2016-04-01..2016-05-01') return send(response, 200, gzipSync(data('2016-04.mbox')), { 'content-type': 'application/gzip' });
+        if (range === '2016-04-01..2016-05-01')
+          return send(response, 200, gzipSync(data('2016-04.mbox')), { 'content-type': 'application/gzip' });
         if (range === '2016-03-01..2016-04-01') return send(response, 200, gzipSync(data('2016-03.mbox')));
         if (range === '2016-12-01..2017-01-01') {
           flaky++;
-          return flaky === 1 ? send(response, 429, 'slow', { 'retry-after': '3' }) : flaky === 2 ? send(response, 502, 'bad') : send(response, 200, gzipSync(''));
+          return flaky === 1
+            ? send(response, 429, 'slow', { 'retry-after': '3' })
+            : flaky === 2
+              ? send(response, 502, 'bad')
+              : send(response, 200, gzipSync(''));
         }
         if (range === '2017-01-01..2017-02-01') return send(response, 503, 'down');
         return send(response, 200, gzipSync(''));
@@ -56,7 +67,9 @@ describe('hyperkitty source', () => {
   it('exports a month over [first day, first day of the next month)', async () => {
     const before = server.requests.length;
     const messages = await collectMessages(source().fetchMonth(context(), '2016-04'));
-    expect(server.requests.slice(before)).toEqual([`/hyperkitty/list/${LIST}/export/${LIST}.mbox.gz?start=2016-04-01&end=2016-05-01`]);
+    expect(server.requests.slice(before)).toEqual([
+      `/hyperkitty/list/${LIST}/export/${LIST}.mbox.gz?start=2016-04-01&end=2016-05-01`,
+    ]);
     expect(messages).toHaveLength(3);
     expect(await collectMessages(source().fetchMonth(context(), '2016-03'))).toHaveLength(1);
   });
@@ -77,12 +90,16 @@ describe('hyperkitty source', () => {
   it('fails a list HyperKitty does not know, permanently and naming the overview URL', async () => {
     const failure = source().firstMonth(context('gone@mail.example.org'));
     await expect(failure).rejects.toMatchObject({ kind: 'permanent' });
-    await expect(failure).rejects.toThrow(`There is no HyperKitty list at ${server.url}/hyperkitty/list/gone@mail.example.org/ (`);
+    await expect(failure).rejects.toThrow(
+      `There is no HyperKitty list at ${server.url}/hyperkitty/list/gone@mail.example.org/ (`,
+    );
   });
 
   it('rides out a 429 and a 502 within the request, and fails a lasting 503 as transient', async () => {
     expect(await collectMessages(source().fetchMonth(context(), '2016-12'))).toEqual([]);
     expect(clock.sleeps).toContain(3000);
-    await expect(collectMessages(source().fetchMonth(context(), '2017-01'))).rejects.toMatchObject({ kind: 'transient' });
+    await expect(collectMessages(source().fetchMonth(context(), '2017-01'))).rejects.toMatchObject({
+      kind: 'transient',
+    });
   });
 });

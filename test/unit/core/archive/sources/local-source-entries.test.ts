@@ -12,7 +12,8 @@ import { collectMessages, sourceContext } from '../../../../helpers/archive-cont
 
 const mboxMessage = (id: string, date: string) =>
   `From ${id}@example.org Mon Jan  1 00:00:00 2001\nFrom: ${id}@example.org\nDate: ${date}\nMessage-ID: <${id}@example.org>\nSubject: ${id}\n\nbody of ${id}\n\n`;
-const mail = (id: string, date: string) => `From: ${id}@example.org\nDate: ${date}\nMessage-ID: <${id}@example.org>\nSubject: ${id}\n\nbody\n`;
+const mail = (id: string, date: string) =>
+  `From: ${id}@example.org\nDate: ${date}\nMessage-ID: <${id}@example.org>\nSubject: ${id}\n\nbody\n`;
 const JAN = 'Mon, 08 Jan 2024 10:00:00 +0000';
 const FEB = 'Thu, 01 Feb 2024 10:00:00 +0000';
 const MAR = 'Fri, 01 Mar 2024 10:00:00 +0000';
@@ -27,7 +28,11 @@ function recordingContext(backend: 'mbox' | 'maildir', path: string, cacheDir?: 
   return { context, skipped };
 }
 
-async function subjects(source: ReturnType<typeof createMboxSource>, context: SourceContext, months = monthsBetween('2024-01', '2024-03')) {
+async function subjects(
+  source: ReturnType<typeof createMboxSource>,
+  context: SourceContext,
+  months = monthsBetween('2024-01', '2024-03'),
+) {
   const out: Record<string, string[]> = {};
   for (const month of months) {
     const got = await collectMessages(source.fetchMonth(context, month));
@@ -126,7 +131,8 @@ describe('mbox source: a gzip file cut short', () => {
     expect((await collectMessages(source.fetchMonth(context, '2024-02'))).length).toBe(2);
     const march: string[] = [];
     const reading = (async () => {
-      for await (const item of source.fetchMonth(context, '2024-03')) march.push(/Subject: (\S+)/.exec(item.raw.toString())![1]!);
+      for await (const item of source.fetchMonth(context, '2024-03'))
+        march.push(/Subject: (\S+)/.exec(item.raw.toString())![1]!);
     })();
     await expect(reading).rejects.toMatchObject({
       kind: 'transient',

@@ -7,7 +7,8 @@ import { createSource } from '../../../../../src/core/archive/sources/maildir.js
 import { collectAllMonths, collectMessages, sourceContext } from '../../../../helpers/archive-context.js';
 import { fixtureMessages } from '../../../../helpers/mail-files.js';
 
-const mail = (id: string, date?: string) => `From: ${id}@example.org\n${date ? `Date: ${date}\n` : ''}Message-ID: <${id}@example.org>\nSubject: ${id}\n\nbody\n`;
+const mail = (id: string, date?: string) =>
+  `From: ${id}@example.org\n${date ? `Date: ${date}\n` : ''}Message-ID: <${id}@example.org>\nSubject: ${id}\n\nbody\n`;
 
 describe('maildir source', () => {
   let root: string;
@@ -36,7 +37,12 @@ describe('maildir source', () => {
   }
 
   it('reads cur/ and new/ (not tmp/) and files each message by Date, delivery time, then modification month', async () => {
-    expect(await ids(root, monthsBetween('2023-01', '2024-12'))).toEqual({ '2023-11': ['mtime'], '2024-01': ['jan'], '2024-02': ['feb'], '2024-03': ['named'] });
+    expect(await ids(root, monthsBetween('2023-01', '2024-12'))).toEqual({
+      '2023-11': ['mtime'],
+      '2024-01': ['jan'],
+      '2024-02': ['feb'],
+      '2024-03': ['named'],
+    });
     expect(await createSource().firstMonth(sourceContext('maildir', root))).toBe('2023-11');
   });
 
@@ -51,7 +57,9 @@ describe('maildir source', () => {
 
   it('refuses a folder that is not a Maildir as a permanent failure', async () => {
     const plain = mkdtempSync(join(tmpdir(), 'listminer-not-maildir-'));
-    await expect(createSource().firstMonth(sourceContext('maildir', plain))).rejects.toMatchObject({ kind: 'permanent' });
+    await expect(createSource().firstMonth(sourceContext('maildir', plain))).rejects.toMatchObject({
+      kind: 'permanent',
+    });
   });
 });
 
@@ -59,8 +67,12 @@ describe('maildir source on delivered list mail', () => {
   it('gives each of its messages once over all months', async () => {
     const root = mkdtempSync(join(tmpdir(), 'listminer-maildir-list-'));
     for (const folder of ['cur', 'new', 'tmp']) mkdirSync(join(root, folder));
-    const messages = ['kernel/series.mbox', 'kernel/revisions.mbox', 'threads/ghost-root.mbox'].flatMap(fixtureMessages);
-    messages.forEach((raw, i) => writeFileSync(join(root, i % 3 ? 'cur' : 'new', `${1704800000 + i}.M${i}P77.host${i % 3 ? ':2,S' : ''}`), raw));
+    const messages = ['kernel/series.mbox', 'kernel/revisions.mbox', 'threads/ghost-root.mbox'].flatMap(
+      fixtureMessages,
+    );
+    messages.forEach((raw, i) =>
+      writeFileSync(join(root, i % 3 ? 'cur' : 'new', `${1704800000 + i}.M${i}P77.host${i % 3 ? ':2,S' : ''}`), raw),
+    );
     const got = await collectAllMonths(createSource(), sourceContext('maildir', root));
     expect(got).toHaveLength(messages.length);
     expect(new Set(got.map((item) => item.sourceRef)).size).toBe(messages.length);

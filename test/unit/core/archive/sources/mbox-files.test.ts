@@ -39,7 +39,12 @@ describe('mbox source', () => {
         message('nodate', undefined, 'From someone@example.org Thu Jan  1 00:00:00 1970'),
     );
     utimesSync(join(folder, 'a.mbox'), new Date('2023-12-05T00:00:00Z'), new Date('2023-12-05T00:00:00Z'));
-    writeFileSync(join(folder, 'b.mbox.gz'), gzipSync(message('gzfeb', 'Fri, 02 Feb 2024 10:00:00 +0000') + message('gzmar', 'Fri, 01 Mar 2024 10:00:00 +0000')));
+    writeFileSync(
+      join(folder, 'b.mbox.gz'),
+      gzipSync(
+        message('gzfeb', 'Fri, 02 Feb 2024 10:00:00 +0000') + message('gzmar', 'Fri, 01 Mar 2024 10:00:00 +0000'),
+      ),
+    );
     writeFileSync(join(folder, 'README'), '# These are the archives\n\nFrom here on, every file is a month.\n');
     mkdirSync(join(folder, '.hidden'));
     writeFileSync(join(folder, '.hidden', 'x.mbox'), message('hidden', 'Mon, 08 Jan 2024 10:00:00 +0000'));
@@ -71,7 +76,10 @@ describe('mbox source', () => {
     expect(await idsByMonth(file, ['2024-01', '2024-02'], cacheDir)).toEqual({ '2024-01': ['one'] });
     expect(readdirSync(join(cacheDir, 'mbox-months'))).toHaveLength(1);
     appendFileSync(file, message('two', 'Thu, 01 Feb 2024 10:00:00 +0000'));
-    expect(await idsByMonth(file, ['2024-01', '2024-02'], cacheDir)).toEqual({ '2024-01': ['one'], '2024-02': ['two'] });
+    expect(await idsByMonth(file, ['2024-01', '2024-02'], cacheDir)).toEqual({
+      '2024-01': ['one'],
+      '2024-02': ['two'],
+    });
   });
 
   it('reports a path that is gone as a permanent failure', async () => {
@@ -83,9 +91,20 @@ describe('mbox source', () => {
 describe('mbox source on a folder of list archives', () => {
   it('gives every message of every file exactly once over all months', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'listminer-fixture-mbox-'));
-    const files = ['ponymail/users_ponymail_apache_org_2022-01.mbox', 'pipermail/2015-November.txt', 'kernel/series.mbox', 'threads/ghost-root.mbox', 'project/kafka-dev.mbox'];
+    const files = [
+      'ponymail/users_ponymail_apache_org_2022-01.mbox',
+      'pipermail/2015-November.txt',
+      'kernel/series.mbox',
+      'threads/ghost-root.mbox',
+      'project/kafka-dev.mbox',
+    ];
     files.forEach((file, i) => copyFileSync(fixturePath(file), join(dir, `${i}.mbox`)));
     const got = await collectAllMonths(createSource(), sourceContext('mbox', dir));
-    expect(got.map((item) => item.raw.toString('base64')).sort()).toEqual(files.flatMap(fixtureMessages).map((raw) => raw.toString('base64')).sort());
+    expect(got.map((item) => item.raw.toString('base64')).sort()).toEqual(
+      files
+        .flatMap(fixtureMessages)
+        .map((raw) => raw.toString('base64'))
+        .sort(),
+    );
   });
 });

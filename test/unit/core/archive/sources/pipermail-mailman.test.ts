@@ -9,7 +9,13 @@ import { Pacer } from '../../../../../src/core/net/pacer.js';
 import { fakeClock, type ArchiveServer } from '../../../../helpers/archive-server.js';
 import { collectMessages, sourceContext } from '../../../../helpers/archive-context.js';
 import { serveFolder } from '../../../../helpers/folder-server.js';
-import { countMessagePages, Mailman2Archive, samplePosts, volumeName, volumeOfMonth } from '../../../../helpers/mailman2-archive.js';
+import {
+  countMessagePages,
+  Mailman2Archive,
+  samplePosts,
+  volumeName,
+  volumeOfMonth,
+} from '../../../../helpers/mailman2-archive.js';
 
 const THIS_MONTH = monthOf(new Date());
 const OLD = '2004-05';
@@ -18,7 +24,8 @@ describe('pipermail source on a tree as Mailman 2.1 writes it', () => {
   let dir: string;
   let server: ArchiveServer;
   let archive: Mailman2Archive;
-  const source = () => createPipermailSource({ client: new HttpClient({ pacer: new Pacer({ clock: fakeClock() }), retries: 1 }) });
+  const source = () =>
+    createPipermailSource({ client: new HttpClient({ pacer: new Pacer({ clock: fakeClock() }), retries: 1 }) });
   const context = () => sourceContext('pipermail', 'dev@lists.example.org', { baseUrl: `${server.url}/pipermail/dev` });
 
   beforeAll(async () => {
@@ -45,7 +52,10 @@ describe('pipermail source on a tree as Mailman 2.1 writes it', () => {
     const before = server.requests.length;
     const messages = await collectMessages(source().fetchMonth(context(), THIS_MONTH));
     expect(messages).toHaveLength(9);
-    expect(server.requests.slice(before)).toEqual(['/pipermail/dev/', `/pipermail/dev/${volumeName(new Date(`${THIS_MONTH}-15T00:00:00Z`))}.txt`]);
+    expect(server.requests.slice(before)).toEqual([
+      '/pipermail/dev/',
+      `/pipermail/dev/${volumeName(new Date(`${THIS_MONTH}-15T00:00:00Z`))}.txt`,
+    ]);
   });
 
   it('keeps >From body lines as pipermail wrote them (it escapes nothing)', async () => {
@@ -56,7 +66,10 @@ describe('pipermail source on a tree as Mailman 2.1 writes it', () => {
   it('fingerprints each month by its index link and stated size, which change when the month does', async () => {
     const first = await source().monthFingerprints!(context());
     expect(first.get(OLD)).toMatch(/^2004-May\.txt\.gz \[ Gzip'd Text \d+ (bytes|KB) \]$/);
-    appendFileSync(join(archive.dir, '2004-May.txt'), archive.asText({ ...samplePosts(OLD, 1, 'added')[0]!, body: 'x'.repeat(3000) }, new Date('2004-05-20T00:00:00Z')));
+    appendFileSync(
+      join(archive.dir, '2004-May.txt'),
+      archive.asText({ ...samplePosts(OLD, 1, 'added')[0]!, body: 'x'.repeat(3000) }, new Date('2004-05-20T00:00:00Z')),
+    );
     archive.nightlyGzip();
     archive.writeIndex();
     const second = await source().monthFingerprints!(context());
@@ -77,10 +90,16 @@ describe('pipermail source on an index older than the last gzip', () => {
     archive.nightlyGzip();
     const server = await serveFolder(dir, '/pipermail');
     try {
-      const source = createPipermailSource({ client: new HttpClient({ pacer: new Pacer({ clock: fakeClock() }), retries: 1 }) });
+      const source = createPipermailSource({
+        client: new HttpClient({ pacer: new Pacer({ clock: fakeClock() }), retries: 1 }),
+      });
       const context = sourceContext('pipermail', 'dev@lists.example.org', { baseUrl: `${server.url}/pipermail/dev` });
-      expect((await source.monthFingerprints!(context)).get(OLD)).toMatch(/^2004-May\.txt\.gz \[ Gzip'd Text \d+ bytes \]$/);
-      expect(await collectMessages(source.fetchMonth(context, OLD))).toHaveLength(countMessagePages(archive.dir).get(volumeOfMonth(OLD))!);
+      expect((await source.monthFingerprints!(context)).get(OLD)).toMatch(
+        /^2004-May\.txt\.gz \[ Gzip'd Text \d+ bytes \]$/,
+      );
+      expect(await collectMessages(source.fetchMonth(context, OLD))).toHaveLength(
+        countMessagePages(archive.dir).get(volumeOfMonth(OLD))!,
+      );
     } finally {
       await server.close();
       rmSync(dir, { recursive: true, force: true });

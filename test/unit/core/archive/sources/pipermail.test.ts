@@ -4,7 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPipermailSource, indexUrl, parseIndex } from '../../../../../src/core/archive/sources/pipermail.js';
 import { HttpClient } from '../../../../../src/core/net/http-client.js';
 import { Pacer } from '../../../../../src/core/net/pacer.js';
-import { fakeClock, send, sendCutOff, startArchiveServer, type ArchiveServer } from '../../../../helpers/archive-server.js';
+import {
+  fakeClock,
+  send,
+  sendCutOff,
+  startArchiveServer,
+  type ArchiveServer,
+} from '../../../../helpers/archive-server.js';
 import { collectMessages, sourceContext } from '../../../../helpers/archive-context.js';
 import { fixturePath } from '../../../../helpers/mail-files.js';
 
@@ -13,7 +19,8 @@ const data = (name: string) => readFileSync(fixturePath('pipermail', name));
 
 describe('pipermail source', () => {
   let server: ArchiveServer;
-  const source = () => createPipermailSource({ client: new HttpClient({ pacer: new Pacer({ clock: fakeClock() }), retries: 1 }) });
+  const source = () =>
+    createPipermailSource({ client: new HttpClient({ pacer: new Pacer({ clock: fakeClock() }), retries: 1 }) });
   const context = (name = 'example@lists.example.org') => sourceContext('pipermail', name, { baseUrl: server.url });
 
   beforeAll(async () => {
@@ -28,7 +35,11 @@ describe('pipermail source', () => {
         case '/pipermail/example/2015-November.txt.gz':
           return send(response, 200, gzipSync(data('2015-November.txt')), { 'content-type': 'application/x-gzip' });
         case '/pipermail/broken/':
-          return send(response, 200, '<a href="2020-May.txt.gz">[ Gzip\'d Text ]</a> <a href="2020-June.txt">[ Text ]</a>');
+          return send(
+            response,
+            200,
+            '<a href="2020-May.txt.gz">[ Gzip\'d Text ]</a> <a href="2020-June.txt">[ Text ]</a>',
+          );
         case '/pipermail/broken/2020-May.txt.gz': {
           const gz = gzipSync(data('2015-November.txt'));
           return send(response, 200, gz.subarray(0, gz.length - 40));
@@ -44,7 +55,9 @@ describe('pipermail source', () => {
 
   it('finds the archive folder under /pipermail/<list name>/ unless the base URL already points there', () => {
     expect(indexUrl(context())).toBe(`${server.url}/pipermail/example/`);
-    expect(indexUrl(sourceContext('pipermail', 'x@y.org', { baseUrl: 'https://mail.example.org/pipermail/x-devel' }))).toBe('https://mail.example.org/pipermail/x-devel/');
+    expect(
+      indexUrl(sourceContext('pipermail', 'x@y.org', { baseUrl: 'https://mail.example.org/pipermail/x-devel' })),
+    ).toBe('https://mail.example.org/pipermail/x-devel/');
   });
 
   it('reads the months an index page links, .txt and .txt.gz', () => {
@@ -84,7 +97,11 @@ describe('pipermail source', () => {
 
   it('fails a month whose gzip is truncated or whose body is cut off as transient', async () => {
     const fetched = source();
-    await expect(collectMessages(fetched.fetchMonth(context('broken@x.org'), '2020-05'))).rejects.toMatchObject({ kind: 'transient' });
-    await expect(collectMessages(fetched.fetchMonth(context('broken@x.org'), '2020-06'))).rejects.toMatchObject({ kind: 'transient' });
+    await expect(collectMessages(fetched.fetchMonth(context('broken@x.org'), '2020-05'))).rejects.toMatchObject({
+      kind: 'transient',
+    });
+    await expect(collectMessages(fetched.fetchMonth(context('broken@x.org'), '2020-06'))).rejects.toMatchObject({
+      kind: 'transient',
+    });
   });
 });

@@ -23,7 +23,11 @@ async function collect(items: AsyncIterable<ArchiveItem>): Promise<ArchiveItem[]
   return out;
 }
 
-const ids = (items: ArchiveItem[]) => items.filter((i) => !isDeletion(i)).map((i) => identifyMessage(i.raw).messageId).sort();
+const ids = (items: ArchiveItem[]) =>
+  items
+    .filter((i) => !isDeletion(i))
+    .map((i) => identifyMessage(i.raw).messageId)
+    .sort();
 
 describe('public_inbox source', () => {
   let dir: string;

@@ -16,7 +16,9 @@ vi.mock('node:fs/promises', async (importOriginal) => {
     <A extends unknown[], R>(fn: (path: never, ...rest: A) => Promise<R>) =>
     (path: unknown, ...rest: A): Promise<R> => {
       if (typeof path === 'string' && locked.has(path)) {
-        return Promise.reject(Object.assign(new Error(`EACCES: permission denied, open '${path}'`), { code: 'EACCES', path }));
+        return Promise.reject(
+          Object.assign(new Error(`EACCES: permission denied, open '${path}'`), { code: 'EACCES', path }),
+        );
       }
       return fn(path as never, ...rest);
     };
@@ -26,7 +28,8 @@ vi.mock('node:fs/promises', async (importOriginal) => {
 const { createSource: createMaildirSource } = await import('../../../../../src/core/archive/sources/maildir.js');
 const { createSource: createMboxSource } = await import('../../../../../src/core/archive/sources/mbox-files.js');
 
-const mail = (id: string, day: number) => `From: ${id}@example.org\nDate: Mon, ${String(day).padStart(2, '0')} Jan 2024 10:00:00 +0000\nMessage-ID: <${id}@example.org>\nSubject: ${id}\n\nbody\n`;
+const mail = (id: string, day: number) =>
+  `From: ${id}@example.org\nDate: Mon, ${String(day).padStart(2, '0')} Jan 2024 10:00:00 +0000\nMessage-ID: <${id}@example.org>\nSubject: ${id}\n\nbody\n`;
 
 function recording(backend: 'mbox' | 'maildir', path: string) {
   const context = sourceContext(backend, path);
@@ -45,7 +48,9 @@ describe('local sources and files they may not read', () => {
     const { context, skipped } = recording('maildir', root);
     const got = await collectMessages(createMaildirSource().fetchMonth(context, '2024-01'));
     expect(got.map((m) => m.sourceRef)).toEqual([join(root, 'cur', '1704708000.1.host:2,S')]);
-    expect(skipped).toEqual([{ path: join(root, 'cur', '1704708000.2.host:2,S'), reason: 'cannot be read: permission denied' }]);
+    expect(skipped).toEqual([
+      { path: join(root, 'cur', '1704708000.2.host:2,S'), reason: 'cannot be read: permission denied' },
+    ]);
     locked.clear();
   });
 
@@ -60,7 +65,13 @@ describe('local sources and files they may not read', () => {
     locked.add(join(root, 'cur', '1704708000.1.host:2,S'));
     const got = await collectMessages(source.fetchMonth(context, '2024-01'));
     expect(got).toHaveLength(1);
-    expect(skipped).toEqual([{ path: join(root, 'cur', '1704708000.1.host:2,S'), reason: 'cannot be read: permission denied', month: '2024-01' }]);
+    expect(skipped).toEqual([
+      {
+        path: join(root, 'cur', '1704708000.1.host:2,S'),
+        reason: 'cannot be read: permission denied',
+        month: '2024-01',
+      },
+    ]);
     locked.clear();
   });
 
@@ -72,8 +83,12 @@ describe('local sources and files they may not read', () => {
     const { context, skipped } = recording('mbox', dir);
     const source = createMboxSource();
     expect(await source.firstMonth(context)).toBe('2024-01');
-    expect((await collectMessages(source.fetchMonth(context, '2024-01'))).map((m) => m.sourceRef)).toEqual([`${join(dir, 'a.mbox')}#0`]);
-    expect(new Set(skipped.map((s) => `${s.path}: ${s.reason}`))).toEqual(new Set([`${join(dir, 'b.mbox')}: cannot be read: permission denied`]));
+    expect((await collectMessages(source.fetchMonth(context, '2024-01'))).map((m) => m.sourceRef)).toEqual([
+      `${join(dir, 'a.mbox')}#0`,
+    ]);
+    expect(new Set(skipped.map((s) => `${s.path}: ${s.reason}`))).toEqual(
+      new Set([`${join(dir, 'b.mbox')}: cannot be read: permission denied`]),
+    );
     locked.clear();
   });
 });
