@@ -411,10 +411,11 @@ function storableText(text: string): string {
 /** The promise, or a rejection as soon as the signal stops the run (a worker may be minutes into a batch). */
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {
     const stop = () => reject(signal.reason);
-    signal.addEventListener('abort', stop, { once: true });
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+    // Handled however it ends, even after a stop settled this promise: the batch's own failure is never left unhandled.
     promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
   });
 }
