@@ -14,10 +14,9 @@ import { runCli, runCliJson } from '../helpers/cli.js';
 import type { TestDatabase } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 import { digestStore } from '../helpers/store-digest.js';
+import { ADD_SAMPLE_LISTS, KERNEL, QUARRY } from '../helpers/sample-lists.js';
 
 const root = (name: string) => fileURLToPath(new URL(`../../${name}`, import.meta.url));
-const QUARRY = root('examples/quarry-dev.mbox');
-const KERNEL = root('examples/kernel-net.mbox');
 const BUNDLED = readFileSync(root('systems.yaml'), 'utf8');
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const BUNDLED_HASH = sha256(BUNDLED);
@@ -66,33 +65,7 @@ describeOnDialectDatabases('label provenance, classify --explain and --dry-run o
     changedRules = join(dir, 'systems.yaml');
     expect(JIRA_AS_DISCUSS).not.toBe(BUNDLED);
     await writeFile(changedRules, JIRA_AS_DISCUSS);
-    const stages = [
-      [
-        'lists',
-        'add',
-        '--system',
-        'mbox',
-        '--rules',
-        'apache_ponymail',
-        QUARRY,
-        '--repo',
-        'https://github.com/apache/quarry',
-      ],
-      [
-        'lists',
-        'add',
-        '--system',
-        'mbox',
-        '--rules',
-        'public_inbox',
-        KERNEL,
-        '--repo',
-        'https://github.com/torvalds/linux',
-      ],
-      ['fetch', '--full', '--now'],
-      ['classify'],
-      ['drain'],
-    ];
+    const stages = [...ADD_SAMPLE_LISTS, ['fetch', '--full', '--now'], ['classify'], ['drain']];
     for (const stage of stages) {
       const run = await runCli([...stage, '--db', db.url]);
       expect(run.code, `${stage.join(' ')}: ${run.stderr}`).toBe(0);

@@ -12,10 +12,8 @@ import { openStore } from '../../src/core/store/open-store.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
 import type { TestDatabase } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
+import { ADD_SAMPLE_LISTS } from '../helpers/sample-lists.js';
 
-const example = (name: string) => fileURLToPath(new URL(`../../examples/${name}`, import.meta.url));
-const QUARRY = example('quarry-dev.mbox');
-const KERNEL = example('kernel-net.mbox');
 // Three messages: a subject with quotes, commas and non-ASCII over a body with newlines; one in April; one with no Date and an empty subject.
 const TRICKY = fileURLToPath(new URL('../fixtures/export/tricky.mbox', import.meta.url));
 const TRICKY_SUBJECT = 'Re: "Quoted", commas, and a café — naïve 日本語 ✓';
@@ -171,28 +169,7 @@ describeOnDialectDatabases('export on $dialect', (databases) => {
     db = await databases.create();
     out = await mkdtemp(join(tmpdir(), 'listminer-export-'));
     const stages = [
-      [
-        'lists',
-        'add',
-        '--system',
-        'mbox',
-        '--rules',
-        'apache_ponymail',
-        QUARRY,
-        '--repo',
-        'https://github.com/apache/quarry',
-      ],
-      [
-        'lists',
-        'add',
-        '--system',
-        'mbox',
-        '--rules',
-        'public_inbox',
-        KERNEL,
-        '--repo',
-        'https://github.com/torvalds/linux',
-      ],
+      ...ADD_SAMPLE_LISTS,
       [
         'lists',
         'add',

@@ -13,10 +13,8 @@ import { runCli, runCliJson } from '../helpers/cli.js';
 import type { TestDatabase } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 import { brokenLinks, pageTags, siteDigest, siteFiles } from '../helpers/static-site.js';
+import { ADD_SAMPLE_LISTS, KERNEL, QUARRY } from '../helpers/sample-lists.js';
 
-const example = (name: string) => fileURLToPath(new URL(`../../examples/${name}`, import.meta.url));
-const QUARRY = example('quarry-dev.mbox');
-const KERNEL = example('kernel-net.mbox');
 // Two messages that try to run script: in the sender's name, the subject, the Message-ID, the text, links, and an HTML-only part.
 const HOSTILE = fileURLToPath(new URL('../fixtures/render/hostile.mbox', import.meta.url));
 
@@ -53,28 +51,7 @@ describeOnDialectDatabases('render on $dialect', (databases) => {
     db = await databases.create();
     out = await mkdtemp(join(tmpdir(), 'listminer-render-'));
     const stages = [
-      [
-        'lists',
-        'add',
-        '--system',
-        'mbox',
-        '--rules',
-        'apache_ponymail',
-        QUARRY,
-        '--repo',
-        'https://github.com/apache/quarry',
-      ],
-      [
-        'lists',
-        'add',
-        '--system',
-        'mbox',
-        '--rules',
-        'public_inbox',
-        KERNEL,
-        '--repo',
-        'https://github.com/torvalds/linux',
-      ],
+      ...ADD_SAMPLE_LISTS,
       ['lists', 'add', '--system', 'mbox', HOSTILE, '--repo', 'https://github.com/example/hostile'],
       ['sync', '--full', '--now'],
     ];
