@@ -149,6 +149,24 @@ async function allRows(url: string): Promise<Record<string, unknown[]>> {
   });
 }
 
+/** Registers a local mbox list over this folder, tied to apache/kafka and classified with the Apache rules. */
+async function addList(db: TestDatabase, folder: string): Promise<void> {
+  const add = await runCli([
+    'lists',
+    'add',
+    '--system',
+    'mbox',
+    '--rules',
+    'apache_ponymail',
+    folder,
+    '--repo',
+    KAFKA,
+    '--db',
+    db.url,
+  ]);
+  expect(add.code, add.stderr).toBe(0);
+}
+
 describeOnDialectDatabases('project command on $dialect', (databases) => {
   let dir: string;
   const cli = (db: TestDatabase, args: string[]) => runCliJson<ProjectJson>([...args, '--db', db.url]);
@@ -158,23 +176,6 @@ describeOnDialectDatabases('project command on $dialect', (databases) => {
       const run = await cli(db, stage);
       expect(run.code, `${stage[0]}: ${run.stderr}`).toBe(0);
     }
-  };
-  /** A local mbox list over this folder, tied to apache/kafka and classified with the Apache rules. */
-  const addList = async (db: TestDatabase, folder: string) => {
-    const add = await runCli([
-      'lists',
-      'add',
-      '--system',
-      'mbox',
-      '--rules',
-      'apache_ponymail',
-      folder,
-      '--repo',
-      KAFKA,
-      '--db',
-      db.url,
-    ]);
-    expect(add.code, add.stderr).toBe(0);
   };
   /** Makes the next fetch read the list's old months again, as if the archive had gained mail in them. */
   const forgetFetchedMonths = (db: TestDatabase) =>
@@ -374,20 +375,7 @@ describe.skipIf(Boolean(postgresSkipReason))('two project processes on one postg
       const folder = join(dir, `list-${i}`);
       mkdirSync(folder);
       writeMbox(join(folder, 'jira.mbox'), jira);
-      const add = await runCli([
-        'lists',
-        'add',
-        '--system',
-        'mbox',
-        '--rules',
-        'apache_ponymail',
-        folder,
-        '--repo',
-        KAFKA,
-        '--db',
-        db.url,
-      ]);
-      expect(add.code, add.stderr).toBe(0);
+      await addList(db, folder);
     }
     for (const stage of [['fetch', '--full', '--now'], ['classify'], ['drain']])
       expect((await runCli([...stage, '--db', db.url])).code).toBe(0);
