@@ -11,16 +11,8 @@ import type { TestDatabase } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 import { volumeOfMonth } from '../helpers/mailman2-archive.js';
 import { stagedDigests } from '../helpers/store-digest.js';
+import type { FetchResult as FetchJson } from '../../src/core/fetch/fetch-lists.js';
 
-interface FetchJson {
-  lists: Array<{
-    list: string;
-    status: string;
-    monthsFetched: number;
-    gaps?: string[];
-    error?: { kind: string; message: string };
-  }>;
-}
 interface Gap {
   month: string;
   failures: number;

@@ -7,6 +7,7 @@ import { runCli, runCliJson } from '../helpers/cli.js';
 import { queryAt, type TestDatabase } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 import { groupsioMessage, startGroupsioServer, type GroupsioServer } from '../helpers/groupsio-server.js';
+import type { FetchResult as FetchJson } from '../../src/core/fetch/fetch-lists.js';
 
 /**
  * listminer reading groups from a local look-alike of the groups.io API
@@ -14,11 +15,6 @@ import { groupsioMessage, startGroupsioServer, type GroupsioServer } from '../he
  * re-run, new mail found, a deleted message kept, rate limits waited out,
  * and a wrong API key failing the list in one sentence that never holds it.
  */
-
-interface FetchJson {
-  lists: Array<{ list: string; status: string; staged: number; error?: { kind: string; message: string } }>;
-  totals: { staged: number; failed: number };
-}
 
 const TOKEN = 'gio-key-5f2c9e';
 const NOW = monthOf(new Date());

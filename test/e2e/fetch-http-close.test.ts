@@ -10,11 +10,8 @@ import { startPythonHttpServer } from '../helpers/folder-server.js';
 import { volumeOfMonth } from '../helpers/mailman2-archive.js';
 import { stagedDigests } from '../helpers/store-digest.js';
 import { chunksOf, head200, startRawHttpServer, type RawHttpServer } from '../helpers/raw-http-server.js';
+import type { FetchResult as FetchJson } from '../../src/core/fetch/fetch-lists.js';
 
-interface FetchJson {
-  lists: Array<{ list: string; status: string; monthsFetched: number; error?: { kind: string; message: string } }>;
-  totals: { staged: number; failed: number };
-}
 interface ListsJson {
   lists: Array<{ name: string; failedAttempts: number; lastFailure: string | null; lastMonth: string | null }>;
 }

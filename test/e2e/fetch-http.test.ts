@@ -11,19 +11,7 @@ import { runCli, runCliJson } from '../helpers/cli.js';
 import type { TestDatabase } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 import { stagedDigests } from '../helpers/store-digest.js';
-
-interface FetchJson {
-  lists: Array<{
-    list: string;
-    status: string;
-    monthsFetched: number;
-    monthsPlanned: number;
-    staged: number;
-    duplicates: number;
-    error?: { kind: string; message: string; retryAfter?: string; sidelined?: boolean };
-  }>;
-  totals: { staged: number; failed: number };
-}
+import type { FetchResult as FetchJson } from '../../src/core/fetch/fetch-lists.js';
 
 type Behaviour = 'ok' | 'cut' | '502' | 'long-429' | 'short-429' | 'html';
 

@@ -10,20 +10,7 @@ import { RUN_JS, runCli, runCliJson } from '../helpers/cli.js';
 import { type TestDatabase, queryAt } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 import { kernelMail, PublicInboxArchive, withMessageId } from '../helpers/public-inbox-archive.js';
-
-interface FetchJson {
-  lists: Array<{
-    list: string;
-    status: string;
-    monthsFetched: number;
-    monthsPlanned: number;
-    seen: number;
-    staged: number;
-    duplicates: number;
-    deletions: number;
-  }>;
-  totals: { staged: number; failed: number };
-}
+import type { FetchResult as FetchJson } from '../../src/core/fetch/fetch-lists.js';
 
 const NOW_MONTH = monthOf(new Date());
 /** A moment in the month `back` months before this one. */

@@ -8,6 +8,7 @@ import { runCli, runCliJson } from '../helpers/cli.js';
 import { queryAt, type TestDatabase } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 import { nntpSkipReason, startNewsServer, type NewsArticle, type NewsServer } from '../helpers/nntp-server.js';
+import type { FetchResult as FetchJson } from '../../src/core/fetch/fetch-lists.js';
 
 /**
  * listminer against a real news server (Debian's INN) on 127.0.0.1: every
@@ -15,17 +16,6 @@ import { nntpSkipReason, startNewsServer, type NewsArticle, type NewsServer } fr
  * found, expired articles kept, and a group whose numbering started over
  * not stored twice. One server per file; each suite reads a group of its own.
  */
-
-interface FetchJson {
-  lists: Array<{
-    list: string;
-    status: string;
-    monthsFetched: number;
-    staged: number;
-    duplicates: number;
-    error?: { kind: string; message: string };
-  }>;
-}
 
 const NOW = monthOf(new Date());
 const back = (months: number, day: number) => `${addMonths(NOW, -months)}-${String(day).padStart(2, '0')}T10:00:00Z`;

@@ -7,6 +7,7 @@ import { runCli, runCliJson } from '../helpers/cli.js';
 import { queryAt, type TestDatabase } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 import { hyperKittySkipReason, startHyperKitty, type HyperKittySite } from '../helpers/hyperkitty-server.js';
+import type { FetchResult as FetchJson } from '../../src/core/fetch/fetch-lists.js';
 
 /**
  * listminer against a real HyperKitty (Debian's python3-django-hyperkitty),
@@ -14,18 +15,6 @@ import { hyperKittySkipReason, startHyperKitty, type HyperKittySite } from '../h
  * gunicorn (chunked replies). One site per file; each suite gets lists of
  * its own, so the suites do not see each other's mail.
  */
-
-interface FetchJson {
-  lists: Array<{
-    list: string;
-    status: string;
-    monthsFetched: number;
-    staged: number;
-    duplicates: number;
-    error?: { kind: string; message: string };
-  }>;
-  totals: { staged: number; failed: number };
-}
 
 const DOMAIN = 'lists.example.org';
 const REPO = 'https://github.com/example/widget';

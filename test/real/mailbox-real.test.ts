@@ -8,6 +8,7 @@ import { runCli, runCliJson } from '../helpers/cli.js';
 import { queryAt, type TestDatabase } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 import { dovecotSkipReason, startDovecot, type DovecotServer } from '../helpers/dovecot-server.js';
+import type { FetchResult as FetchJson } from '../../src/core/fetch/fetch-lists.js';
 
 /**
  * listminer reading a mailbox subscribed to lists from a real Dovecot
@@ -15,18 +16,6 @@ import { dovecotSkipReason, startDovecot, type DovecotServer } from '../helpers/
  * message of the list once, nothing twice on a re-run or after the mailbox
  * was recreated, new mail found, and the mailbox left as it was.
  */
-
-interface FetchJson {
-  lists: Array<{
-    list: string;
-    status: string;
-    monthsFetched: number;
-    staged: number;
-    duplicates: number;
-    error?: { kind: string; message: string };
-  }>;
-  totals: { staged: number; failed: number };
-}
 
 const DEV = 'dev@lists.example.org';
 const USERS = 'users@lists.example.org';

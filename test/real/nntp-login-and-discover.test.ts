@@ -5,15 +5,12 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCli, runCliJson } from '../helpers/cli.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 import { nntpSkipReason, startNewsServer, type NewsServer } from '../helpers/nntp-server.js';
+import type { FetchResult as FetchJson } from '../../src/core/fetch/fetch-lists.js';
 
 /**
  * A news server that wants a password, signed in to with the login of the
  * config file's mail_accounts, and its groups registered by `lists discover`.
  */
-
-interface FetchJson {
-  lists: Array<{ status: string; staged: number; error?: { kind: string } }>;
-}
 
 describeOnDialectDatabases(
   "a news server that wants a login, read and discovered with the config file's login on $dialect",
