@@ -1,4 +1,4 @@
-import { Listr, ListrLogger, ProcessOutput, type ListrTask } from 'listr2';
+import type { ListrTask, ProcessOutput } from 'listr2';
 import type { ProgressEvent, ProgressListener } from '../core/progress.js';
 
 export type ProgressMode = 'tty' | 'plain' | 'silent';
@@ -117,6 +117,8 @@ async function runWithListr<T>(
   options: ListrViewOptions = {},
   signal?: AbortSignal,
 ): Promise<T> {
+  // Loaded here, not at start: only a run drawing bars on a terminal needs it.
+  const { Listr, ListrLogger, ProcessOutput } = await import('listr2');
   const open = new Map<string, Row>();
   let rowsFailed = 0;
   let stageTask: { skip(message?: string): void } | undefined;

@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { BaseCommand, listFlags } from '../cli/base-command.js';
 import { renderBarChart } from '../cli/render-bar-chart.js';
 import { naming, renderTable } from '../cli/render-table.js';
-import { describeWait } from '../core/fetch/fetch-lists.js';
+import { describeWait } from '../core/fetch/fetch-policy.js';
 import { collectStats, type StatsResult } from '../core/stats/collect-stats.js';
 
 export default class Stats extends BaseCommand<typeof Stats> {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import libmime from 'libmime';
+import type libmimeModule from 'libmime';
+import { loadOnFirstUse } from '../load-on-first-use.js';
 import { readHeaderBlock } from './raw-headers.js';
 
 /**
@@ -55,10 +56,13 @@ function comparableBody(message: string, body: string): string {
  */
 const SCRUBBED_COPY = /(\/attachments\/\d{8}\/[0-9a-f]{8}\/[^\s>/]*?)-\d{4}(?=(?:\.[\w-]+)?(?:>|\s|$))/g;
 
+/** Fetch compares mail with encoded words rarely; the decoder loads then. */
+const libmime = loadOnFirstUse<typeof libmimeModule>('libmime');
+
 function decodeWords(value: string): string {
   if (!value.includes('=?')) return value;
   try {
-    return libmime.decodeWords(value);
+    return libmime().decodeWords(value);
   } catch {
     return value;
   }

@@ -19,6 +19,13 @@ export const MSG_CLASSES = [
 ] as const;
 export type MsgClass = (typeof MSG_CLASSES)[number];
 
+/** The classes of machine-sent mail that `mirror_handling` applies to (stored as metadata only unless set otherwise); any other mail is kept with its body. */
+export const MIRROR_CLASSES: readonly MsgClass[] = ['github_mirror', 'commit_notify'];
+
+export function isMirrorClass(msgClass: string | null | undefined): boolean {
+  return (MIRROR_CLASSES as readonly (string | null | undefined)[]).includes(msgClass);
+}
+
 export const TRAILER_KINDS = [
   'Reviewed-by',
   'Acked-by',

@@ -1,5 +1,6 @@
 import { InputError } from '../errors.js';
-import { LineCounter, isMap, isSeq, parseDocument, type Document, type Node } from 'yaml';
+import type { Document, LineCounter, Node } from 'yaml';
+import { loadOnFirstUse } from '../load-on-first-use.js';
 
 /** One problem in a file, placed at its line so the user can go straight there. */
 export interface Problem {
@@ -22,32 +23,50 @@ export function formatProblem(problem: Problem): string {
   return `${where}${path}: ${problem.message}`;
 }
 
+const yamlLibrary = loadOnFirstUse<typeof import('yaml')>('yaml');
+
 /**
  * A parsed YAML file that can say on which line any path starts, so
- * validators report `systems.yaml:42: unknown class "revew"`.
+ * validators report `systems.yaml:42: unknown class "revew"`. Given the
+ * file's data as parsed before (the bundled systems.yaml, parsed when the
+ * CLI is built), it parses the text only when a problem needs its line.
  */
 export class YamlFile {
   readonly errors: Problem[] = [];
   readonly data: unknown;
-  private readonly doc: Document;
-  private readonly lines = new LineCounter();
+  private parsed: { doc: Document; lines: LineCounter } | undefined;
 
   constructor(
     readonly file: string,
-    text: string,
+    private readonly text: string,
+    parsedBefore?: { data: unknown },
   ) {
-    this.doc = parseDocument(text, { lineCounter: this.lines, prettyErrors: false, uniqueKeys: true });
-    for (const error of this.doc.errors) {
-      const line = error.linePos?.[0]?.line ?? this.lines.linePos(error.pos[0]).line;
+    if (parsedBefore) {
+      this.data = parsedBefore.data;
+      return;
+    }
+    const { doc, lines } = this.document();
+    for (const error of doc.errors) {
+      const line = error.linePos?.[0]?.line ?? lines.linePos(error.pos[0]).line;
       this.errors.push({ file, line, path: '', message: error.message.split('\n')[0] ?? error.message });
     }
-    this.data = this.errors.length ? undefined : this.toData(file);
+    this.data = this.errors.length ? undefined : this.toData(doc, file);
+  }
+
+  private document(): { doc: Document; lines: LineCounter } {
+    if (!this.parsed) {
+      const { LineCounter, parseDocument } = yamlLibrary();
+      const lines = new LineCounter();
+      const doc = parseDocument(this.text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+      this.parsed = { doc, lines };
+    }
+    return this.parsed;
   }
 
   /** The yaml library refuses a document whose aliases would expand past its limit (an alias bomb): a problem of the file, not a crash. */
-  private toData(file: string): unknown {
+  private toData(doc: Document, file: string): unknown {
     try {
-      return this.doc.toJS();
+      return doc.toJS();
     } catch (error) {
       const message = /alias/i.test((error as Error).message)
         ? 'its aliases (*name) expand to too much data; write the repeated values out instead of nesting aliases'
@@ -62,10 +81,12 @@ export class YamlFile {
   }
 
   lineOf(path: readonly (string | number)[]): number | undefined {
+    const { doc, lines } = this.document();
+    const { isMap, isSeq } = yamlLibrary();
     for (let depth = path.length; depth >= 0; depth--) {
-      const node = this.doc.getIn(path.slice(0, depth), true) as Node | undefined;
+      const node = doc.getIn(path.slice(0, depth), true) as Node | undefined;
       const range = node && (isMap(node) || isSeq(node) || 'range' in node) ? node.range : undefined;
-      if (range) return this.lines.linePos(keyStart(this.doc, path.slice(0, depth)) ?? range[0]).line;
+      if (range) return lines.linePos(keyStart(doc, path.slice(0, depth)) ?? range[0]).line;
     }
     return undefined;
   }
@@ -75,7 +96,7 @@ export class YamlFile {
 function keyStart(doc: Document, path: readonly (string | number)[]): number | undefined {
   if (path.length === 0) return undefined;
   const parent = doc.getIn(path.slice(0, -1), true);
-  if (!isMap(parent)) return undefined;
+  if (!yamlLibrary().isMap(parent)) return undefined;
   const last = path[path.length - 1];
   const pair = parent.items.find((item) => (item.key as { value?: unknown } | null)?.value === last);
   const key = pair?.key as Node | undefined;

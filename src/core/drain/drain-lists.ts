@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { storableText } from '../classify/decode-text.js';
-import { isPlausibleSentAt, type Envelope } from '../classify/envelope.js';
-import { parseEnvelope } from '../classify/parse-envelope.js';
+import { isMirrorClass, isPlausibleSentAt, MIRROR_CLASSES, type Envelope } from '../classify/envelope.js';
 import type { MirrorHandling } from '../config/load-config.js';
 import type { ProgressListener } from '../progress.js';
 import type { DrainCandidate, NewEmailMessage } from '../store/drain-records.js';
@@ -61,9 +60,6 @@ export interface DrainResult {
   /** A signal stopped the run before it ran out of lists. */
   interrupted: boolean;
 }
-
-/** The classes `mirror_handling` applies to; any other mail is kept with its body. */
-export const MIRROR_CLASSES: ReadonlySet<string> = new Set(['github_mirror', 'commit_notify']);
 
 /** Moves classified mail into the research tables, list by list, one writer per list. */
 export async function drainLists(
@@ -154,7 +150,7 @@ class DrainRun implements ListStage<ListDrainResult> {
     const own = new ListAddresses([list.listAddress, list.name.includes('/') ? null : list.name]);
     // Stored mail drained under another mirror handling goes back to `classified` and is drained again below.
     await this.store.transaction((tx) =>
-      tx.drain.applyMirrorHandling(list.id, this.options.mirrorHandling ?? 'metadata_only', [...MIRROR_CLASSES]),
+      tx.drain.applyMirrorHandling(list.id, this.options.mirrorHandling ?? 'metadata_only', MIRROR_CLASSES),
     );
     // Mail deferred while the list had no repo first, then the rest; each in staging order.
     for (const status of ['deferred', 'classified'] as const) {
@@ -258,7 +254,7 @@ class DrainRun implements ListStage<ListDrainResult> {
   private prepare(candidate: DrainCandidate, repoId: number, { template, own }: ListContext): NewEmailMessage | string {
     const envelope = readEnvelope(candidate.envelope);
     if (!envelope) return 'drain: the staged message has no readable envelope; classify it again';
-    const handling = MIRROR_CLASSES.has(candidate.msgClass ?? '')
+    const handling = isMirrorClass(candidate.msgClass)
       ? (this.options.mirrorHandling ?? 'metadata_only')
       : 'full';
     const captures =
@@ -350,6 +346,8 @@ interface ListContext {
 
 /** The envelope of a stored message read again from its raw bytes, as classify stores it (JSON); null when unreadable. */
 async function readRaw(raw: Buffer): Promise<unknown> {
+  // Loaded here: most drains never read a message again, and the MIME reader costs every start a tenth of a second.
+  const { parseEnvelope } = await import('../classify/parse-envelope.js');
   try {
     return JSON.parse(JSON.stringify(await parseEnvelope(raw))) as unknown;
   } catch {

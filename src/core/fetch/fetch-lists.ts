@@ -7,7 +7,7 @@ import type { TableStatistics } from '../store/table-statistics.js';
 import { BACKENDS, type BackendName } from '../systems/backend-names.js';
 import { requireSystem, type Systems } from '../systems/load-systems.js';
 import { emptyListResult, fetchList, type ListFetchResult } from './fetch-list.js';
-import { isWaiting, recordListFailure } from './fetch-policy.js';
+import { describeWait, isWaiting, recordListFailure } from './fetch-policy.js';
 import { describeHold, HostHolds, type HeldByBreaker, type HostHold } from './host-holds.js';
 import { currentLockOwner, STALE_LOCK_MS, type LockOwner } from '../locks/lock-owner.js';
 import { selectLists } from '../registry/select-lists.js';
@@ -212,20 +212,6 @@ async function listsWaiting(
     });
   }
   return waiting;
-}
-
-/** Why a list that failed is not fetched now (or, its wait over, that the next run tries it), and how to fetch it anyway. */
-export function describeWait(
-  list: Pick<ListRecord, 'system' | 'name' | 'retryAfter' | 'failedAttempts' | 'lastFailure'>,
-  sidelined: boolean,
-  now: Date,
-): string {
-  const runs = `${list.failedAttempts} failed ${list.failedAttempts === 1 ? 'run' : 'runs'}`;
-  const why = list.lastFailure ? ` (${list.lastFailure})` : '';
-  if (sidelined)
-    return `${list.system} ${list.name}: set aside after ${runs}${why}; \`fetch --list ${list.name}\` tries it again`;
-  if (!isWaiting(list, now)) return `${list.system} ${list.name}: tried again on the next run after ${runs}${why}`;
-  return `${list.system} ${list.name}: waiting until ${list.retryAfter} after ${runs}${why}; --now fetches it anyway`;
 }
 
 /**

@@ -69,3 +69,17 @@ export function countsAgainstHost(kind: ArchiveError['kind'] | 'error'): boolean
 export function holdsHostForRun(kind: ArchiveError['kind'] | 'error'): boolean {
   return kind === 'rate_limited';
 }
+
+/** Why a list that failed is not fetched now (or, its wait over, that the next run tries it), and how to fetch it anyway. */
+export function describeWait(
+  list: Pick<ListRecord, 'system' | 'name' | 'retryAfter' | 'failedAttempts' | 'lastFailure'>,
+  sidelined: boolean,
+  now: Date,
+): string {
+  const runs = `${list.failedAttempts} failed ${list.failedAttempts === 1 ? 'run' : 'runs'}`;
+  const why = list.lastFailure ? ` (${list.lastFailure})` : '';
+  if (sidelined)
+    return `${list.system} ${list.name}: set aside after ${runs}${why}; \`fetch --list ${list.name}\` tries it again`;
+  if (!isWaiting(list, now)) return `${list.system} ${list.name}: tried again on the next run after ${runs}${why}`;
+  return `${list.system} ${list.name}: waiting until ${list.retryAfter} after ${runs}${why}; --now fetches it anyway`;
+}

@@ -1,6 +1,6 @@
 import { giveRepoCommand } from '../registry/register-list.js';
 import { monthsBetween } from '../archive/month.js';
-import { MSG_CLASSES } from '../classify/envelope.js';
+import { MIRROR_CLASSES, MSG_CLASSES } from '../classify/envelope.js';
 import type { ListFigures, MonthCount } from '../store/report-records.js';
 
 /** One list's fetch state and where its mail is in the pipeline. */
@@ -58,7 +58,6 @@ export interface MonthlyChart {
   undated: number;
 }
 
-const MIRROR_CLASSES = ['github_mirror', 'commit_notify'];
 
 export function toListStats(list: ListFigures): ListStats {
   const { staged, classified, drained, deferred, shunted, other } = list.statuses;

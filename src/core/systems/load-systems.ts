@@ -14,6 +14,35 @@ import { BACKENDS, isBackendName, type BackendName } from './backend-names.js';
 
 export const BUNDLED_SYSTEMS = fileURLToPath(new URL('../../../systems.yaml', import.meta.url));
 
+/**
+ * The bundled systems.yaml as parsed when the CLI was built
+ * (scripts/write-systems-snapshot.js): its data and the sha256 of the text it
+ * came from. Parsing the file's 25 KB of YAML cost every command start, and
+ * every classify thread, a fifth of a second of CPU; the snapshot is read
+ * instead while its hash matches the file (docs/architecture.md, "Start-up").
+ */
+export const BUNDLED_SNAPSHOT = fileURLToPath(new URL('../../systems.json', import.meta.url));
+
+export interface SystemsSnapshot {
+  sha256: string;
+  data: unknown;
+}
+
+function textHash(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** The snapshot's data when it was made from this very text, else nothing (no build, or the file edited since). */
+export function readSystemsSnapshot(text: string, file = BUNDLED_SNAPSHOT): { data: unknown } | undefined {
+  let snapshot: SystemsSnapshot;
+  try {
+    snapshot = JSON.parse(readFileSync(file, 'utf8')) as SystemsSnapshot;
+  } catch {
+    return undefined;
+  }
+  return snapshot.sha256 === textHash(text) ? { data: snapshot.data } : undefined;
+}
+
 export const PROJECTION_POLICIES = ['clean_fit', 'none'] as const;
 export type ProjectionPolicy = (typeof PROJECTION_POLICIES)[number];
 
@@ -35,8 +64,6 @@ export interface SystemDefinition {
   expects: string[];
   /** The rules as written; the classifier validates and compiles them. */
   rules: unknown[];
-  /** Line of the system's entry in the file, for messages about it. */
-  line?: number;
 }
 
 export interface Systems {
@@ -58,8 +85,8 @@ const SYSTEM_FIELDS = new Set([
   'expects',
 ]);
 
-export function validateSystems(file: string, text: string): Validation<Systems> {
-  const yaml = new YamlFile(file, text);
+export function validateSystems(file: string, text: string, parsedBefore?: { data: unknown }): Validation<Systems> {
+  const yaml = new YamlFile(file, text, parsedBefore);
   if (yaml.errors.length) return { errors: yaml.errors, warnings: [] };
   const errors: Problem[] = [];
   const warnings: Problem[] = [];
@@ -114,7 +141,6 @@ export function validateSystems(file: string, text: string): Validation<Systems>
       rulesFrom: typeof raw.rules_from === 'string' ? raw.rules_from : name,
       expects: isNameList(raw.expects) ? raw.expects : [],
       rules: Array.isArray(raw.rules) ? raw.rules : [],
-      line: yaml.lineOf(at),
     });
   }
   for (const system of systems.values()) {
@@ -126,7 +152,7 @@ export function validateSystems(file: string, text: string): Validation<Systems>
   }
   if (errors.length) return { errors, warnings };
   return {
-    value: { file, rulesHash: createHash('sha256').update(text).digest('hex'), systems, yaml },
+    value: { file, rulesHash: textHash(text), systems, yaml },
     errors,
     warnings,
   };
@@ -147,7 +173,7 @@ export function loadSystems(file: string = BUNDLED_SYSTEMS): Systems {
       'Check the --systems path or the "systems" setting.',
     );
   }
-  const result = validateSystems(file, text);
+  const result = validateSystems(file, text, file === BUNDLED_SYSTEMS ? readSystemsSnapshot(text) : undefined);
   if (!result.value) {
     refuseProblems(result.errors, 'Fix the systems file; docs/systems.md describes its fields.');
   }

@@ -40,7 +40,7 @@ export function expectedClasses(
         `Name one of ${[...systems.systems.keys()].join(', ')} (${overrides.file ?? 'the config file'}).`,
       );
     }
-    requireClasses(names, `${overrides.file ?? 'the config file'} (verify_expects.${system})`);
+    requireClasses(names, () => `${overrides.file ?? 'the config file'} (verify_expects.${system})`);
   }
 
   const required = new Map<string, Requirement[]>();
@@ -53,10 +53,10 @@ export function expectedClasses(
     const source = fromConfig ? 'config' : 'systems';
     const file = fromConfig ? (overrides.file ?? 'the config file') : systems.file;
     if (!fromConfig)
-      requireClasses(
-        names,
-        `${systems.file}${definition.line ? `:${definition.line}` : ''} (systems.${system}.expects)`,
-      );
+      requireClasses(names, () => {
+        const line = systems.yaml.lineOf(['systems', system]);
+        return `${systems.file}${line ? `:${line}` : ''} (systems.${system}.expects)`;
+      });
     for (const msgClass of names) {
       const requirements = required.get(msgClass) ?? [];
       let requirement = requirements.find((r) => r.system === system);
@@ -68,11 +68,12 @@ export function expectedClasses(
   return required;
 }
 
-function requireClasses(names: readonly string[], where: string): void {
+/** `where` names the place in a file, worked out only for the error (the line of a systems file costs a parse). */
+function requireClasses(names: readonly string[], where: () => string): void {
   const unknown = names.filter((name) => !(MSG_CLASSES as readonly string[]).includes(name));
   if (unknown.length) {
     throw new InputError(
-      `${where}: unknown class ${unknown.map((name) => JSON.stringify(name)).join(', ')} (known: ${MSG_CLASSES.join(', ')}).`,
+      `${where()}: unknown class ${unknown.map((name) => JSON.stringify(name)).join(', ')} (known: ${MSG_CLASSES.join(', ')}).`,
       'Name classes of docs/systems.md.',
     );
   }

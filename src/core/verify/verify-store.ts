@@ -2,7 +2,7 @@ import { selectLists, type ListSelection } from '../registry/select-lists.js';
 import type { ReportScope } from '../store/report-records.js';
 import type { Store } from '../store/store.js';
 import type { Systems } from '../systems/load-systems.js';
-import { MIRROR_CLASSES } from '../drain/drain-lists.js';
+import { MIRROR_CLASSES } from '../classify/envelope.js';
 import { projectionPolicyOf } from '../project/project-lists.js';
 import { trackerKeyOf } from '../project/tracker-key.js';
 import { judgeBranches, requiredGaps, type CoverageBranch } from './coverage-branches.js';
@@ -72,7 +72,7 @@ export async function verifyStore(
     stale: await reports.staleDerivations(
       scope,
       lists.filter((list) => projectionPolicyOf(systems, list) === 'clean_fit').map((list) => list.id),
-      [...MIRROR_CLASSES],
+      MIRROR_CLASSES,
       (captures) => trackerKeyOf(captures) !== null,
     ),
     integrity: await store.checkIntegrity(),

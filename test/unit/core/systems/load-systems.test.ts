@@ -1,5 +1,15 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadSystems, validateSystems } from '../../../../src/core/systems/load-systems.js';
+import { YamlFile } from '../../../../src/core/config/yaml-document.js';
+import {
+  BUNDLED_SYSTEMS,
+  loadSystems,
+  readSystemsSnapshot,
+  validateSystems,
+} from '../../../../src/core/systems/load-systems.js';
 
 describe('systems file', () => {
   it('loads the bundled systems.yaml', () => {
@@ -49,5 +59,38 @@ describe('systems file', () => {
       line: 4,
       message: expect.stringContaining('expects must be a list of class names'),
     });
+  });
+});
+
+describe('the bundled systems.yaml snapshot', () => {
+  const text = readFileSync(BUNDLED_SYSTEMS, 'utf8');
+  const sha256 = createHash('sha256').update(text).digest('hex');
+
+  it('gives the systems and rules hash that parsing the YAML gives', () => {
+    const parsed = validateSystems(BUNDLED_SYSTEMS, text).value!;
+    const data = JSON.parse(JSON.stringify(parsed.yaml.data)) as unknown;
+    const fromSnapshot = validateSystems(BUNDLED_SYSTEMS, text, { data }).value!;
+    expect(fromSnapshot.systems).toEqual(parsed.systems);
+    expect(fromSnapshot.rulesHash).toBe(parsed.rulesHash);
+  });
+
+  it('still places a problem on its line, parsing the text only then', () => {
+    const bad = 'systems:\n  a:\n    backend: mbox\n  b:\n    backend: gopher\n';
+    const { data } = new YamlFile('s.yaml', bad);
+    expect(validateSystems('s.yaml', bad, { data }).errors).toEqual([
+      expect.objectContaining({ line: 5, message: expect.stringContaining('backend must be one of') }),
+    ]);
+  });
+
+  it('is used only while it was made from the very text of the file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'listminer-snapshot-'));
+    const file = join(dir, 'systems.json');
+    writeFileSync(file, JSON.stringify({ sha256, data: { systems: {} } }));
+    expect(readSystemsSnapshot(text, file)).toEqual({ data: { systems: {} } });
+    expect(readSystemsSnapshot(`${text}\n# edited after the build\n`, file)).toBeUndefined();
+    expect(readSystemsSnapshot(text, join(dir, 'missing.json'))).toBeUndefined();
+    writeFileSync(file, '{ cut short');
+    expect(readSystemsSnapshot(text, file)).toBeUndefined();
+    rmSync(dir, { recursive: true });
   });
 });
