@@ -254,9 +254,7 @@ class DrainRun implements ListStage<ListDrainResult> {
   private prepare(candidate: DrainCandidate, repoId: number, { template, own }: ListContext): NewEmailMessage | string {
     const envelope = readEnvelope(candidate.envelope);
     if (!envelope) return 'drain: the staged message has no readable envelope; classify it again';
-    const handling = isMirrorClass(candidate.msgClass)
-      ? (this.options.mirrorHandling ?? 'metadata_only')
-      : 'full';
+    const handling = isMirrorClass(candidate.msgClass) ? (this.options.mirrorHandling ?? 'metadata_only') : 'full';
     const captures =
       handling === 'skip'
         ? null

@@ -58,7 +58,6 @@ export interface MonthlyChart {
   undated: number;
 }
 
-
 export function toListStats(list: ListFigures): ListStats {
   const { staged, classified, drained, deferred, shunted, other } = list.statuses;
   return {
