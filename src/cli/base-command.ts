@@ -4,7 +4,7 @@ import { loadConfig, type Config } from '../core/config/load-config.js';
 import type { FetchOptions } from '../core/fetch/fetch-lists.js';
 import type { ProgressListener } from '../core/progress.js';
 import { chooseDb, chooseStoreTimeouts, redactSecrets } from '../core/db-target.js';
-import { ExitCode, ListminerError } from '../core/errors.js';
+import { ExitCode, hintLine, ListminerError } from '../core/errors.js';
 import { withStore } from '../core/store/open-store.js';
 import { describeStageFailures } from '../core/pipeline/each-claimed-list.js';
 import { lostConnectionFailure } from '../core/store/store-failure.js';
@@ -243,7 +243,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       this.logJson({ error: { message: described.message, hint: described.hint, exitCode: described.exitCode } });
     } else {
       // oclif mutes its own stderr under --json; the result is on stdout already, the error is not part of it.
-      const lines = [`Error: ${described.message}`, ...(described.hint ? [`Hint: ${described.hint}`] : [])];
+      const lines = [`Error: ${described.message}`, ...(described.hint ? [hintLine(described.hint)] : [])];
       if (this.argv.includes('--debug') && cause.stack) lines.push(redactSecrets(cause.stack));
       process.stderr.write(`${lines.join('\n')}\n`);
     }

@@ -25,6 +25,11 @@ export class ListminerError extends Error {
   }
 }
 
+/** How a hint is printed, under the sentence it belongs to: after an error, after a failed list's line. */
+export function hintLine(hint: string): string {
+  return `Hint: ${hint}`;
+}
+
 /** The user's input (a flag, an argument, a file) is wrong. Exit code 2. */
 export class InputError extends ListminerError {
   constructor(message: string, hint?: string) {

@@ -7,6 +7,7 @@ import { send, startArchiveServer, type ArchiveServer } from '../helpers/archive
 import { runCli, runCliJson, type CliResult } from '../helpers/cli.js';
 import { queryAt, type TestDatabase } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
+import type { FetchResult } from '../../src/core/fetch/fetch-lists.js';
 
 const SAMPLE = new URL('../../examples/quarry-dev.mbox', import.meta.url).pathname;
 /** Messages in the sample, one per From_ line (each with its own Message-ID). */
@@ -213,7 +214,7 @@ describeOnDialectDatabases('quiet runs and named failures on $dialect', (databas
     expect(summary.stderr).toMatch(/ sync: fetch {2}1 of 1 lists failed \(failed\)$/m);
   }, 300_000);
 
-  it('names the host and says to check it when its name does not resolve', async () => {
+  it('names the host and says to check it when its name does not resolve, the hint under the failure in fetch, sync and --json', async () => {
     const remote = await databases.create();
     const at = (args: string[]) => runCli([...args, '--db', remote.url], { env });
     expect(
@@ -229,13 +230,31 @@ describeOnDialectDatabases('quiet runs and named failures on $dialect', (databas
         ])
       ).code,
     ).toBe(0);
+    const hint =
+      "Hint: Check the host name no-such-host.invalid (the list's or system's base URL) and this machine's network and DNS.";
     const failed = await at(['fetch', '--quiet']);
     expect(failed.code).toBe(4);
     expect(failed.stderr.trimEnd().split('\n')).toEqual([
       expect.stringMatching(
-        /no-such-host\.invalid could not be resolved \((ENOTFOUND|EAI_AGAIN)\); check the name and the network/,
+        /^apache_ponymail dev@quarry\.apache\.org: .*no-such-host\.invalid could not be resolved \((ENOTFOUND|EAI_AGAIN)\)/,
       ),
+      hint,
     ]);
+    const json = await runCliJson<FetchResult>(['fetch', '--now', '--db', remote.url], { env });
+    expect(json.code).toBe(4);
+    expect(json.json.lists).toEqual([
+      expect.objectContaining({
+        status: 'failed',
+        error: expect.objectContaining({ hint: hint.replace('Hint: ', '') }),
+      }),
+    ]);
+    const synced = await at(['sync', '--now']);
+    expect(synced.code).toBe(4);
+    // The failure line, then its hint, after the progress lines.
+    const lines = synced.stderr.trimEnd().split('\n');
+    const failure = lines.findIndex((line) => line.startsWith('apache_ponymail dev@quarry.apache.org: '));
+    expect(lines[failure]).toMatch(/could not be resolved/);
+    expect(lines[failure + 1]).toBe(hint);
     const discover = await at([
       'lists',
       'discover',

@@ -196,4 +196,24 @@ describeOnDialects('thread roots on $dialect', (getStore) => {
     await drain(store);
     expect(await roots()).toEqual({ 'parent@x': 'parent@x', 'child@x': 'parent@x', 'self@x': 'self@x' });
   });
+
+  it('roots replies whose In-Reply-To phrase names the sender before the id at the message answered, not at the address', async () => {
+    const store = getStore();
+    await stage(fixtureMessages('threads/phrase-in-reply-to.mbox'));
+    await drain(store);
+    const root = '20090303.abc@example.org';
+    expect(await roots()).toEqual({
+      [root]: root,
+      // `Message from John Doe <john@example.org> of "…" <id>` (exmh)
+      '200903031200.exmh@example.net': root,
+      // `<john@example.org>'s message of "…" <id>`
+      '200903031300.emacs@example.com': root,
+      // `Your message of "…" <id>` (MH)
+      '200903031400.mh@example.com': root,
+      // `<id> (message from Jane Roe <jane@example.net> on …)`: the address sits in a comment.
+      '87r5.rmail@example.org': root,
+      // A phrase with no id names no parent.
+      '200903031600.noid@example.org': '200903031600.noid@example.org',
+    });
+  });
 });

@@ -169,15 +169,53 @@ export function readIds(value: string): string[] {
 }
 
 /**
- * The parent's Message-ID. Beside `<id>`, old mailers wrote
- * `Your message of "Mon, 1 Jan 2001 …" <id>`; the id is the bracketed part
- * that looks like an address. A bare `id@host` without brackets counts too.
+ * The parts of an In-Reply-To phrase, each read once (hostile fields are
+ * megabytes long): a quoted string, a comment, a bracketed id or address,
+ * a word or a number.
+ */
+const PHRASE_PARTS = /"[^"]*"|\([^()]*\)|<([^<>]*)>|([A-Za-z]+|\d+)/g;
+/** `<john@example.org>'s message of …`: what a possessive follows is the sender's address. */
+const POSSESSIVE = /\s*['’]s\b/y;
+
+/**
+ * The parent's Message-ID. RFC 5322 makes In-Reply-To a list of ids, but old
+ * mailers wrote a phrase around one, and some named the sender in it with an
+ * address that reads just like an id:
+ * `Your message of "Tue, 3 Mar 2009 …" <id>`,
+ * `Message from John Doe <john@example.org> of "…" <id>`,
+ * `<john@example.org>'s message of "…" <id>`, `<id> from "John Doe"`,
+ * `<id> (message from John Doe <john@example.org> on …)`.
+ * The parent is the first bracketed id that is not the sender's (the one a
+ * `from` and a name lead to, or a possessive follows), outside quoted strings
+ * and comments, one with an @ before one without: the first, as a Message-ID
+ * is read (normalizeMessageId), so that a mangled id still names its message.
+ * A bare `id@host` alone counts too.
  */
 export function readInReplyTo(value: string | undefined): string | null {
   if (!value) return null;
-  const ids = readIds(value);
-  const likely = ids.find((id) => id.includes('@')) ?? ids[0];
-  if (likely) return likely;
+  let withoutHost: string | null = null;
+  let bracketed = false;
+  /** A `from` was read and no bracketed token or number since: the next bracketed one is the sender's. */
+  let fromSender = false;
+  for (const match of value.matchAll(PHRASE_PARTS)) {
+    const [, inner, word] = match;
+    if (word !== undefined) {
+      // A number (a date) ends the name after `from`.
+      if (word.toLowerCase() === 'from') fromSender = true;
+      else if (/^\d/.test(word)) fromSender = false;
+      continue;
+    }
+    if (inner === undefined) continue;
+    bracketed = true;
+    POSSESSIVE.lastIndex = match.index + match[0].length;
+    const sender = fromSender || POSSESSIVE.test(value);
+    fromSender = false;
+    if (sender) continue;
+    const id = normalizeMessageId(`<${inner}>`);
+    if (id?.includes('@')) return id;
+    withoutHost ??= id;
+  }
+  if (bracketed) return withoutHost;
   const bare = /^\s*([^\s<>"]+@[^\s<>"]+)\s*$/.exec(value);
   return bare ? bare[1]! : null;
 }

@@ -49,6 +49,8 @@ export interface ListFetchResult {
   error?: {
     kind: ArchiveError['kind'] | 'error';
     message: string;
+    /** What the user can do about it, when the archive's error says (ArchiveError's hint). */
+    hint?: string;
     month?: Month;
     retryAfter?: string;
     sidelined?: boolean;
@@ -208,6 +210,7 @@ class ListFetch {
       const kind = error instanceof ArchiveError ? error.kind : 'error';
       const message = errorMessage(error);
       const asked = error instanceof ArchiveError ? error.retryAfterMs : undefined;
+      const hint = error instanceof ArchiveError ? error.hint : undefined;
       await this.recordSkipped(false);
       const failure = await recordListFailure(
         store,
@@ -219,6 +222,7 @@ class ListFetch {
       result.error = {
         kind,
         message,
+        ...(hint ? { hint } : {}),
         ...(reading ? { month: reading } : {}),
         retryAfter: failure.retryAfter,
         sidelined: failure.sidelined,

@@ -12,6 +12,7 @@ import { describeHold, HostHolds, type HeldByBreaker, type HostHold } from './ho
 import { currentLockOwner, STALE_LOCK_MS, type LockOwner } from '../locks/lock-owner.js';
 import { selectLists } from '../registry/select-lists.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../config/load-config.js';
+import { hintLine } from '../errors.js';
 import type { MailAccount } from '../config/mail-accounts.js';
 
 export interface FetchOptions {
@@ -216,12 +217,13 @@ async function listsWaiting(
 
 /**
  * One line per failure of the run, for --quiet and for the summary: the
- * list, the month, the reason (which names the URL), the next try.
+ * list, the month, the reason (which names the URL), the next try; under it
+ * the archive's hint, when its error has one, as an error's hint is printed.
  */
 export function describeFailures(result: Pick<FetchResult, 'lists'>): string[] {
   return result.lists
     .filter((list) => list.status === 'failed' && list.error)
-    .map((list) => {
+    .flatMap((list) => {
       const { error } = list;
       const month = error!.month ? ` ${error!.month}` : '';
       const next = error!.sidelined
@@ -229,7 +231,8 @@ export function describeFailures(result: Pick<FetchResult, 'lists'>): string[] {
         : error!.retryAfter
           ? `next try after ${error!.retryAfter}`
           : 'tried again next run';
-      return `${list.system} ${list.list}${month}: ${error!.message} (${next})`;
+      const line = `${list.system} ${list.list}${month}: ${error!.message} (${next})`;
+      return error!.hint ? [line, hintLine(error!.hint)] : [line];
     });
 }
 

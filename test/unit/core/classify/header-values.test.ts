@@ -4,12 +4,14 @@ import {
   RECIPIENT_FIELD_LIMIT,
   boundText,
   readIds,
+  readInReplyTo,
   readPerson,
   readRecipients,
   readSender,
   readSentDate,
 } from '../../../../src/core/classify/header-values.js';
 import { isPlausibleSentAt } from '../../../../src/core/classify/envelope.js';
+import { normalizeMessageId } from '../../../../src/core/archive/message-key.js';
 
 const NOW = Date.UTC(2025, 5, 15);
 
@@ -77,6 +79,63 @@ describe('reading the Date header', () => {
 describe('reading Message-ID lists', () => {
   it('keeps each id once, in the order first seen', () => {
     expect(readIds('<b@x> <a@x>\n <b@x> junk <c@x> <a@x>')).toEqual(['b@x', 'a@x', 'c@x']);
+  });
+});
+
+describe('reading In-Reply-To', () => {
+  const PARENT = '20090303.abc@example.org';
+
+  it('takes the id, not the address, out of the phrases old mailers wrote', () => {
+    expect(
+      readInReplyTo(
+        'Message from John Doe <john@example.org> of "Tue, 3 Mar 2009 10:00:00 +0100." <20090303.abc@example.org>',
+      ),
+    ).toBe(PARENT);
+    expect(
+      readInReplyTo('<john@example.org>\'s message of "Tue, 3 Mar 2009 10:00:00 +0100" <20090303.abc@example.org>'),
+    ).toBe(PARENT);
+    expect(readInReplyTo('John Doe <john@example.org>’s message of Tue, 3 Mar 2009 <20090303.abc@example.org>')).toBe(
+      PARENT,
+    );
+    expect(readInReplyTo('Your message of "Tue, 3 Mar 2009 10:00:00 +0100."\n <20090303.abc@example.org>')).toBe(
+      PARENT,
+    );
+    expect(readInReplyTo('<20090303.abc@example.org> from "John Doe <john@example.org>"')).toBe(PARENT);
+    expect(readInReplyTo('<20090303.abc@example.org> from John Doe <john@example.org>')).toBe(PARENT);
+    expect(readInReplyTo('Your message from Tue, 3 Mar 2009 10:00:00 +0100 <20090303.abc@example.org>')).toBe(PARENT);
+  });
+
+  it('reads no id out of a comment', () => {
+    expect(
+      readInReplyTo('<20090303.abc@example.org> (message from John Doe <john@example.org> on Tue, 3 Mar 2009)'),
+    ).toBe(PARENT);
+  });
+
+  it('takes the first of several ids, reading a mangled one as its Message-ID is read', () => {
+    expect(readInReplyTo('<20090303.abc@example.org> <other@example.org>')).toBe(PARENT);
+    expect(readInReplyTo('<20090303.abc@example.org>, <other@example.org>')).toBe(PARENT);
+    const mangled = '<hostile.1"><script>x</script>@example.com>';
+    expect(readInReplyTo(mangled)).toBe(normalizeMessageId(mangled));
+  });
+
+  it('gives no parent when the phrase names only the sender', () => {
+    expect(readInReplyTo('Message from John Doe <john@example.org> of "Tue, 3 Mar 2009 10:00:00 +0100."')).toBeNull();
+    expect(readInReplyTo("<john@example.org>'s message of Tue, 3 Mar 2009")).toBeNull();
+    expect(readInReplyTo('your message of yesterday')).toBeNull();
+  });
+
+  it('still reads a plain, a bare and a bracketed id without @', () => {
+    expect(readInReplyTo('<20090303.abc@example.org>')).toBe(PARENT);
+    expect(readInReplyTo(' 20090303.abc@example.org ')).toBe(PARENT);
+    expect(readInReplyTo('<local-id-without-host>')).toBe('local-id-without-host');
+  });
+
+  it('reads a hostile field of unclosed brackets, comments and quotes in one pass', () => {
+    // A pattern that backtracks takes minutes over these.
+    expect(readInReplyTo(`${'(<'.repeat(300_000)}<20090303.abc@example.org>`)).toBe(PARENT);
+    expect(readInReplyTo(`${'from x <a@b> '.repeat(100_000)}`)).toBeNull();
+    expect(readInReplyTo(`"${'\\"'.repeat(300_000)}<20090303.abc@example.org>`)).toBe(PARENT);
+    expect(readInReplyTo(`<20090303.abc@example.org>${' '.repeat(500_000)}x`)).toBe(PARENT);
   });
 });
 

@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { ArchiveError } from '../../../../src/core/errors.js';
 import { type ArchiveItem, type ArchiveSource, type Month } from '../../../../src/core/archive/archive-source.js';
 import { addMonths, monthOf } from '../../../../src/core/archive/month.js';
-import { fetchLists, type FetchOptions } from '../../../../src/core/fetch/fetch-lists.js';
+import { describeFailures, fetchLists, type FetchOptions } from '../../../../src/core/fetch/fetch-lists.js';
 import { breakerOpenUntil } from '../../../../src/core/fetch/fetch-policy.js';
 import { silentProgress } from '../../../../src/core/progress.js';
 import { loadSystems } from '../../../../src/core/systems/load-systems.js';
@@ -308,6 +308,26 @@ describeOnDialects('fetchLists on $dialect', (getStore) => {
     expect(result.lists[0]).toMatchObject({ status: 'failed', error: { kind: 'permanent' } });
     expect(await store.breakers.openHosts()).toEqual([]);
     expect(await store.db.all('SELECT * FROM circuit_breakers')).toEqual([]);
+  });
+
+  it("keeps an archive error's hint in the failed list's result, and names it under the failure's line", async () => {
+    const store = getStore();
+    await add('netdev', 'https://lore.example.org');
+    const source = new FakeSource(archive({ 0: 2 }));
+    const hint = 'Check the host name lore.example.org and the network.';
+    source.fault = {
+      month: NOW_MONTH,
+      afterItems: 0,
+      error: new ArchiveError('lore.example.org could not be resolved', 'transient', undefined, hint),
+    };
+    const result = await fetchLists(store, systems, options({ netdev: source }), silentProgress);
+    expect(result.lists[0]).toMatchObject({ status: 'failed', error: { message: expect.any(String), hint } });
+    expect(describeFailures(result)).toEqual([
+      expect.stringMatching(
+        /^public_inbox netdev \d{4}-\d\d: lore\.example\.org could not be resolved \(next try after /,
+      ),
+      `Hint: ${hint}`,
+    ]);
   });
 
   it('with several workers fetches every list exactly once', async () => {
