@@ -1,6 +1,6 @@
 import { type Hook, toConfiguredId } from '@oclif/core';
 import levenshtein from 'fast-levenshtein';
-import { ExitCode } from '../../core/errors.js';
+import { ExitCode, hintLine } from '../../core/errors.js';
 
 /** The most edits a typo may be from a command for it to be suggested. */
 const MAX_DISTANCE = 3;
@@ -21,7 +21,7 @@ const hook: Hook.CommandNotFound = async function (options) {
   const suggestion =
     closest && closest.distance <= MAX_DISTANCE ? ` Did you mean \`${options.config.bin} ${closest.command}\`?` : '';
   process.stderr.write(
-    `Error: \`${typed}\` is not a ${options.config.bin} command.${suggestion}\nHint: \`${options.config.bin} help\` lists the commands.\n`,
+    `Error: \`${typed}\` is not a ${options.config.bin} command.${suggestion}\n${hintLine(`\`${options.config.bin} help\` lists the commands.`)}\n`,
   );
   this.exit(ExitCode.usage);
 };
