@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
@@ -55,15 +55,38 @@ export interface TestDatabase {
  * A Postgres database is left for the end of the run (postgres-teardown.ts drops
  * the run's databases together), so its drop() only closes what is connected to it.
  */
-export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase> {
+export function createTestDatabase(dialect: Dialect): Promise<TestDatabase> {
+  return makeTestDatabase(dialect);
+}
+
+/**
+ * A new test database holding what `source` holds, for a suite that builds a
+ * store once and hands each test its own: a copy of the SQLite file, or a
+ * PostgreSQL database made with `source` as its template. Nothing may be
+ * connected to `source` then (PostgreSQL waits a few seconds for sessions
+ * still closing).
+ */
+export function copyTestDatabase(source: TestDatabase): Promise<TestDatabase> {
+  return makeTestDatabase(source.dialect, source.url);
+}
+
+async function makeTestDatabase(dialect: Dialect, sourceUrl?: string): Promise<TestDatabase> {
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'listminer-test-'));
-    return { dialect, url: join(dir, 'test.db'), drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    const url = join(dir, 'test.db');
+    // The write-ahead log too, should a checkpoint not have emptied it.
+    for (const suffix of sourceUrl ? ['', '-wal'] : [])
+      if (existsSync(`${sourceUrl}${suffix}`)) copyFileSync(`${sourceUrl}${suffix}`, `${url}${suffix}`);
+    return { dialect, url, drop: async () => rmSync(dir, { recursive: true, force: true }) };
   }
   const name = `${inject('testDatabasePrefix')}${randomBytes(6).toString('hex')}`;
+  const template = sourceUrl ? ` TEMPLATE ${new URL(sourceUrl).pathname.slice(1)}` : '';
   const admin = postgres(PG_ADMIN_URL, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`CREATE DATABASE ${name}`);
-  await admin.end();
+  try {
+    await admin.unsafe(`CREATE DATABASE ${name}${template}`);
+  } finally {
+    await admin.end();
+  }
   const url = new URL(PG_ADMIN_URL);
   url.pathname = `/${name}`;
   return {

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeEach, describe } from 'vitest';
 import {
+  copyTestDatabase,
   createTestDatabase,
   createTestStore,
   type Dialect,
@@ -20,6 +21,8 @@ export interface DialectSuiteOptions {
 export interface DialectDatabases {
   dialect: Dialect;
   create(): Promise<TestDatabase>;
+  /** A new database holding what `source` holds (copyTestDatabase), dropped with the others. */
+  copy(source: TestDatabase): Promise<TestDatabase>;
 }
 
 /**
@@ -67,8 +70,9 @@ export function describeOnDialects(
 /**
  * A suite that drives the CLI against database URLs, on every dialect. The
  * suite makes its databases with `databases.create()` (in beforeAll for one
- * shared by the suite, in a test for one of its own); all are dropped after
- * the suite.
+ * shared by the suite, in a test for one of its own), or `databases.copy(db)`
+ * for a store built once and handed to each test as it was built; all are
+ * dropped after the suite.
  */
 export function describeOnDialectDatabases(
   title: string,
@@ -80,13 +84,15 @@ export function describeOnDialectDatabases(
     afterAll(async () => {
       for (const database of created.splice(0)) await database.drop();
     });
+    const kept = async (made: Promise<TestDatabase>) => {
+      const database = await made;
+      created.push(database);
+      return database;
+    };
     body({
       dialect,
-      create: async () => {
-        const database = await createTestDatabase(dialect);
-        created.push(database);
-        return database;
-      },
+      create: () => kept(createTestDatabase(dialect)),
+      copy: (source) => kept(copyTestDatabase(source)),
     });
   });
 }
