@@ -87,20 +87,13 @@ export function describeKilledPipeline(title: string, options: KilledPipelineOpt
       const rng = options.random.fork(dialect);
       const points = options.killPoints[dialect];
       let dir: string;
-      let adds: string[][];
       /** How long each stage took in the clean run, spawn to exit. */
       const cleanMs = new Map<Stage, number>();
       let clean: Awaited<ReturnType<typeof digestStore>>;
-      let cleanDb: TestDatabase;
+      /** The lists registered and nothing fetched: the clean run and each scenario start from a copy of it. */
+      let registered: TestDatabase;
 
       const env = (cache: string) => ({ LISTMINER_CACHE: cache });
-
-      const registerLists = async (url: string, cache: string) => {
-        for (const add of adds) {
-          const result = await runCli(['lists', 'add', ...add, '--db', url], { env: env(cache) });
-          expect(result.code, result.stderr).toBe(0);
-        }
-      };
 
       const runToEnd = async (stage: Stage, url: string, cache: string): Promise<number> => {
         const started = Date.now();
@@ -131,10 +124,13 @@ export function describeKilledPipeline(title: string, options: KilledPipelineOpt
 
       beforeAll(async () => {
         dir = mkdtempSync(join(tmpdir(), 'listminer-crash-'));
-        adds = options.lists(dir);
-        cleanDb = await databases.create();
         const cache = join(dir, 'cache-clean');
-        await registerLists(cleanDb.url, cache);
+        registered = await databases.create();
+        for (const add of options.lists(dir)) {
+          const result = await runCli(['lists', 'add', ...add, '--db', registered.url], { env: env(cache) });
+          expect(result.code, result.stderr).toBe(0);
+        }
+        const cleanDb = await databases.copy(registered);
         cleanMs.set('fetch', await runToEnd('fetch', cleanDb.url, cache));
         cleanMs.set('classify --workers 1', await runToEnd('classify --workers 1', cleanDb.url, cache));
         cleanMs.set('drain', await runToEnd('drain', cleanDb.url, cache));
@@ -160,11 +156,10 @@ export function describeKilledPipeline(title: string, options: KilledPipelineOpt
           const log: string[] = [];
           let landed = 0;
           for (const [n, scenario] of scenarios.entries()) {
-            const db = await databases.create();
+            const db = await databases.copy(registered);
             // A fresh cache each time: the month index of a local mbox is written during fetch, and may be killed too.
             const cache = join(dir, `cache-${n}`);
             mkdirSync(cache);
-            await registerLists(db.url, cache);
             for (const phase of ['fetch', 'classify', 'drain'] as const) {
               for (const point of scenario.filter((p) => p.stage.startsWith(phase))) {
                 const afterMs = Math.round(point.at * cleanMs.get(point.stage)!);
