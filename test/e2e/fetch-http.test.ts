@@ -94,6 +94,8 @@ describeOnDialectDatabases('fetch from a misbehaving Pony Mail archive on $diale
   let server: ArchiveServer;
   const behaviour = new Map<string, Behaviour>();
   let clean: Map<string, string>;
+  /** The list registered and nothing fetched: each test fetches into a copy of it. */
+  let registered: TestDatabase;
   let cleanDb: TestDatabase;
   let db: TestDatabase;
   let env: NodeJS.ProcessEnv;
@@ -110,8 +112,9 @@ describeOnDialectDatabases('fetch from a misbehaving Pony Mail archive on $diale
     dir = mkdtempSync(join(tmpdir(), 'listminer-fetch-http-'));
     env = { LISTMINER_CACHE: join(dir, 'cache') };
     server = await startArchiveServer(ponyMail(behaviour));
-    cleanDb = await databases.create();
-    await addList(cleanDb.url);
+    registered = await databases.create();
+    await addList(registered.url);
+    cleanDb = await databases.copy(registered);
     const run = await runCliJson<FetchJson>(['fetch', '--months', '4', '--db', cleanDb.url], { env });
     expect(run.code, run.stderr).toBe(0);
     clean = await stagedDigests(cleanDb.url);
@@ -123,8 +126,7 @@ describeOnDialectDatabases('fetch from a misbehaving Pony Mail archive on $diale
   });
   beforeEach(async () => {
     behaviour.clear();
-    db = await databases.create();
-    await addList(db.url);
+    db = await databases.copy(registered);
   });
 
   it.each([
