@@ -5,7 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { MailmapOutcome, MergeOutcome, SplitOutcome } from '../../src/core/people/change-people.js';
 import type { ResolveResult } from '../../src/core/people/resolve-people.js';
+import type { PersonView } from '../../src/core/people/show-person.js';
 import type { StatsResult } from '../../src/core/stats/collect-stats.js';
+import type { Person } from '../../src/core/store/people-records.js';
 import type { SyncResult } from '../../src/core/sync/sync-lists.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
 import { type TestDatabase, withStoreAt } from '../helpers/databases.js';
@@ -67,6 +69,34 @@ describeOnDialectDatabases('people behind the addresses on $dialect', (databases
     expect(merges[0]).toMatchObject({ rule: 'trailer', undone_at: null });
     expect(merges[0]!.reason).toContain('Signed-off-by: Ann Example <ann@home.example>');
     expect(firstSync.json.people).toMatchObject({ messagesRead: 18, githubAsked: 0 });
+  });
+
+  it('people show finds a person by any of its addresses, with its identities and merges; people ls lists people, most mail first', async () => {
+    const ann = await personOf('ann@corp.example');
+    const shown = await cliJson<PersonView>(['people', 'show', 'ann@home.example']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.json.person).toMatchObject({
+      id: ann,
+      messages: (await rows('SELECT id FROM email_messages WHERE sender_id = ?', [String(ann)])).length,
+    });
+    const identities = await rows<{ kind: string; value: string }>(
+      'SELECT kind, value FROM identities WHERE person_id = ? ORDER BY kind, value, seen_with',
+      [String(ann)],
+    );
+    expect(shown.json.identities.map(({ kind, value }) => ({ kind, value }))).toEqual(identities);
+    expect(identities).toEqual(
+      expect.arrayContaining([
+        { kind: 'email', value: 'ann@corp.example' },
+        { kind: 'email', value: 'ann@home.example' },
+      ]),
+    );
+    expect(shown.json.merges).toMatchObject([{ rule: 'trailer', keptId: ann, undoneAt: null }]);
+
+    const listed = await cliJson<{ people: Person[] }>(['people', 'ls']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.json.people).toContainEqual(shown.json.person);
+    const messages = listed.json.people.map((person) => person.messages);
+    expect(messages).toEqual([...messages].sort((a, b) => b - a));
   });
 
   it('never joins two people whose only common trait is a generic name, nor two people who share only a name', async () => {

@@ -120,7 +120,10 @@ describeOnDialectDatabases('quiet runs and named failures on $dialect', (databas
     expect(grown.json.lists.map((l) => l.staged)).toEqual([1]);
   }, 300_000);
 
-  it('prints nothing under --quiet for every command when all goes well', async () => {
+  it('prints nothing under --quiet for every command when all goes well', async (context) => {
+    // Whether a command prints is decided by the command base (src/cli/base-command.ts), which never sees the
+    // engine; each command's own suite runs it on both engines (people show and ls: people.test.ts).
+    context.skip(databases.dialect !== 'sqlite', 'what a command prints under --quiet is the same on either engine');
     const issues = join(dir, 'issues.json');
     writeFileSync(issues, '[]\n');
     for (const sub of ['cur', 'new', 'tmp']) mkdirSync(join(dir, 'Maildir', sub), { recursive: true });
@@ -162,8 +165,6 @@ describeOnDialectDatabases('quiet runs and named failures on $dialect', (databas
     expect(Object.keys(runs).sort()).toEqual(Object.keys(MANIFEST.commands).sort());
     for (const [command, args] of Object.entries(runs))
       expectSilent(await cli([...(typeof args === 'function' ? await args() : args), '--quiet']), command);
-    // discover registered a failing remote list: it goes again for the failures below.
-    await cli(['lists', 'rm', 'dev@quarry.apache.org']);
   }, 300_000);
 
   it('prints one line per failure under --quiet: the list, the month, the URL and the reason; then names the list that waits', async () => {
@@ -214,7 +215,12 @@ describeOnDialectDatabases('quiet runs and named failures on $dialect', (databas
     expect(summary.stderr).toMatch(/ sync: fetch {2}1 of 1 lists failed \(failed\)$/m);
   }, 300_000);
 
-  it('names the host and says to check it when its name does not resolve, the hint under the failure in fetch, sync and --json', async () => {
+  it('names the host and says to check it when its name does not resolve, the hint under the failure in fetch, sync and --json', async (context) => {
+    // How a failed list is recorded and named is checked on both engines above.
+    context.skip(
+      databases.dialect !== 'sqlite',
+      'the sentence and its hint are the network’s, the same on either engine',
+    );
     const remote = await databases.create();
     const at = (args: string[]) => runCli([...args, '--db', remote.url], { env });
     expect(
