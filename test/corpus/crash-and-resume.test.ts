@@ -13,16 +13,13 @@ describeKilledPipeline('real list archives killed with SIGKILL at random points 
   killPoints: { sqlite: shortOrLong(8, 24), postgres: shortOrLong(4, 16) },
   timeoutMs: LONG_MODE ? 3_600_000 : 600_000,
   lists: () => [
-    [
-      '--system',
-      'mbox',
-      '--rules',
-      'apache_ponymail',
-      corpusPath('incubator-ponymail-foal/test/resources'),
-      '--repo',
-      'https://github.com/apache/incubator-ponymail-foal',
-    ],
-    ['--system', 'mbox', corpusPath('grimoirelab-perceval/tests/data/mbox')],
+    {
+      system: 'mbox',
+      rules: 'apache_ponymail',
+      name: corpusPath('incubator-ponymail-foal/test/resources'),
+      repoUrl: 'https://github.com/apache/incubator-ponymail-foal',
+    },
+    { system: 'mbox', name: corpusPath('grimoirelab-perceval/tests/data/mbox') },
   ],
   leastMessages: 1,
   skip: corpusMissing,

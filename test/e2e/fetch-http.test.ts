@@ -7,6 +7,7 @@ import { addMonths, monthOf } from '../../src/core/archive/month.js';
 import { breakerOpenUntil } from '../../src/core/fetch/fetch-policy.js';
 import { openStore } from '../../src/core/store/open-store.js';
 import { send, sendCutOff, startArchiveServer, type ArchiveServer } from '../helpers/archive-server.js';
+import { addListAt } from '../helpers/add-list-at.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
 import type { TestDatabase } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
@@ -100,20 +101,12 @@ describeOnDialectDatabases('fetch from a misbehaving Pony Mail archive on $diale
   let db: TestDatabase;
   let env: NodeJS.ProcessEnv;
 
-  const addList = async (url: string) => {
-    const add = await runCli(
-      ['lists', 'add', '--system', 'apache_ponymail', 'dev@x.apache.org', '--base-url', server.url, '--db', url],
-      { env },
-    );
-    expect(add.code, add.stderr).toBe(0);
-  };
-
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'listminer-fetch-http-'));
     env = { LISTMINER_CACHE: join(dir, 'cache') };
     server = await startArchiveServer(ponyMail(behaviour));
     registered = await databases.create();
-    await addList(registered.url);
+    await addListAt(registered.url, { system: 'apache_ponymail', name: 'dev@x.apache.org', baseUrl: server.url });
     cleanDb = await databases.copy(registered);
     const run = await runCliJson<FetchJson>(['fetch', '--months', '4', '--db', cleanDb.url], { env });
     expect(run.code, run.stderr).toBe(0);
@@ -197,13 +190,8 @@ describeOnDialectDatabases('fetch while a host breaker is open on $dialect', (da
     for (const [address, base] of [
       ['dev@x.apache.org', server.url],
       ['dev@y.apache.org', server.url.replace('127.0.0.1', 'localhost')],
-    ]) {
-      const add = await runCli(
-        ['lists', 'add', '--system', 'apache_ponymail', address!, '--base-url', base!, '--db', db.url],
-        { env },
-      );
-      expect(add.code, add.stderr).toBe(0);
-    }
+    ])
+      await addListAt(db.url, { system: 'apache_ponymail', name: address!, baseUrl: base });
     const store = await openStore(db.url);
     try {
       for (let i = 0; i < 10; i++)
@@ -272,13 +260,8 @@ describeOnDialectDatabases('fetch after a host asked for a long wait on $dialect
         : months(url, response),
     );
     db = await databases.create();
-    for (const address of ['dev@x.apache.org', 'users@x.apache.org']) {
-      const add = await runCli(
-        ['lists', 'add', '--system', 'apache_ponymail', address, '--base-url', server.url, '--db', db.url],
-        { env },
-      );
-      expect(add.code, add.stderr).toBe(0);
-    }
+    for (const address of ['dev@x.apache.org', 'users@x.apache.org'])
+      await addListAt(db.url, { system: 'apache_ponymail', name: address, baseUrl: server.url });
   });
   afterAll(async () => {
     await server.close();

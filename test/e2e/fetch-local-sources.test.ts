@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { addMonths, monthOf } from '../../src/core/archive/month.js';
+import { addListAt } from '../helpers/add-list-at.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
-import { type TestDatabase, queryAt, withStoreAt } from '../helpers/databases.js';
+import { type TestDatabase, queryAt } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 
 interface ListJson {
@@ -80,9 +81,7 @@ describeOnDialectDatabases('fetch of local sources on $dialect', (databases) => 
   let dir: string;
   let db: TestDatabase;
   let env: NodeJS.ProcessEnv;
-  // Registered in this process: fetch is what these tests run the CLI for, and `lists add` has tests of its own.
-  const add = (system: 'mbox' | 'maildir', path: string) =>
-    withStoreAt(db.url, (store) => store.lists.register({ system, name: path }));
+  const add = (system: 'mbox' | 'maildir', path: string) => addListAt(db.url, { system, name: path });
   const fetch = async (path: string, ...flags: string[]) => {
     const run = await runCliJson<FetchJson>(['fetch', '--list', path, ...flags, '--db', db.url], { env });
     return { code: run.code, stderr: run.stderr, list: run.json.lists[0]! };

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { addMonths, monthOf } from '../../src/core/archive/month.js';
 import { openStore } from '../../src/core/store/open-store.js';
+import { addListAt } from '../helpers/add-list-at.js';
 import { RUN_JS, runCli, runCliJson } from '../helpers/cli.js';
 import { type TestDatabase, queryAt } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
@@ -61,11 +62,7 @@ describeOnDialectDatabases('fetch of a public-inbox archive on $dialect', (datab
   });
 
   it('clones every epoch through file:// and stages the whole history with its deletion', async () => {
-    const add = await runCli(
-      ['lists', 'add', '--system', 'public_inbox', 'linux-kselftest', '--base-url', archive.baseUrl, '--db', db.url],
-      { env },
-    );
-    expect(add.code, add.stderr).toBe(0);
+    await addListAt(db.url, { system: 'public_inbox', name: 'linux-kselftest', baseUrl: archive.baseUrl });
     const fetch = await runCliJson<FetchJson>(['fetch', '--full', '--db', db.url], { env });
     expect(fetch.code, fetch.stderr).toBe(0);
     const [list] = fetch.json.lists;
@@ -137,18 +134,13 @@ describeOnDialectDatabases('fetch of a public-inbox archive on $dialect', (datab
   });
 
   it('exits 4 when a list fails and still fetches the others', async () => {
-    const add = await runCli(
-      ['lists', 'add', '--system', 'public_inbox', 'no-such-inbox', '--base-url', archive.baseUrl, '--db', db.url],
-      { env },
-    );
-    expect(add.code, add.stderr).toBe(0);
+    await addListAt(db.url, { system: 'public_inbox', name: 'no-such-inbox', baseUrl: archive.baseUrl });
     const fetch = await runCliJson<FetchJson>(['fetch', '--now', '--db', db.url], { env });
     expect(fetch.code).toBe(4);
     expect(fetch.json.lists.map((l) => [l.list, l.status]).sort()).toEqual([
       ['linux-kselftest', 'done'],
       ['no-such-inbox', 'failed'],
     ]);
-    await runCli(['lists', 'rm', 'no-such-inbox', '--db', db.url], { env });
   });
 });
 
@@ -172,11 +164,7 @@ describeOnDialectDatabases('a fetch stopped mid-month on $dialect', (databases) 
     archive.addCommits(0, [...mail.map((raw, i) => ({ raw, at: inMonth(2, 1 + (i % 27)) })), ...big]);
     env = { LISTMINER_CACHE: join(dir, 'cache') };
     registered = await databases.create();
-    const add = await runCli(
-      ['lists', 'add', '--system', 'public_inbox', 'lkml', '--base-url', archive.baseUrl, '--db', registered.url],
-      { env },
-    );
-    expect(add.code, add.stderr).toBe(0);
+    await addListAt(registered.url, { system: 'public_inbox', name: 'lkml', baseUrl: archive.baseUrl });
     clean = await databases.copy(registered);
     const cleanRun = await runCliJson<FetchJson>(['fetch', '--full', '--db', clean.url], { env });
     expect(cleanRun.code, cleanRun.stderr).toBe(0);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { monthOf } from '../../src/core/archive/month.js';
+import { addListAt } from '../helpers/add-list-at.js';
 import { send, startArchiveServer, type ArchiveServer } from '../helpers/archive-server.js';
 import { runCli, runCliJson, type CliResult } from '../helpers/cli.js';
 import { queryAt, type TestDatabase } from '../helpers/databases.js';
@@ -170,10 +171,7 @@ describeOnDialectDatabases('quiet runs and named failures on $dialect', (databas
   it('prints one line per failure under --quiet: the list, the month, the URL and the reason; then names the list that waits', async () => {
     const remote = await databases.create();
     const at = (args: string[]) => runCli([...args, '--db', remote.url], { env });
-    expect(
-      (await at(['lists', 'add', '--system', 'apache_ponymail', 'dev@quarry.apache.org', '--base-url', server.url]))
-        .code,
-    ).toBe(0);
+    await addListAt(remote.url, { system: 'apache_ponymail', name: 'dev@quarry.apache.org', baseUrl: server.url });
 
     const failed = await at(['fetch', '--quiet']);
     expect(failed.code).toBe(4);
@@ -217,25 +215,14 @@ describeOnDialectDatabases('quiet runs and named failures on $dialect', (databas
 
   it('names the host and says to check it when its name does not resolve, the hint under the failure in fetch, sync and --json', async (context) => {
     // How a failed list is recorded and named is checked on both engines above.
-    context.skip(
-      databases.dialect !== 'sqlite',
-      'the sentence and its hint are the network’s, the same on either engine',
-    );
+    context.skip(databases.dialect !== 'sqlite', 'the sentence and its hint come from the network, not the engine');
     const remote = await databases.create();
     const at = (args: string[]) => runCli([...args, '--db', remote.url], { env });
-    expect(
-      (
-        await at([
-          'lists',
-          'add',
-          '--system',
-          'apache_ponymail',
-          'dev@quarry.apache.org',
-          '--base-url',
-          'http://no-such-host.invalid',
-        ])
-      ).code,
-    ).toBe(0);
+    await addListAt(remote.url, {
+      system: 'apache_ponymail',
+      name: 'dev@quarry.apache.org',
+      baseUrl: 'http://no-such-host.invalid',
+    });
     const hint =
       "Hint: Check the host name no-such-host.invalid (the list's or system's base URL) and this machine's network and DNS.";
     const failed = await at(['fetch', '--quiet']);

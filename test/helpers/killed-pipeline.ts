@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runCli } from './cli.js';
+import type { AddListInput } from '../../src/core/registry/register-list.js';
+import { addListAt } from './add-list-at.js';
 import type { Dialect, TestDatabase } from './databases.js';
 import { describeOnDialectDatabases } from './describe-on-dialects.js';
 import type { SeededRandom } from './seeded-random.js';
@@ -64,8 +65,8 @@ export interface KilledPipelineOptions {
   random: SeededRandom;
   killPoints: Record<Dialect, number>;
   timeoutMs: number;
-  /** Writes what the lists read into `dir` (when they read files of their own) and gives each list's `lists add` arguments. */
-  lists(dir: string): string[][];
+  /** Writes what the lists read into `dir` (when they read files of their own) and gives each list as `lists add` takes it. */
+  lists(dir: string): AddListInput[];
   /** The least number of messages the clean run stages and threads. */
   leastMessages: number;
   /** Why the suite cannot run here (the corpus is missing), to skip it saying so. */
@@ -124,13 +125,10 @@ export function describeKilledPipeline(title: string, options: KilledPipelineOpt
 
       beforeAll(async () => {
         dir = mkdtempSync(join(tmpdir(), 'listminer-crash-'));
-        const cache = join(dir, 'cache-clean');
         registered = await databases.create();
-        for (const add of options.lists(dir)) {
-          const result = await runCli(['lists', 'add', ...add, '--db', registered.url], { env: env(cache) });
-          expect(result.code, result.stderr).toBe(0);
-        }
+        for (const list of options.lists(dir)) await addListAt(registered.url, list);
         const cleanDb = await databases.copy(registered);
+        const cache = join(dir, 'cache-clean');
         cleanMs.set('fetch', await runToEnd('fetch', cleanDb.url, cache));
         cleanMs.set('classify --workers 1', await runToEnd('classify --workers 1', cleanDb.url, cache));
         cleanMs.set('drain', await runToEnd('drain', cleanDb.url, cache));

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { addListAt } from '../helpers/add-list-at.js';
 import type { Dialect, TestDatabase } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 import { writeListMbox } from '../helpers/generated-list-mail.js';
@@ -29,21 +29,17 @@ describeKilledPipeline('the pipeline killed with SIGKILL at random points on $di
   killPoints: KILL_POINTS,
   timeoutMs: TIMEOUT_MS,
   lists: (dir) => [
-    [
-      '--system',
-      'mbox',
-      '--rules',
-      'apache_ponymail',
-      writeListMbox(join(dir, 'generated-dev.mbox'), GENERATED_MESSAGES, { tag: 'crash' }),
-      '--repo',
-      'https://github.com/apache/kafka',
-    ],
+    {
+      system: 'mbox',
+      rules: 'apache_ponymail',
+      name: writeListMbox(join(dir, 'generated-dev.mbox'), GENERATED_MESSAGES, { tag: 'crash' }),
+      repoUrl: 'https://github.com/apache/kafka',
+    },
     // No repo: its mail stays deferred, which must survive a crash just as well.
-    [
-      '--system',
-      'mbox',
-      writeListMbox(join(dir, 'generated-users.mbox'), GENERATED_MESSAGES / 10, { tag: 'crash-deferred' }),
-    ],
+    {
+      system: 'mbox',
+      name: writeListMbox(join(dir, 'generated-users.mbox'), GENERATED_MESSAGES / 10, { tag: 'crash-deferred' }),
+    },
   ],
   leastMessages: GENERATED_MESSAGES,
 });
@@ -61,23 +57,12 @@ describeOnDialectDatabases('every stage stopped with SIGTERM on $dialect', (data
     dir = mkdtempSync(join(tmpdir(), 'listminer-sigterm-'));
     const generated = writeListMbox(join(dir, 'generated-dev.mbox'), GENERATED_MESSAGES, { tag: 'sigterm' });
     db = await databases.create();
-    const add = await runCli(
-      [
-        'lists',
-        'add',
-        '--system',
-        'mbox',
-        '--rules',
-        'apache_ponymail',
-        generated,
-        '--repo',
-        'https://github.com/apache/kafka',
-        '--db',
-        db.url,
-      ],
-      { env: env() },
-    );
-    expect(add.code, add.stderr).toBe(0);
+    await addListAt(db.url, {
+      system: 'mbox',
+      rules: 'apache_ponymail',
+      name: generated,
+      repoUrl: 'https://github.com/apache/kafka',
+    });
   });
   afterAll(async () => {
     await db.drop();
