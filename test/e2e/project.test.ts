@@ -10,6 +10,7 @@ import type { Store } from '../../src/core/store/store.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
 import { createTestDatabase, postgresSkipReason, type TestDatabase } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
+import { addListAt } from '../helpers/add-list-at.js';
 
 const KAFKA = 'https://github.com/apache/kafka';
 const FIXTURES = fileURLToPath(new URL('../fixtures/project/', import.meta.url));
@@ -149,22 +150,9 @@ async function allRows(url: string): Promise<Record<string, unknown[]>> {
   });
 }
 
-/** Registers a local mbox list over this folder, tied to apache/kafka and classified with the Apache rules. */
+/** Registers a local mbox list over this folder, tied to apache/kafka and classified with the Apache rules (`lists add` has suites of its own). */
 async function addList(db: TestDatabase, folder: string): Promise<void> {
-  const add = await runCli([
-    'lists',
-    'add',
-    '--system',
-    'mbox',
-    '--rules',
-    'apache_ponymail',
-    folder,
-    '--repo',
-    KAFKA,
-    '--db',
-    db.url,
-  ]);
-  expect(add.code, add.stderr).toBe(0);
+  await addListAt(db.url, { system: 'mbox', rules: 'apache_ponymail', name: folder, repoUrl: KAFKA });
 }
 
 describeOnDialectDatabases('project command on $dialect', (databases) => {
@@ -318,7 +306,7 @@ describeOnDialectDatabases('project command on $dialect', (databases) => {
     const second = await cli(reverse, ['project']);
     expect(second.code, second.stderr).toBe(0);
     expect(await projection(reverse.url)).toEqual(await projection(forward.url));
-  });
+  }, 180_000);
 
   it("reports a synthetic issue whose key a native issue's title carries as a missed-LINK shadow", async () => {
     await withStore(forward.url, async (store) => {
@@ -400,5 +388,5 @@ describe.skipIf(Boolean(postgresSkipReason))('two project processes on one postg
       { external_key: 'KAFKA-9', comment_count: 6 * 7, state: 'closed' },
     ]);
     expect(rows.unprojected).toEqual([]);
-  });
+  }, 180_000);
 });
