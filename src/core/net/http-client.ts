@@ -166,7 +166,7 @@ export class HttpClient {
           error instanceof ArchiveError &&
           (error.kind === 'transient' ||
             (error.kind === 'rate_limited' && (error.retryAfterMs ?? 0) <= this.pacer.maxIntervalMs));
-        if (!retryable || n >= this.retries) throw error;
+        if (!retryable || n >= this.retries || error instanceof NoSuchHostError) throw error;
       }
     }
   }
@@ -197,12 +197,9 @@ export class HttpClient {
       const why = unresolved
         ? `the host name ${new URL(url).hostname} could not be resolved (${unresolved}); check the name and the network`
         : describe(error);
-      throw new ArchiveError(
-        `GET ${url} failed: ${why}${attempt ? ` (attempt ${attempt + 1})` : ''}`,
-        'transient',
-        undefined,
-        hint,
-      );
+      const message = `GET ${url} failed: ${why}${attempt ? ` (attempt ${attempt + 1})` : ''}`;
+      if (unresolved === 'ENOTFOUND' || unresolved === 'EAI_NONAME') throw new NoSuchHostError(message, hint!);
+      throw new ArchiveError(message, 'transient', undefined, hint);
     }
     const { statusCode, headers } = response;
     if (statusCode >= 200 && statusCode < 300) {
@@ -330,6 +327,20 @@ export function parseRetryAfter(value: string | undefined, now: number): number 
   if (/^\d+$/.test(text)) return Number(text) * 1000;
   const at = Date.parse(text);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/**
+ * The resolver answered that the host name does not exist. It stays
+ * transient for fetch (a list's host may come back; a typo is fixed by the
+ * user), but the request is not retried: resolvers cache a "no such name",
+ * so asking again within seconds gets the same answer, and `lists discover`
+ * with a mistyped host would only wait longer to say so. EAI_AGAIN (no answer
+ * from DNS) is retried as any transport error.
+ */
+class NoSuchHostError extends ArchiveError {
+  constructor(message: string, hint: string) {
+    super(message, 'transient', undefined, hint);
+  }
 }
 
 /** The DNS error code when a request failed because its host name did not resolve (ENOTFOUND: no such name; EAI_AGAIN: no answer from DNS). */

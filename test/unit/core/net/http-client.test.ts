@@ -131,6 +131,19 @@ describe('HttpClient against a local server', () => {
     expect(server.requests.length - before).toBe(3);
   });
 
+  it('asks once for a host name the resolver says does not exist, and says to check it', async () => {
+    // A resolver's "no such name" is cached (negative caching): asking again seconds later gets the same answer.
+    fresh({ retries: 2 });
+    const error = await failure(client.text('http://no-such-host.invalid/archive'));
+    expect(error.kind).toBe('transient');
+    expect(error.message).toMatch(/no-such-host\.invalid could not be resolved \((ENOTFOUND|EAI_AGAIN|EAI_NONAME)\)/);
+    expect(error.hint).toContain('Check the host name no-such-host.invalid');
+    if (!/EAI_AGAIN/.test(error.message)) {
+      expect(error.message).not.toContain('attempt');
+      expect(clock.sleeps).toEqual([]);
+    }
+  });
+
   it('reports other client errors as permanent without retrying', async () => {
     fresh();
     answer('/forbidden', (r) => send(r, 403, 'no'));
