@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { addListAt } from '../helpers/add-list-at.js';
 import { runCli } from '../helpers/cli.js';
+import type { TestDatabase } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url));
@@ -25,37 +27,37 @@ describeOnDialectDatabases(
   'tables name both sample lists at any width ($dialect)',
   (databases) => {
     let folder: string;
-    beforeAll(() => {
+    let drained: TestDatabase;
+    /** The store is fetched and drained once; each width projects a copy of it, so project has a table to draw. */
+    beforeAll(async () => {
       const root = mkdtempSync(join(tmpdir(), 'listminer-tables-'));
       folder = join(root, 'a', 'deeply', 'nested', 'folder', 'of', 'mailing', 'list', 'samples');
       mkdirSync(folder, { recursive: true });
       for (const sample of SAMPLES) copyFileSync(join(EXAMPLES, sample.file), join(folder, sample.file));
+      drained = await databases.create();
+      for (const sample of SAMPLES)
+        await addListAt(drained.url, {
+          system: 'mbox',
+          rules: sample.rules,
+          name: join(folder, sample.file),
+          repoUrl: sample.repo,
+        });
+      for (const stage of [['fetch', '--full'], ['classify'], ['drain']]) {
+        const run = await runCli([...stage, '--db', drained.url]);
+        expect(run.code, run.stderr).toBe(0);
+      }
     });
     afterAll(() => rmSync(folder.split('/a/deeply')[0]!, { recursive: true, force: true }));
 
     it.each([80, 100, 120, undefined])('stats, lists ls, fetch and project at %s columns', async (width) => {
-      const db = await databases.create();
+      const db = await databases.copy(drained);
       const env = { COLUMNS: width === undefined ? '' : String(width) };
       const cli = async (args: string[]) => {
         const result = await runCli([...args, '--db', db.url], { env });
         expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
         return result.stdout;
       };
-      for (const sample of SAMPLES)
-        await cli([
-          'lists',
-          'add',
-          '--system',
-          'mbox',
-          '--rules',
-          sample.rules,
-          join(folder, sample.file),
-          '--repo',
-          sample.repo,
-        ]);
       expectBothListsNamed(await cli(['fetch', '--full']), width, 'fetch');
-      await cli(['classify']);
-      await cli(['drain']);
       expectBothListsNamed(await cli(['project']), width, 'project');
       const stats = await cli(['stats']);
       expectBothListsNamed(stats, width, 'stats');
