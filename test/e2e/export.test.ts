@@ -11,7 +11,7 @@ import { tableColumns, TABLE_NAMES, type TableName } from '../../src/core/export
 import { openStore } from '../../src/core/store/open-store.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
 import type { TestDatabase } from '../helpers/databases.js';
-import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
+import { describeAcrossEngines } from '../helpers/describe-on-dialects.js';
 import { ADD_SAMPLE_LISTS } from '../helpers/sample-lists.js';
 
 // Three messages: a subject with quotes, commas and non-ASCII over a body with newlines; one in April; one with no Date and an empty subject.
@@ -136,7 +136,7 @@ async function parquetTypes(path: string): Promise<Array<{ name: string; type: s
 
 const DUCKDB_TYPE_NAMES: Record<string, string> = { TIMESTAMPTZ: 'TIMESTAMP WITH TIME ZONE' };
 
-describeOnDialectDatabases('export on $dialect', (databases) => {
+describeAcrossEngines('export on $dialect', (databases) => {
   let db: TestDatabase;
   let out: string;
   const cli = (args: string[]) => runCli([...args, '--db', db.url]);

@@ -11,7 +11,7 @@ import { paths } from '../../src/core/render/thread-model.js';
 import { openStore } from '../../src/core/store/open-store.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
 import type { TestDatabase } from '../helpers/databases.js';
-import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
+import { describeAcrossEngines } from '../helpers/describe-on-dialects.js';
 import { brokenLinks, pageTags, siteDigest, siteFiles } from '../helpers/static-site.js';
 import { ADD_SAMPLE_LISTS, KERNEL, QUARRY } from '../helpers/sample-lists.js';
 
@@ -28,7 +28,7 @@ interface StoredMessage {
   rootKey: string;
 }
 
-describeOnDialectDatabases('render on $dialect', (databases) => {
+describeAcrossEngines('render on $dialect', (databases) => {
   let db: TestDatabase;
   let out: string;
   let first: RenderResult;

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeEach, describe } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect } from 'vitest';
 import {
   copyTestDatabase,
   createTestDatabase,
@@ -8,6 +8,7 @@ import {
   type TestDatabase,
   type TestStore,
 } from './databases.js';
+import { e2eDialectSkip } from './postgres-e2e-sample.js';
 
 /** Why a whole suite cannot run (e.g. the mail corpus is missing); undefined to run it. */
 export interface DialectSuiteOptions {
@@ -15,6 +16,8 @@ export interface DialectSuiteOptions {
   /** Run on these dialects only; the others are skipped with `onlyWhy` printed. */
   only?: readonly Dialect[];
   onlyWhy?: string;
+  /** Run on both engines whatever the end-to-end PostgreSQL sample (postgres-e2e-sample.ts). */
+  everyEngine?: boolean;
 }
 
 /** The databases of one dialect's run of a suite: each one `create()` makes is dropped after the suite. */
@@ -28,7 +31,8 @@ export interface DialectDatabases {
 /**
  * Declares the suite once per dialect. `title` takes `$dialect` as
  * describe.each does. The Postgres run is skipped, with the reason printed,
- * when the server cannot be reached (under CI=true databases.ts fails instead).
+ * when the server cannot be reached (under CI=true databases.ts fails instead),
+ * and an end-to-end file's variant when this run leaves it out (postgres-e2e-sample.ts).
  */
 function eachDialect(title: string, options: DialectSuiteOptions, body: (dialect: Dialect) => void): void {
   for (const dialect of ['sqlite', 'postgres'] as const) {
@@ -36,7 +40,11 @@ function eachDialect(title: string, options: DialectSuiteOptions, body: (dialect
       options.only && !options.only.includes(dialect)
         ? (options.onlyWhy ?? `the suite runs on ${options.only.join(', ')} only`)
         : undefined;
-    const reason = options.skip ?? left ?? (dialect === 'postgres' ? postgresSkipReason : undefined);
+    const reason =
+      options.skip ??
+      left ??
+      (options.everyEngine ? undefined : e2eDialectSkip(expect.getState().testPath, dialect)) ??
+      (dialect === 'postgres' ? postgresSkipReason : undefined);
     if (reason) console.warn(`skipping "${title.replace('$dialect', dialect)}": ${reason}`);
     describe.skipIf(Boolean(reason)).each([{ dialect }])(title, () => body(dialect));
   }
@@ -95,4 +103,13 @@ export function describeOnDialectDatabases(
       copy: (source) => kept(copyTestDatabase(source)),
     });
   });
+}
+
+/**
+ * describeOnDialectDatabases for an end-to-end suite whose last test compares
+ * what the two engines made (the same site, the same export): it runs on
+ * both in every run, outside the PostgreSQL sample.
+ */
+export function describeAcrossEngines(title: string, body: (databases: DialectDatabases) => void): void {
+  describeOnDialectDatabases(title, body, { everyEngine: true });
 }

@@ -1,0 +1,61 @@
+import { createHash } from 'node:crypto';
+import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Which end-to-end files run their PostgreSQL variant (README, "Tests").
+ * Every end-to-end test runs on SQLite in `npm test`; on PostgreSQL they are
+ * as many again and take as long, which would put `npm test` far past its
+ * ten minutes on a 2-core machine. So:
+ * - `sample` (the default): a seeded eighth of the end-to-end files run on
+ *   PostgreSQL too, a different eighth each day unless LISTMINER_E2E_SEED is set;
+ * - `only`: every end-to-end file on PostgreSQL and none on SQLite
+ *   (`npm run test:postgres`, a layer of its own in `.ci/run`);
+ * - `all`: every end-to-end file on both (`npm run test:all`, `.ci/run --long`).
+ * The store contract, unit and reliability suites always run on both engines.
+ */
+export type PostgresE2eMode = 'sample' | 'only' | 'all';
+
+/** One end-to-end file in this many runs its PostgreSQL variant in `sample` mode. */
+export const POSTGRES_SAMPLE_ONE_IN = 8;
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const DAY_MS = 86_400_000;
+
+export function postgresE2eMode(): PostgresE2eMode {
+  const given = process.env.LISTMINER_E2E_POSTGRES ?? 'sample';
+  if (given === 'sample' || given === 'only' || given === 'all') return given;
+  throw new Error(`LISTMINER_E2E_POSTGRES=${given}: give sample, only or all.`);
+}
+
+/** The sample's seed: LISTMINER_E2E_SEED when given, else the day (UTC), so the sample moves on each day and a run can be repeated. */
+export function postgresSampleSeed(): string {
+  return process.env.LISTMINER_E2E_SEED ?? String(Math.floor(Date.now() / DAY_MS));
+}
+
+/** Whether `file` (a test file's path) is in the seed's sample. */
+export function inPostgresSample(file: string, seed: string): boolean {
+  const digest = createHash('sha256')
+    .update(`${seed}\0${relative(ROOT, file)}`)
+    .digest();
+  return digest.readUInt32BE(0) % POSTGRES_SAMPLE_ONE_IN === 0;
+}
+
+/**
+ * Why `dialect`'s run of the end-to-end file `file` is skipped in this run,
+ * or undefined when it runs. Files outside test/e2e always run on both.
+ */
+export function e2eDialectSkip(file: string | undefined, dialect: 'sqlite' | 'postgres'): string | undefined {
+  if (!file || !/[/\\]test[/\\]e2e[/\\]/.test(file)) return undefined;
+  const mode = postgresE2eMode();
+  if (mode === 'all') return undefined;
+  if (mode === 'only')
+    return dialect === 'sqlite' ? 'LISTMINER_E2E_POSTGRES=only runs the PostgreSQL variants alone' : undefined;
+  if (dialect === 'sqlite') return undefined;
+  const seed = postgresSampleSeed();
+  if (inPostgresSample(file, seed)) return undefined;
+  return (
+    `not in this run's PostgreSQL sample (one end-to-end file in ${POSTGRES_SAMPLE_ONE_IN}, LISTMINER_E2E_SEED=${seed}); ` +
+    '`npm run test:postgres` runs every end-to-end file on PostgreSQL'
+  );
+}
