@@ -16,7 +16,7 @@ export interface DialectSuiteOptions {
   /** Run on these dialects only; the others are skipped with `onlyWhy` printed. */
   only?: readonly Dialect[];
   onlyWhy?: string;
-  /** Run on both engines whatever the end-to-end PostgreSQL sample (postgres-e2e-sample.ts). */
+  /** Run on both engines whatever the end-to-end PostgreSQL sample (postgres-e2e-sample.ts); a suite with `only` is outside the sample too. */
   everyEngine?: boolean;
 }
 
@@ -43,7 +43,7 @@ function eachDialect(title: string, options: DialectSuiteOptions, body: (dialect
     const reason =
       options.skip ??
       left ??
-      (options.everyEngine ? undefined : e2eDialectSkip(expect.getState().testPath, dialect)) ??
+      e2eDialectSkip(expect.getState().testPath, dialect, Boolean(options.everyEngine || options.only)) ??
       (dialect === 'postgres' ? postgresSkipReason : undefined);
     if (reason) console.warn(`skipping "${title.replace('$dialect', dialect)}": ${reason}`);
     describe.skipIf(Boolean(reason)).each([{ dialect }])(title, () => body(dialect));

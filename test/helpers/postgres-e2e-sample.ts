@@ -43,15 +43,21 @@ export function inPostgresSample(file: string, seed: string): boolean {
 
 /**
  * Why `dialect`'s run of the end-to-end file `file` is skipped in this run,
- * or undefined when it runs. Files outside test/e2e always run on both.
+ * or undefined when it runs. Files outside test/e2e always run on both; an
+ * `unsampled` suite (one that compares the engines, or is written for one)
+ * runs on PostgreSQL in every run.
  */
-export function e2eDialectSkip(file: string | undefined, dialect: 'sqlite' | 'postgres'): string | undefined {
+export function e2eDialectSkip(
+  file: string | undefined,
+  dialect: 'sqlite' | 'postgres',
+  unsampled: boolean,
+): string | undefined {
   if (!file || !/[/\\]test[/\\]e2e[/\\]/.test(file)) return undefined;
   const mode = postgresE2eMode();
   if (mode === 'all') return undefined;
   if (mode === 'only')
     return dialect === 'sqlite' ? 'LISTMINER_E2E_POSTGRES=only runs the PostgreSQL variants alone' : undefined;
-  if (dialect === 'sqlite') return undefined;
+  if (dialect === 'sqlite' || unsampled) return undefined;
   const seed = postgresSampleSeed();
   if (inPostgresSample(file, seed)) return undefined;
   return (
