@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { addMonths, monthOf } from '../../src/core/archive/month.js';
+import { addListAt } from '../helpers/add-list-at.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
 import { queryAt, type TestDatabase } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
@@ -54,13 +55,8 @@ describeOnDialectDatabases('fetch of groups.io groups through its API on $dialec
       },
     });
     env = { LISTMINER_CACHE: join(dir, 'cache'), LISTMINER_GROUPSIO_TOKEN: TOKEN };
-    for (const group of ['beagle', 'beagle+dev']) {
-      const add = await runCli(
-        ['lists', 'add', group, '--system', 'groupsio', '--base-url', server.url, '--db', db.url],
-        { env },
-      );
-      expect(add.code, add.stderr).toBe(0);
-    }
+    for (const group of ['beagle', 'beagle+dev'])
+      await addListAt(db.url, { system: 'groupsio', name: group, baseUrl: server.url });
   });
   afterAll(async () => {
     await server?.close();

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { addMonths, monthOf } from '../../src/core/archive/month.js';
-import { runCli, runCliJson } from '../helpers/cli.js';
+import { addListAt } from '../helpers/add-list-at.js';
+import { runCliJson } from '../helpers/cli.js';
 import type { TestDatabase } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 import { startPythonHttpServer } from '../helpers/folder-server.js';
@@ -106,13 +107,8 @@ describeOnDialectDatabases('fetch from servers that close the connection on $dia
   let env: NodeJS.ProcessEnv;
   const bodies = new Map(MONTHS.map((month) => [fileOf(month), monthMbox(month)]));
 
-  const addList = async (url: string, base: string) => {
-    const add = await runCli(
-      ['lists', 'add', '--system', 'pipermail', 'dev@example.org', '--base-url', base, '--db', url],
-      { env },
-    );
-    expect(add.code, add.stderr).toBe(0);
-  };
+  const addList = (url: string, base: string) =>
+    addListAt(url, { system: 'pipermail', name: 'dev@example.org', baseUrl: base });
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'listminer-fetch-close-'));

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { splitMboxBuffer } from '../../src/core/archive/mbox-reader.js';
-import { runCli } from '../helpers/cli.js';
+import { addListAt } from '../helpers/add-list-at.js';
 import type { Dialect } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 import {
@@ -57,13 +57,8 @@ describeOnDialectDatabases('a groups.io fetch killed with SIGKILL and run again 
       createDb: () => databases.create(),
       prepare: async (db, scenario) => {
         const env = { LISTMINER_CACHE: join(dir, `cache-${scenario}`), LISTMINER_GROUPSIO_TOKEN: TOKEN };
-        for (const group of ['busy', 'quiet']) {
-          const add = await runCli(
-            ['lists', 'add', group, '--system', 'groupsio', '--base-url', server.url, '--db', db.url],
-            { env },
-          );
-          expect(add.code, add.stderr).toBe(0);
-        }
+        for (const group of ['busy', 'quiet'])
+          await addListAt(db.url, { system: 'groupsio', name: group, baseUrl: server.url });
         return env;
       },
     };

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { addMonths, monthOf } from '../../src/core/archive/month.js';
 import { openStore } from '../../src/core/store/open-store.js';
-import { runCli } from '../helpers/cli.js';
+import { addListAt } from '../helpers/add-list-at.js';
 import type { TestDatabase } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 import { send } from '../helpers/archive-server.js';
@@ -111,11 +111,7 @@ describeOnDialectDatabases('fetch from a Pony Mail archive injecting faults at r
   const addLists = async (url: string) => {
     for (const list of LISTS) {
       const base = archive.server.url.replace('127.0.0.1', list.host);
-      const add = await runCli(
-        ['lists', 'add', '--system', 'apache_ponymail', list.address, '--base-url', base, '--db', url],
-        { env },
-      );
-      expect(add.code, add.stderr).toBe(0);
+      await addListAt(url, { system: 'apache_ponymail', name: list.address, baseUrl: base });
     }
   };
   /** One fetch run, stopped with SIGTERM if it is still going at the time limit. */
@@ -257,13 +253,8 @@ describeOnDialectDatabases(
         return hold(url, response, request);
       };
       db = await databases.create();
-      for (const address of ['a@wait.example.org', 'b@wait.example.org']) {
-        const add = await runCli(
-          ['lists', 'add', '--system', 'apache_ponymail', address, '--base-url', archive.server.url, '--db', db.url],
-          { env: { LISTMINER_CACHE: join(dir, 'cache') } },
-        );
-        expect(add.code, add.stderr).toBe(0);
-      }
+      for (const address of ['a@wait.example.org', 'b@wait.example.org'])
+        await addListAt(db.url, { system: 'apache_ponymail', name: address, baseUrl: archive.server.url });
     });
     afterAll(async () => {
       await archive.server.close();
