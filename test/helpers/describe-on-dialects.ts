@@ -8,7 +8,7 @@ import {
   type TestDatabase,
   type TestStore,
 } from './databases.js';
-import { e2eDialectSkip } from './postgres-e2e-sample.js';
+import { e2eDialectSkip } from './postgres-sample.js';
 
 /** Why a whole suite cannot run (e.g. the mail corpus is missing); undefined to run it. */
 export interface DialectSuiteOptions {
@@ -16,7 +16,7 @@ export interface DialectSuiteOptions {
   /** Run on these dialects only; the others are skipped with `onlyWhy` printed. */
   only?: readonly Dialect[];
   onlyWhy?: string;
-  /** Run on both engines whatever the end-to-end PostgreSQL sample (postgres-e2e-sample.ts); a suite with `only` is outside the sample too. */
+  /** Run on both engines whatever the CLI suites' PostgreSQL sample (postgres-sample.ts); a suite with `only` is outside the sample too. */
   everyEngine?: boolean;
 }
 
@@ -32,7 +32,7 @@ export interface DialectDatabases {
  * Declares the suite once per dialect. `title` takes `$dialect` as
  * describe.each does. The Postgres run is skipped, with the reason printed,
  * when the server cannot be reached (under CI=true databases.ts fails instead),
- * and an end-to-end file's variant when this run leaves it out (postgres-e2e-sample.ts).
+ * and a CLI suite's variant when this run leaves it out (postgres-sample.ts).
  */
 function eachDialect(title: string, options: DialectSuiteOptions, body: (dialect: Dialect) => void): void {
   for (const dialect of ['sqlite', 'postgres'] as const) {

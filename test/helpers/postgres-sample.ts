@@ -3,21 +3,23 @@ import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Which end-to-end files run their PostgreSQL variant (README, "Tests").
- * Every end-to-end test runs on SQLite in `npm test`; on PostgreSQL they are
- * as many again and take as long, which would put `npm test` far past its
- * ten minutes on a 2-core machine. So:
- * - `sample` (the default): a seeded eighth of the end-to-end files run on
- *   PostgreSQL too, a different eighth each day unless LISTMINER_E2E_SEED is set;
- * - `only`: every end-to-end file on PostgreSQL and none on SQLite
+ * Which CLI suites (test/e2e and test/reliability: each test starts the
+ * built CLI a dozen times) run their PostgreSQL variant (README, "Tests").
+ * Every one runs on SQLite in `npm test`; on PostgreSQL they are as many CLI
+ * runs again, which would put `npm test` far past its ten minutes on a
+ * 2-core machine. So:
+ * - `sample` (the default): a seeded sixteenth of these files run on
+ *   PostgreSQL too, a different one each day unless LISTMINER_E2E_SEED is set;
+ * - `only`: every one of them on PostgreSQL and none on SQLite
  *   (`npm run test:postgres`, a layer of its own in `.ci/run`);
- * - `all`: every end-to-end file on both (`npm run test:all`, `.ci/run --long`).
- * The store contract, unit and reliability suites always run on both engines.
+ * - `all`: every one on both (`npm run test:all`).
+ * The store contract and unit suites always run on both engines, and so do
+ * the CLI suites that compare the engines or are written for one.
  */
 export type PostgresE2eMode = 'sample' | 'only' | 'all';
 
-/** One end-to-end file in this many runs its PostgreSQL variant in `sample` mode. */
-export const POSTGRES_SAMPLE_ONE_IN = 8;
+/** One CLI suite file in this many runs its PostgreSQL variant in `sample` mode. */
+export const POSTGRES_SAMPLE_ONE_IN = 16;
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DAY_MS = 86_400_000;
@@ -42,17 +44,17 @@ export function inPostgresSample(file: string, seed: string): boolean {
 }
 
 /**
- * Why `dialect`'s run of the end-to-end file `file` is skipped in this run,
- * or undefined when it runs. Files outside test/e2e always run on both; an
- * `unsampled` suite (one that compares the engines, or is written for one)
- * runs on PostgreSQL in every run.
+ * Why `dialect`'s run of the CLI suite file `file` is skipped in this run,
+ * or undefined when it runs. Files outside test/e2e and test/reliability
+ * always run on both; an `unsampled` suite (one that compares the engines,
+ * or is written for one) runs on PostgreSQL in every run.
  */
 export function e2eDialectSkip(
   file: string | undefined,
   dialect: 'sqlite' | 'postgres',
   unsampled: boolean,
 ): string | undefined {
-  if (!file || !/[/\\]test[/\\]e2e[/\\]/.test(file)) return undefined;
+  if (!file || !/[/\\]test[/\\](e2e|reliability)[/\\]/.test(file)) return undefined;
   const mode = postgresE2eMode();
   if (mode === 'all') return undefined;
   if (mode === 'only')
@@ -61,7 +63,7 @@ export function e2eDialectSkip(
   const seed = postgresSampleSeed();
   if (inPostgresSample(file, seed)) return undefined;
   return (
-    `not in this run's PostgreSQL sample (one end-to-end file in ${POSTGRES_SAMPLE_ONE_IN}, LISTMINER_E2E_SEED=${seed}); ` +
-    '`npm run test:postgres` runs every end-to-end file on PostgreSQL'
+    `not in this run's PostgreSQL sample (one CLI suite file in ${POSTGRES_SAMPLE_ONE_IN}, LISTMINER_E2E_SEED=${seed}); ` +
+    '`npm run test:postgres` runs every one on PostgreSQL'
   );
 }
