@@ -320,7 +320,10 @@ export const LOOKUP_SCRIPT = `'use strict';
 /** The shard of the Message-ID map an id is in: FNV-1a (32 bits) of its UTF-8 bytes, low byte in hex; lookup.js computes the same. */
 export function idShardName(id: string): string {
   let hash = 0x811c9dc5;
-  for (const byte of Buffer.from(id, 'utf8')) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
+  // Message-IDs are ASCII nearly always: their characters are their UTF-8 bytes, with no buffer to make.
+  if (/^[\x00-\x7f]*$/.test(id))
+    for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193) >>> 0;
+  else for (const byte of Buffer.from(id, 'utf8')) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
   return (hash & 0xff).toString(16).padStart(2, '0');
 }
 

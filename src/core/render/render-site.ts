@@ -116,23 +116,23 @@ export async function renderSite(
       await people.learn(records, heads);
       people.addList(summary, threads);
     }
-    for (const [path, content] of people.pages()) await writer.write(path, content);
+    for (const [path, content] of people.pages()) writer.write(path, content);
     for (const [name, shard] of [...ids].sort(([a], [b]) => compareText(a, b))) {
       const sorted = new Map(
         [...shard].sort(([a], [b]) => compareText(a, b)).map(([id, hrefs]) => [id, hrefs.sort(compareText)]),
       );
-      await writer.write(`ids/${name}.js`, idShard(sorted));
+      writer.write(`ids/${name}.js`, idShard(sorted));
     }
-    await writer.write('style.css', STYLE);
-    await writer.write('favicon.svg', FAVICON);
-    await writer.write('lookup.js', LOOKUP_SCRIPT);
-    await writer.write('search.js', SEARCH_SCRIPT);
-    await writer.write('minisearch.js', miniSearchScript());
-    await writer.write('lookup.html', lookupPage());
+    writer.write('style.css', STYLE);
+    writer.write('favicon.svg', FAVICON);
+    writer.write('lookup.js', LOOKUP_SCRIPT);
+    writer.write('search.js', SEARCH_SCRIPT);
+    writer.write('minisearch.js', miniSearchScript());
+    writer.write('lookup.html', lookupPage());
     const summaries = Object.values(writer.lists).sort(
       (a, b) => compareText(a.name, b.name) || compareText(a.system, b.system),
     );
-    await writer.write('index.html', frontPage(summaries));
+    writer.write('index.html', frontPage(summaries));
     result.manifest = await writer.close();
   }
   result.written = writer.written;
@@ -147,7 +147,9 @@ function addIds(ids: Map<string, Map<string, string[]>>, threads: readonly Threa
       const name = idShardName(item.messageId);
       const shard = ids.get(name) ?? new Map<string, string[]>();
       ids.set(name, shard);
-      shard.set(item.messageId, [...(shard.get(item.messageId) ?? []), paths.message(item.call)]);
+      const hrefs = shard.get(item.messageId);
+      if (hrefs) hrefs.push(paths.message(item.call));
+      else shard.set(item.messageId, [paths.message(item.call)]);
     }
   }
 }
@@ -170,24 +172,27 @@ async function renderList(
   // A month's page lists every thread with mail in that month, so a thread of replies over a year shows in each of its months.
   const byMonth = new Map<string, Thread[]>();
   for (const thread of threads) {
-    for (const month of new Set(thread.tree.map(({ item }) => monthOf(item.sentAt))))
-      byMonth.set(month, [...(byMonth.get(month) ?? []), thread]);
+    for (const month of new Set(thread.tree.map(({ item }) => monthOf(item.sentAt)))) {
+      const inMonth = byMonth.get(month);
+      if (inMonth) inMonth.push(thread);
+      else byMonth.set(month, [thread]);
+    }
   }
   const monthNames = [...byMonth.keys()].sort((a, b) => (a === UNDATED ? 1 : b === UNDATED ? -1 : compareText(a, b)));
   const wanted = (month: string) => !options.since || month === UNDATED || month >= options.since;
 
   const series = seriesViews(listKey(list), await records.series(list.id), threads);
   const seriesOf = new Map(series.map((view) => [view.series.seriesId, view]));
-  await writer.write(
+  writer.write(
     `lists/${summary.slug}/index.html`,
     listPage(overview(summary, heads, series, monthNames, byMonth, people)),
   );
-  await writer.write(`lists/${summary.slug}/search.html`, searchPage(summary, monthNames));
-  if (series.length) await writer.write(`lists/${summary.slug}/series.html`, seriesListPage(summary, series));
-  for (const view of series) await writer.write(paths.series(view.call), seriesPage(summary, view));
+  writer.write(`lists/${summary.slug}/search.html`, searchPage(summary, monthNames));
+  if (series.length) writer.write(`lists/${summary.slug}/series.html`, seriesListPage(summary, series));
+  for (const view of series) writer.write(paths.series(view.call), seriesPage(summary, view));
   for (const [index, month] of monthNames.entries()) {
     if (!wanted(month)) continue;
-    await writer.write(
+    writer.write(
       `lists/${summary.slug}/${month}.html`,
       monthPage(summary, month, byMonth.get(month)!, { previous: monthNames[index - 1], next: monthNames[index + 1] }),
     );
@@ -206,7 +211,7 @@ async function renderList(
   const flush = async () => {
     const details = await records.details(batch.flatMap(({ thread }) => thread.tree.map(({ item }) => item.id)));
     for (const { thread, index } of batch) {
-      await writer.write(
+      writer.write(
         paths.thread(thread.call),
         threadPage(
           summary,
@@ -230,20 +235,20 @@ async function renderList(
             date: item.sentAt?.slice(0, 10) ?? '',
           });
         }
-        await writer.write(paths.message(item.call), messagePage(item, thread));
+        writer.write(paths.message(item.call), messagePage(item, thread));
         const raw = details.get(item.id)?.raw;
         if (raw) {
-          await writer.write(paths.raw(item.call), raw);
+          writer.write(paths.raw(item.call), raw);
           raws.push({ raw, from: item.fromAddress, sentAt: item.sentAt });
         }
       }
-      await writer.write(paths.mbox(thread.call), toMbox(raws));
+      writer.write(paths.mbox(thread.call), toMbox(raws));
       for (const month of new Set(thread.tree.map(({ item }) => monthOf(item.sentAt)))) {
         const left = threadsLeft.get(month);
         if (left === undefined) continue;
         threadsLeft.set(month, left - 1);
         const script = left === 1 ? search.take(month) : undefined;
-        if (script) await writer.write(`lists/${summary.slug}/search/${month}.js`, script);
+        if (script) writer.write(`lists/${summary.slug}/search/${month}.js`, script);
       }
     }
     done += batch.length;

@@ -1,5 +1,6 @@
-import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { hash as digest } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { InputError } from '../errors.js';
 
@@ -27,15 +28,22 @@ export interface RenderManifest {
 
 /**
  * Writes the site's files into one folder, only those whose content differs
- * from what the manifest says is there (or that are missing on disk), each
- * through a temporary file and a rename, so a reader never sees half a page.
- * Files are never deleted: an address handed out keeps working.
+ * from what the manifest says is there (or that are missing on disk). A file
+ * that replaces one on disk goes through a temporary file and a rename, so a
+ * reader never sees half a page; a file the manifest does not know and that
+ * is not on disk is written in place (docs/render.md, "Incremental and
+ * deterministic"). Files are never deleted: an address handed out keeps
+ * working. The calls are synchronous: for hundreds of thousands of small
+ * files the promise API's thread-pool round trips cost more CPU than the
+ * writes themselves (docs/performance.md).
  */
 export class SiteWriter {
   written = 0;
   skipped = 0;
   private readonly manifest: RenderManifest;
   private readonly madeDirs = new Set<string>();
+  /** Paths the manifest read did not hold. */
+  private readonly added: string[] = [];
 
   private constructor(
     readonly outDir: string,
@@ -78,22 +86,28 @@ export class SiteWriter {
   }
 
   /** Writes `content` at `path` (relative, with `/`) unless the same bytes are there already. */
-  async write(path: string, content: string | Buffer): Promise<void> {
-    const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
-    const hash = createHash('sha256').update(bytes).digest('hex');
+  write(path: string, content: string | Buffer): void {
+    const hash = digest('sha256', content, 'hex');
     const target = join(this.outDir, ...path.split('/'));
-    if (this.manifest.files[path] === hash && (await exists(target))) {
+    const known = this.manifest.files[path];
+    if (known === hash && existsSync(target)) {
       this.skipped++;
       return;
     }
     const dir = dirname(target);
     if (!this.madeDirs.has(dir)) {
-      await mkdir(dir, { recursive: true });
+      mkdirSync(dir, { recursive: true });
       this.madeDirs.add(dir);
     }
+    if (known === undefined) this.added.push(path);
+    if (known === undefined && writeNew(target, content)) {
+      this.manifest.files[path] = hash;
+      this.written++;
+      return;
+    }
     const temporary = `${target}.partial`;
-    await writeFile(temporary, bytes);
-    await rename(temporary, target);
+    writeFileSync(temporary, content);
+    renameSync(temporary, target);
     this.manifest.files[path] = hash;
     this.written++;
   }
@@ -102,7 +116,7 @@ export class SiteWriter {
   async close(): Promise<string> {
     const sorted: RenderManifest = {
       format: 1,
-      files: Object.fromEntries(Object.entries(this.manifest.files).sort(([a], [b]) => compareText(a, b))),
+      files: this.sortedFiles(),
       lists: Object.fromEntries(Object.entries(this.manifest.lists).sort(([a], [b]) => compareText(a, b))),
     };
     const path = join(this.outDir, RENDER_MANIFEST);
@@ -112,14 +126,39 @@ export class SiteWriter {
     await rename(`${path}.partial`, path);
     return path;
   }
+
+  /**
+   * The manifest's files in path order. The manifest read was written in that
+   * order, so only the paths new in this render are sorted and merged in: a
+   * site of a few hundred thousand files is not sorted again for a month's pages.
+   */
+  private sortedFiles(): Record<string, string> {
+    const files = this.manifest.files;
+    const fresh = new Set(this.added);
+    const known = Object.keys(files).filter((key) => !fresh.has(key));
+    if (!known.every((key, i) => i === 0 || compareText(known[i - 1]!, key) < 0))
+      return Object.fromEntries(Object.entries(files).sort(([a], [b]) => compareText(a, b)));
+    if (this.added.length === 0) return files;
+    const added = [...this.added].sort(compareText);
+    const sorted: Record<string, string> = {};
+    let i = 0;
+    for (const key of known) {
+      while (i < added.length && compareText(added[i]!, key) < 0) sorted[added[i]!] = files[added[i++]!]!;
+      sorted[key] = files[key]!;
+    }
+    while (i < added.length) sorted[added[i]!] = files[added[i++]!]!;
+    return sorted;
+  }
 }
 
-async function exists(path: string): Promise<boolean> {
+/** Writes a file that must not exist yet; false when one does (left by a render stopped before its manifest). */
+function writeNew(target: string, content: string | Buffer): boolean {
   try {
-    await stat(path);
+    writeFileSync(target, content, { flag: 'wx' });
     return true;
-  } catch {
-    return false;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
   }
 }
 

@@ -66,11 +66,17 @@ export function buildThreads(key: string, heads: readonly RenderHead[]): Thread[
     const root = items.find((i) => i.id === rootId) ?? items[0]!;
     threads.push(shapeThread(root, items));
   }
-  return threads.sort((a, b) => byTime(firstOf(a), firstOf(b)) || compareText(a.call, b.call));
+  return threads.sort(byStart);
 }
 
-function firstOf(thread: Thread): Item {
-  return { ...thread.root, sentAt: thread.startedAt, call: thread.call };
+/** Threads by their first message as byTime orders messages (undated last, then by call number), without copying a head for each comparison. */
+function byStart(a: Thread, b: Thread): number {
+  if (a.startedAt !== b.startedAt) {
+    if (a.startedAt === null) return 1;
+    if (b.startedAt === null) return -1;
+    return compareText(a.startedAt, b.startedAt);
+  }
+  return compareText(a.call, b.call);
 }
 
 function shapeThread(root: Item, items: Item[]): Thread {
@@ -96,7 +102,10 @@ function shapeThread(root: Item, items: Item[]): Thread {
   const children = new Map<string, Item[]>();
   for (const item of items) {
     const parent = parents.get(item.call);
-    if (parent !== undefined) children.set(parent, [...(children.get(parent) ?? []), item]);
+    if (parent === undefined) continue;
+    const siblings = children.get(parent);
+    if (siblings) siblings.push(item);
+    else children.set(parent, [item]);
   }
   const tree: Thread['tree'] = [];
   const visit = (item: Item, depth: number) => {
@@ -125,7 +134,7 @@ export function toMbox(messages: ReadonlyArray<{ raw: Buffer; from: string | nul
   const parts: Buffer[] = [];
   for (const message of messages) {
     const text = message.raw.toString('latin1').replace(/\r\n/g, '\n');
-    const quoted = text.replace(/^(>*From )/gm, '>$1').replace(/\n*$/, '\n');
+    const quoted = `${trimNewlines(text.replace(/^(>*From )/gm, '>$1'))}\n`;
     parts.push(
       Buffer.from(
         `From ${(message.from ?? 'MAILER-DAEMON').replace(/\s+/g, '') || 'MAILER-DAEMON'} ${asctime(message.sentAt)}\n${quoted}\n`,
@@ -134,6 +143,13 @@ export function toMbox(messages: ReadonlyArray<{ raw: Buffer; from: string | nul
     );
   }
   return Buffer.concat(parts);
+}
+
+/** The text without its trailing newlines (a regular expression anchored at the end tries every position of a long text). */
+function trimNewlines(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 10) end--;
+  return end === text.length ? text : text.slice(0, end);
 }
 
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];

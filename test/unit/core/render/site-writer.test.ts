@@ -1,0 +1,75 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { idShardName } from '../../../../src/core/render/pages.js';
+import { RENDER_MANIFEST, SiteWriter, type RenderManifest } from '../../../../src/core/render/site-writer.js';
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const manifestOf = (dir: string) => JSON.parse(readFileSync(join(dir, RENDER_MANIFEST), 'utf8')) as RenderManifest;
+
+describe('site writer', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'listminer-site-writer-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('writes new files and keeps the manifest in path order when a later render adds paths', async () => {
+    const first = await SiteWriter.open(dir);
+    first.write('t/bb/b.html', 'b');
+    first.write('index.html', 'front');
+    first.write('m/aa/a.html', 'a');
+    await first.close();
+    expect(Object.keys(manifestOf(dir).files)).toEqual(['index.html', 'm/aa/a.html', 't/bb/b.html']);
+
+    const second = await SiteWriter.open(dir);
+    second.write('m/aa/a.html', 'a');
+    second.write('t/cc/c.html', 'c');
+    second.write('a.css', 'style');
+    second.write('m/zz/z.html', 'z');
+    await second.close();
+    const manifest = manifestOf(dir);
+    expect(Object.keys(manifest.files)).toEqual([
+      'a.css',
+      'index.html',
+      'm/aa/a.html',
+      'm/zz/z.html',
+      't/bb/b.html',
+      't/cc/c.html',
+    ]);
+    expect(manifest.files['t/cc/c.html']).toBe(sha256('c'));
+    expect([second.written, second.skipped]).toEqual([3, 1]);
+    expect(readFileSync(join(dir, 't', 'cc', 'c.html'), 'utf8')).toBe('c');
+  });
+
+  it('replaces a file a stopped render left behind, and a changed page, leaving no temporary file', async () => {
+    mkdirSync(join(dir, 'm', 'aa'), { recursive: true });
+    writeFileSync(join(dir, 'm', 'aa', 'a.html'), 'half a pa');
+    const writer = await SiteWriter.open(dir);
+    writer.write('m/aa/a.html', 'a whole page');
+    writer.write('index.html', 'front');
+    await writer.close();
+    expect(readFileSync(join(dir, 'm', 'aa', 'a.html'), 'utf8')).toBe('a whole page');
+
+    const again = await SiteWriter.open(dir);
+    again.write('index.html', 'front, changed');
+    again.write('m/aa/a.html', Buffer.from('a whole page'));
+    await again.close();
+    expect(readFileSync(join(dir, 'index.html'), 'utf8')).toBe('front, changed');
+    expect([again.written, again.skipped]).toEqual([1, 1]);
+    expect(readdirSync(dir, { recursive: true }).filter((f) => String(f).endsWith('.partial'))).toEqual([]);
+    expect(existsSync(join(dir, 'm', 'aa', 'a.html'))).toBe(true);
+  });
+
+  it("names a Message-ID's shard by FNV-1a of its UTF-8 bytes, ASCII or not", () => {
+    const fnv = (id: string) => {
+      let hash = 0x811c9dc5;
+      for (const byte of Buffer.from(id, 'utf8')) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
+      return (hash & 0xff).toString(16).padStart(2, '0');
+    };
+    for (const id of ['<a@example.org>', '<20240201.1234@mail.example>', '<ünïcode@例え.jp>', '', '<\u007f@x>'])
+      expect(idShardName(id)).toBe(fnv(id));
+  });
+});
