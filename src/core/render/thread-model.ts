@@ -35,15 +35,21 @@ export const paths = {
   person: (call: string) => `p/${shard(call)}/${call}.html`,
 };
 
-/** Earlier mail first; undated mail last; the call number breaks ties the same way everywhere. */
-function byTime(a: Item, b: Item): number {
-  if (a.sentAt !== b.sentAt) {
-    if (a.sentAt === null) return 1;
-    if (b.sentAt === null) return -1;
-    return compareText(a.sentAt, b.sentAt);
+/** Earlier first; undated last; the call number breaks ties the same way everywhere. */
+function earlierFirst(aAt: string | null, aCall: string, bAt: string | null, bCall: string): number {
+  if (aAt !== bAt) {
+    if (aAt === null) return 1;
+    if (bAt === null) return -1;
+    return compareText(aAt, bAt);
   }
-  return compareText(a.call, b.call);
+  return compareText(aCall, bCall);
 }
+
+/** Messages in the order they were sent. */
+const byTime = (a: Item, b: Item) => earlierFirst(a.sentAt, a.call, b.sentAt, b.call);
+
+/** Threads by their first message, in the order of byTime, without copying a head for each comparison. */
+const byStart = (a: Thread, b: Thread) => earlierFirst(a.startedAt, a.call, b.startedAt, b.call);
 
 /**
  * A list's threads from its messages: one thread per thread_root_id (drain's
@@ -67,16 +73,6 @@ export function buildThreads(key: string, heads: readonly RenderHead[]): Thread[
     threads.push(shapeThread(root, items));
   }
   return threads.sort(byStart);
-}
-
-/** Threads by their first message as byTime orders messages (undated last, then by call number), without copying a head for each comparison. */
-function byStart(a: Thread, b: Thread): number {
-  if (a.startedAt !== b.startedAt) {
-    if (a.startedAt === null) return 1;
-    if (b.startedAt === null) return -1;
-    return compareText(a.startedAt, b.startedAt);
-  }
-  return compareText(a.call, b.call);
 }
 
 function shapeThread(root: Item, items: Item[]): Thread {
