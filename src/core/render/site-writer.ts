@@ -100,14 +100,11 @@ export class SiteWriter {
       this.madeDirs.add(dir);
     }
     if (known === undefined) this.added.push(path);
-    if (known === undefined && writeNew(target, content)) {
-      this.manifest.files[path] = hash;
-      this.written++;
-      return;
+    if (known !== undefined || !writeNew(target, content)) {
+      const temporary = `${target}.partial`;
+      writeFileSync(temporary, content);
+      renameSync(temporary, target);
     }
-    const temporary = `${target}.partial`;
-    writeFileSync(temporary, content);
-    renameSync(temporary, target);
     this.manifest.files[path] = hash;
     this.written++;
   }
