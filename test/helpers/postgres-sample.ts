@@ -16,27 +16,27 @@ import { fileURLToPath } from 'node:url';
  * The store contract and unit suites always run on both engines, and so do
  * the CLI suites that compare the engines or are written for one.
  */
-export type PostgresE2eMode = 'sample' | 'only' | 'all';
+type PostgresE2eMode = 'sample' | 'only' | 'all';
 
 /** One CLI suite file in this many runs its PostgreSQL variant in `sample` mode. */
-export const POSTGRES_SAMPLE_ONE_IN = 16;
+const POSTGRES_SAMPLE_ONE_IN = 16;
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DAY_MS = 86_400_000;
 
-export function postgresE2eMode(): PostgresE2eMode {
+function postgresE2eMode(): PostgresE2eMode {
   const given = process.env.LISTMINER_E2E_POSTGRES ?? 'sample';
   if (given === 'sample' || given === 'only' || given === 'all') return given;
   throw new Error(`LISTMINER_E2E_POSTGRES=${given}: give sample, only or all.`);
 }
 
 /** The sample's seed: LISTMINER_E2E_SEED when given, else the day (UTC), so the sample moves on each day and a run can be repeated. */
-export function postgresSampleSeed(): string {
+function postgresSampleSeed(): string {
   return process.env.LISTMINER_E2E_SEED ?? String(Math.floor(Date.now() / DAY_MS));
 }
 
 /** Whether `file` (a test file's path) is in the seed's sample. */
-export function inPostgresSample(file: string, seed: string): boolean {
+function inPostgresSample(file: string, seed: string): boolean {
   const digest = createHash('sha256')
     .update(`${seed}\0${relative(ROOT, file)}`)
     .digest();
