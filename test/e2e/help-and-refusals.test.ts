@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 
 describe('help, typos and refused commands', () => {
@@ -29,6 +29,20 @@ describe('help, typos and refused commands', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`Did you mean \`${meant}\`?`);
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('runs the compiled commands under NODE_ENV=development or test, never looking for a TypeScript loader', async () => {
+    const stores = mkdtempSync(join(tmpdir(), 'listminer-node-env-'));
+    onTestFinished(() => rmSync(stores, { recursive: true, force: true }));
+    for (const NODE_ENV of ['development', 'test']) {
+      // oclif names each step of finding a command's file under DEBUG; looking for a loader cost half a second a command.
+      const run = await runCli(['lists', 'ls', '--db', join(stores, `${NODE_ENV}.db`)], {
+        env: { NODE_ENV, DEBUG: 'oclif:config:ts-path' },
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain('enableAutoTranspile is explicitly set to false');
+      expect(run.stderr).not.toMatch(/registering (tsx|ts-node)/);
+    }
   });
 
   it('names a missing flag with its dashes', async () => {
