@@ -36,10 +36,16 @@ const MAIL_START = /^(From |[!-9;-~]+:)/;
  * reported; the rest of the list is read.
  */
 export function createSource(): ArchiveSource {
-  // Month indexes already read in this run, so a month's fetch need not re-read each file's cache entry.
+  // A source serves one list for one run. The folder is listed once a run, and each file's month index read once:
+  // listing and checking every file again for each month made a run over a folder of F files and M months cost
+  // F × M calls to stat. Before a file is read for a month it is checked again, and indexed again if it changed.
+  let listing: Promise<string[]> | undefined;
+  const listFiles = (context: SourceContext) => (listing ??= mboxFiles(context.list.name, context));
   const known = new Map<string, { stamp: string; index: FileMonths }>();
-  /** The file's month index, or undefined when the file cannot be read (reported as skipped). */
-  const fileMonths = async (file: string, context: SourceContext): Promise<FileMonths | undefined> => {
+  /** The file's month index (as first seen this run, unless `recheck`), or undefined when it cannot be read (reported as skipped). */
+  const fileMonths = async (file: string, context: SourceContext, recheck = false): Promise<FileMonths | undefined> => {
+    const seen = known.get(file);
+    if (seen && !recheck) return seen.index;
     const check = await checkEntry(file);
     if ('gone' in check) return undefined;
     if ('problem' in check) {
@@ -47,7 +53,6 @@ export function createSource(): ArchiveSource {
       return undefined;
     }
     const stamp = `${INDEX_VERSION}:${check.file.size}:${check.file.mtimeMs}`;
-    const seen = known.get(file);
     if (seen?.stamp === stamp) return seen.index;
     let index: FileMonths;
     try {
@@ -69,7 +74,7 @@ export function createSource(): ArchiveSource {
 
     async firstMonth(context) {
       let first: Month | undefined;
-      for (const file of await mboxFiles(context.list.name, context)) {
+      for (const file of await listFiles(context)) {
         for (const month of Object.keys((await fileMonths(file, context))?.months ?? {}))
           if (!first || month < first) first = month;
       }
@@ -79,7 +84,7 @@ export function createSource(): ArchiveSource {
     async monthFingerprints(context) {
       const root = context.list.name;
       const hashes = new Map<Month, Hash>();
-      for (const file of await mboxFiles(root, context)) {
+      for (const file of await listFiles(context)) {
         const index = await fileMonths(file, context);
         for (const [month, holding] of Object.entries(index?.months ?? {})) {
           let hash = hashes.get(month);
@@ -91,8 +96,9 @@ export function createSource(): ArchiveSource {
     },
 
     async *fetchMonth(context, month) {
-      for (const file of await mboxFiles(context.list.name, context)) {
-        const index = await fileMonths(file, context);
+      for (const file of await listFiles(context)) {
+        if (!(await fileMonths(file, context))?.months[month]) continue;
+        const index = await fileMonths(file, context, true);
         const holding = index?.months[month];
         if (!index || !holding) continue;
         try {
