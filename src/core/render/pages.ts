@@ -4,7 +4,7 @@ import { sparkline, stackedChart, type MonthClassCount } from './charts.js';
 import { html, outLink, page, showDate, type Html } from './html.js';
 import { renderBody } from './message-body.js';
 import type { ListSummary } from './site-writer.js';
-import { paths, UNDATED, type Item, type Thread } from './thread-model.js';
+import { paths, UNDATED, type Item, type Thread, type ThreadLink } from './thread-model.js';
 
 const sender = (item: Item) => item.fromName || item.fromAddress || '(unknown sender)';
 
@@ -18,7 +18,7 @@ function senderLink(item: Item, up: string, personPage: PersonPage): Html {
     ? html`<a class="who" href="${up}${href}">${sender(item)}</a>`
     : html`<span class="who">${sender(item)}</span>`;
 }
-const subjectOf = (item: Item) => item.subject || '(no subject)';
+const subjectOf = (item: Pick<Item, 'subject'>) => item.subject || '(no subject)';
 
 /** The front page: every list of the site. */
 export function frontPage(lists: readonly ListSummary[]): string {
@@ -186,7 +186,7 @@ export function threadPage(
   summary: ListSummary,
   thread: Thread,
   details: ReadonlyMap<number, RenderDetail>,
-  neighbours: { previous?: Thread; next?: Thread },
+  neighbours: { previous?: ThreadLink; next?: ThreadLink },
   seriesOf: ReadonlyMap<number, SeriesView>,
   personPage: PersonPage,
 ): string {

@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -61,6 +70,87 @@ describe('site writer', () => {
     expect([again.written, again.skipped]).toEqual([1, 1]);
     expect(readdirSync(dir, { recursive: true }).filter((f) => String(f).endsWith('.partial'))).toEqual([]);
     expect(existsSync(join(dir, 'm', 'aa', 'a.html'))).toBe(true);
+  });
+
+  it('keeps the manifest as JSON.stringify writes it sorted, through changes, additions at either end, and renders that change nothing', async () => {
+    const manifestText = () => readFileSync(join(dir, RENDER_MANIFEST), 'utf8');
+    const expectSortedJson = () => {
+      const manifest = manifestOf(dir);
+      expect(Object.keys(manifest.files)).toEqual(Object.keys(manifest.files).sort());
+      expect(manifestText()).toBe(`${JSON.stringify(manifest, null, 1)}\n`);
+    };
+    const first = await SiteWriter.open(dir);
+    for (const name of ['m', 'c', 'x', 'f']) first.write(`p/${name}.html`, name);
+    first.setList({
+      slug: 'b',
+      system: 's',
+      name: 'b',
+      repoUrl: null,
+      firstMonth: null,
+      lastMonth: null,
+      messages: 0,
+      monthly: [],
+    });
+    await first.close();
+    expectSortedJson();
+
+    const second = await SiteWriter.open(dir);
+    second.write('p/m.html', 'm, changed');
+    second.write('p/x.html', 'x');
+    second.write('a.html', 'first of all');
+    second.write('p/g.html', 'between');
+    second.write('z.html', 'last of all');
+    second.setList({
+      slug: 'a',
+      system: 's',
+      name: 'a',
+      repoUrl: 'https://example.org',
+      firstMonth: '2024-01',
+      lastMonth: '2024-01',
+      messages: 1,
+      monthly: [{ month: '2024-01', count: 1 }],
+    });
+    await second.close();
+    expectSortedJson();
+    expect([second.written, second.skipped]).toEqual([4, 1]);
+    const manifest = manifestOf(dir);
+    expect(Object.keys(manifest.files)).toEqual([
+      'a.html',
+      'p/c.html',
+      'p/f.html',
+      'p/g.html',
+      'p/m.html',
+      'p/x.html',
+      'z.html',
+    ]);
+    expect(manifest.files['p/m.html']).toBe(sha256('m, changed'));
+    expect(manifest.files['p/c.html']).toBe(sha256('c'));
+    expect(Object.keys(manifest.lists)).toEqual(['a', 'b']);
+
+    const before = statSync(join(dir, RENDER_MANIFEST)).mtimeMs;
+    const third = await SiteWriter.open(dir);
+    for (const name of ['a.html', 'z.html']) third.write(name, name === 'a.html' ? 'first of all' : 'last of all');
+    await third.close();
+    expect([third.written, third.skipped]).toEqual([0, 2]);
+    expect(statSync(join(dir, RENDER_MANIFEST)).mtimeMs).toBe(before);
+  });
+
+  it('reads a manifest written in another form, and writes it again in path order', async () => {
+    mkdirSync(join(dir, 'p'));
+    writeFileSync(join(dir, 'p', 'b.html'), 'b');
+    writeFileSync(join(dir, 'p', 'a.html'), 'a');
+    writeFileSync(
+      join(dir, RENDER_MANIFEST),
+      JSON.stringify({ format: 1, files: { 'p/b.html': sha256('b'), 'p/a.html': sha256('a') }, lists: {} }),
+    );
+    const writer = await SiteWriter.open(dir);
+    writer.write('p/a.html', 'a');
+    writer.write('p/b.html', 'b');
+    await writer.close();
+    expect([writer.written, writer.skipped]).toEqual([0, 2]);
+    expect(readFileSync(join(dir, RENDER_MANIFEST), 'utf8')).toBe(
+      `${JSON.stringify({ format: 1, files: { 'p/a.html': sha256('a'), 'p/b.html': sha256('b') }, lists: {} }, null, 1)}\n`,
+    );
   });
 
   it("names a Message-ID's shard by FNV-1a of its UTF-8 bytes, ASCII or not", () => {
