@@ -89,8 +89,6 @@ export async function renderSite(
   const people = new SitePeople();
   /** The lists of the site by id: those rendered now and those rendered into the folder before. */
   const site = new Map<number, { key: string; summary: ListSummary }>();
-  /** With --since: the people with mail since that month in the lists rendered now, whose pages are made again. */
-  const freshSenders = new Set<number>();
   const result: RenderResult = {
     outDir: options.outDir,
     lists: [],
@@ -113,8 +111,6 @@ export async function renderSite(
       people.addList(summary, threads);
       for (const thread of threads)
         for (const { item } of thread.tree) if (item.messageId) addId(ids, item.messageId, item.call);
-    } else {
-      for (const id of await records.sendersSince(list.id, options.since)) freshSenders.add(id);
     }
     result.lists.push({
       system: list.system,
@@ -138,15 +134,23 @@ export async function renderSite(
       site.set(list.id, { key: listKey(list), summary });
       others.push(list.id);
     }
-    // A whole render has the Message-IDs and people's mail of the lists it rendered; --since reads them for the whole site.
-    const since = options.since !== undefined;
-    const mail = await records.mail(since ? [...site.keys()] : others);
-    await people.learn(records, since ? freshSenders : mail.map((m) => m.senderId));
+    // A whole render has the Message-IDs and people's mail of the lists it rendered; --since reads them for the whole site,
+    // and makes the pages of the people with mail since that month in the lists it rendered.
+    const { since } = options;
+    const mail = await records.mail(since === undefined ? others : [...site.keys()]);
+    const senders = new Set<number>();
+    for (const { listId, senderId, sentAt } of mail)
+      if (
+        senderId !== null &&
+        (since === undefined || (chosen.has(listId) && (!sentAt || sentAt.slice(0, 7) >= since)))
+      )
+        senders.add(senderId);
+    await people.learn(records, senders);
     for (const message of mail) {
       const { key, summary } = site.get(message.listId)!;
       const call = callNumber(key, message.messageKey);
       if (message.messageId) addId(ids, message.messageId, call);
-      if (message.senderId !== null && (!since || freshSenders.has(message.senderId)))
+      if (message.senderId !== null && senders.has(message.senderId))
         people.addMessage(message.senderId, { list: summary, call, subject: message.subject, sentAt: message.sentAt });
     }
     for (const [path, content] of people.pages()) writer.write(path, content);

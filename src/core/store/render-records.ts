@@ -235,21 +235,15 @@ export class RenderRecords {
     }));
   }
 
-  /** The people (sender_id) with mail in a list in `month` (YYYY-MM) or later, or with no date. */
-  async sendersSince(listId: number, month: string): Promise<number[]> {
-    const rows = await this.db.all<{ sender_id: unknown }>(
-      `SELECT DISTINCT sender_id FROM email_messages
-       WHERE list_id = ? AND sender_id IS NOT NULL AND (sent_at IS NULL OR ${this.db.capabilities.utcMonth('sent_at')} >= ?)`,
-      [listId, month],
-    );
-    return rows.map((row) => Number(row.sender_id));
-  }
-
-  /** The mail of these lists: of every message, or (with `senderIds`) of these people's. */
-  async mail(listIds: readonly number[], senderIds?: readonly number[]): Promise<RenderMail[]> {
+  /** Every message of these lists as people's pages and the Message-ID map show it. */
+  async mail(listIds: readonly number[]): Promise<RenderMail[]> {
     const mail: RenderMail[] = [];
-    const read = async (sql: string, params: readonly number[]) => {
-      const rows = this.db.stream<Record<string, unknown>>(sql, params, 5000);
+    for (const listId of listIds) {
+      const rows = this.db.stream<Record<string, unknown>>(
+        'SELECT list_id, message_key, message_id, sender_id, subject, sent_at FROM email_messages WHERE list_id = ?',
+        [listId],
+        5000,
+      );
       for await (const batch of rows)
         for (const row of batch)
           mail.push({
@@ -260,21 +254,6 @@ export class RenderRecords {
             subject: (row.subject as string | null) ?? null,
             sentAt: (row.sent_at as string | null) ?? null,
           });
-    };
-    const columns = 'list_id, message_key, message_id, sender_id, subject, sent_at';
-    for (const listId of listIds) {
-      if (senderIds === undefined) {
-        await read(`SELECT ${columns} FROM email_messages WHERE list_id = ?`, [listId]);
-        continue;
-      }
-      const chunk = Math.min(1000, this.db.capabilities.maxParameters - 1);
-      for (let at = 0; at < senderIds.length; at += chunk) {
-        const part = senderIds.slice(at, at + chunk);
-        await read(
-          `SELECT ${columns} FROM email_messages WHERE list_id = ? AND sender_id IN (${inPlaceholders(part.length)})`,
-          [listId, ...part],
-        );
-      }
     }
     return mail;
   }
