@@ -93,11 +93,14 @@ ${o.seriesCount ? html`<p><a href="series.html">All ${o.seriesCount} patch serie
   });
 }
 
+/** A thread as a patch series' page shows it. */
+export type SeriesThread = ThreadLink & Pick<Thread, 'startedAt' | 'messageCount' | 'participants'>;
+
 /** A patch series and the threads of its versions. */
 export interface SeriesView {
   call: string;
   series: RenderSeries;
-  versions: Array<{ version: number; thread: Thread }>;
+  versions: Array<{ version: number; thread: SeriesThread }>;
 }
 
 function seriesRow(view: SeriesView, up: string): Html {

@@ -10,6 +10,7 @@ import type {
   RenderRecords,
   RenderSenderCount,
   RenderSeries,
+  RenderSeriesMark,
 } from '../store/render-records.js';
 import type { Store } from '../store/store.js';
 import { callNumber, listKey, listSlug } from './call-number.js';
@@ -27,6 +28,7 @@ import {
   searchPage,
   seriesListPage,
   seriesPage,
+  type SeriesThread,
   type SeriesView,
   STYLE,
   threadPage,
@@ -191,6 +193,8 @@ interface PlacedThread {
   link: ThreadLink;
   startedAt: string | null;
   thread?: Thread;
+  /** Under --since, the thread's id in the store (threads() gives it). */
+  rootId?: number;
 }
 
 /** Every thread of a list, read whole. */
@@ -198,7 +202,7 @@ async function allThreads(
   records: RenderRecords,
   list: ListRecord,
   people: SitePeople,
-): Promise<{ placed: PlacedThread[]; neighbours: Set<number> }> {
+): Promise<{ placed: PlacedThread[]; neighbours: Set<number>; marks: RenderSeriesMark[] }> {
   const heads = await records.heads(list.id);
   await people.learn(
     records,
@@ -208,22 +212,24 @@ async function allThreads(
   return {
     placed: threads.map((thread) => ({ link: thread, startedAt: thread.startedAt, thread })),
     neighbours: new Set(),
+    marks: [],
   };
 }
 
 /**
  * The threads an update from `since` on needs, read whole: those with mail
- * since then (or with no date), their neighbours in the list's order (whose
- * previous and next links may have changed), and those holding mail of a
- * patch series (whose pages show every version). The others are placed in
- * order from one row each, without their messages.
+ * since then (or with no date), and their neighbours in the list's order
+ * (whose previous and next links may have changed). The others are placed in
+ * order from one row each, without their messages; of those holding mail of
+ * a patch series (whose pages show every version) a few columns of each
+ * message are read.
  */
 async function threadsSince(
   records: RenderRecords,
   list: ListRecord,
   since: string,
   people: SitePeople,
-): Promise<{ placed: PlacedThread[]; neighbours: Set<number> }> {
+): Promise<{ placed: PlacedThread[]; neighbours: Set<number>; marks: RenderSeriesMark[] }> {
   const key = listKey(list);
   const entries = await records.threads(list.id, since);
   const byRoot = new Map<number, Thread>();
@@ -237,7 +243,7 @@ async function threadsSince(
     for (const thread of buildThreads(key, heads)) byRoot.set(threadRootId(thread), thread);
   };
   // A thread whose root is not one of its own messages takes its address from its earliest message: read it to know it.
-  await load(entries.filter((e) => e.fresh || e.inSeries || e.rootKey === null).map((e) => e.rootId));
+  await load(entries.filter((e) => e.fresh || e.rootKey === null).map((e) => e.rootId));
   const placed = entries.map((entry): PlacedThread & { rootId: number; fresh: boolean } => {
     const thread = byRoot.get(entry.rootId);
     const link = thread ?? { call: callNumber(key, entry.rootKey!), root: { subject: entry.rootSubject } };
@@ -257,7 +263,13 @@ async function threadsSince(
   }
   await load([...neighbours].filter((at) => !placed[at]!.thread).map((at) => placed[at]!.rootId));
   for (const at of neighbours) placed[at]!.thread = byRoot.get(placed[at]!.rootId);
-  return { placed, neighbours };
+  // A patch series' page shows each of its threads' figures: those not read whole are counted from a few columns.
+  const inSeries = new Set(entries.filter((e) => e.inSeries).map((e) => e.rootId));
+  const marks = await records.seriesMarks(
+    list.id,
+    placed.filter((p) => !p.thread && inSeries.has(p.rootId)).map((p) => p.rootId),
+  );
+  return { placed, neighbours, marks };
 }
 
 async function renderList(
@@ -273,7 +285,7 @@ async function renderList(
   const figures = await records.monthClasses(list.id);
   const summary = summarize(list, figures);
   writer.setList(summary);
-  const { placed, neighbours } =
+  const { placed, neighbours, marks } =
     since === undefined ? await allThreads(records, list, people) : await threadsSince(records, list, since, people);
   const threads = placed.flatMap(({ thread }) => (thread ? [thread] : []));
   const wanted = (month: string) => !since || month === UNDATED || month >= since;
@@ -292,7 +304,14 @@ async function renderList(
     a === UNDATED ? 1 : b === UNDATED ? -1 : compareText(a, b),
   );
 
-  const series = seriesViews(listKey(list), await records.series(list.id), threads);
+  const series = seriesViews(listKey(list), await records.series(list.id), [
+    ...threads.map((thread) => ({
+      thread,
+      rootVersion: thread.root.patchVersion,
+      marks: thread.tree.map(({ item }) => item),
+    })),
+    ...seriesThreads(placed, marks),
+  ]);
   const seriesOf = new Map(series.map((view) => [view.series.seriesId, view]));
   const senders = await records.senders(list.id);
   await people.learn(
@@ -409,19 +428,26 @@ function summarize(list: ListRecord, figures: readonly RenderMonthClass[]): List
   };
 }
 
+/** A thread as seriesViews() reads it: its figures, its root's version, and the series and version of each message. */
+interface ThreadOfSeries {
+  thread: SeriesThread;
+  rootVersion: number | null;
+  marks: Iterable<{ patchSeriesId: number | null; patchVersion: number | null }>;
+}
+
 /**
  * A list's patch series with the thread of each version: a thread holding
  * mail of the series counts as the version its patches carry (the highest,
  * when a thread mixes them; v1 when none says).
  */
-function seriesViews(key: string, rows: readonly RenderSeries[], threads: readonly Thread[]): SeriesView[] {
-  const found = new Map<number, Map<Thread, number>>();
-  for (const thread of threads) {
-    for (const { item } of thread.tree) {
-      if (item.patchSeriesId === null) continue;
-      const versions = found.get(item.patchSeriesId) ?? new Map<Thread, number>();
-      found.set(item.patchSeriesId, versions);
-      versions.set(thread, Math.max(versions.get(thread) ?? 1, item.patchVersion ?? thread.root.patchVersion ?? 1));
+function seriesViews(key: string, rows: readonly RenderSeries[], threads: Iterable<ThreadOfSeries>): SeriesView[] {
+  const found = new Map<number, Map<SeriesThread, number>>();
+  for (const { thread, rootVersion, marks } of threads) {
+    for (const { patchSeriesId, patchVersion } of marks) {
+      if (patchSeriesId === null) continue;
+      const versions = found.get(patchSeriesId) ?? new Map<SeriesThread, number>();
+      found.set(patchSeriesId, versions);
+      versions.set(thread, Math.max(versions.get(thread) ?? 1, patchVersion ?? rootVersion ?? 1));
     }
   }
   return rows
@@ -441,6 +467,32 @@ function seriesViews(key: string, rows: readonly RenderSeries[], threads: readon
       (a, b) =>
         compareText(b.series.lastActivityAt ?? '', a.series.lastActivityAt ?? '') || compareText(a.call, b.call),
     );
+}
+
+/** Threads of patch series read without their heads, as seriesViews() reads them. */
+function seriesThreads(placed: readonly PlacedThread[], marks: readonly RenderSeriesMark[]): ThreadOfSeries[] {
+  const byRoot = new Map<number, RenderSeriesMark[]>();
+  for (const mark of marks) {
+    const group = byRoot.get(mark.rootId);
+    if (group) group.push(mark);
+    else byRoot.set(mark.rootId, [mark]);
+  }
+  const threads: ThreadOfSeries[] = [];
+  for (const entry of placed) {
+    const group = entry.thread || entry.rootId === undefined ? undefined : byRoot.get(entry.rootId);
+    if (!group) continue;
+    threads.push({
+      thread: {
+        ...entry.link,
+        startedAt: entry.startedAt,
+        messageCount: group.length,
+        participants: new Set(group.map((m) => (m.fromAddress ?? m.fromName ?? '').toLowerCase())).size,
+      },
+      rootVersion: group.find((m) => m.id === entry.rootId)?.patchVersion ?? null,
+      marks: group,
+    });
+  }
+  return threads;
 }
 
 /** A list's overview, from the store's counts per month, class and sender rather than from every message. */

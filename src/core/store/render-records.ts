@@ -114,6 +114,17 @@ export interface RenderThreadEntry {
   rootSubject: string | null;
 }
 
+/** A message of a thread as a patch series' page counts it. */
+export interface RenderSeriesMark {
+  id: number;
+  /** Its thread (thread_root_id, or its own id when it has none). */
+  rootId: number;
+  fromAddress: string | null;
+  fromName: string | null;
+  patchSeriesId: number | null;
+  patchVersion: number | null;
+}
+
 /** A message as a person's page and the Message-ID map show it. */
 export interface RenderMail {
   listId: number;
@@ -164,6 +175,33 @@ export class RenderRecords {
       }
     }
     return heads.sort((a, b) => a.id - b.id);
+  }
+
+  /** What a patch series' page needs of each message of these threads (by rootId), without their heads. */
+  async seriesMarks(listId: number, rootIds: readonly number[]): Promise<RenderSeriesMark[]> {
+    const marks: RenderSeriesMark[] = [];
+    const chunk = Math.min(1000, this.db.capabilities.maxParameters - 1);
+    for (let at = 0; at < rootIds.length; at += chunk) {
+      const part = rootIds.slice(at, at + chunk);
+      const places = inPlaceholders(part.length);
+      for (const where of [`thread_root_id IN (${places})`, `thread_root_id IS NULL AND id IN (${places})`]) {
+        const rows = await this.db.all<Record<string, unknown>>(
+          `SELECT id, thread_root_id, from_address, from_name, patch_series_id, patch_version
+           FROM email_messages WHERE list_id = ? AND ${where}`,
+          [listId, ...part],
+        );
+        for (const row of rows)
+          marks.push({
+            id: Number(row.id),
+            rootId: row.thread_root_id === null ? Number(row.id) : Number(row.thread_root_id),
+            fromAddress: (row.from_address as string | null) ?? null,
+            fromName: (row.from_name as string | null) ?? null,
+            patchSeriesId: row.patch_series_id === null ? null : Number(row.patch_series_id),
+            patchVersion: row.patch_version === null ? null : Number(row.patch_version),
+          });
+      }
+    }
+    return marks;
   }
 
   /**
