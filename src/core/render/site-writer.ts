@@ -170,6 +170,9 @@ class ManifestFiles {
     private readonly ends: Int32Array,
   ) {}
 
+  private lookups = 0;
+  private byPath: Map<string, number> | undefined;
+
   static read(
     text: string,
   ): { files: ManifestFiles; lists: Record<string, ListSummary>; listsText: string } | undefined {
@@ -232,8 +235,11 @@ class ManifestFiles {
   }
 
   get(path: string): string | undefined {
-    const index = this.lowerBound(path);
-    if (index === this.starts.length || this.path(index) !== path) return undefined;
+    // A render that looks up much of the site (a whole render over it) indexes every path once instead.
+    if (!this.byPath && ++this.lookups > this.starts.length / 8)
+      this.byPath = new Map(Array.from(this.starts, (_, index) => [this.path(index), index]));
+    const index = this.byPath ? (this.byPath.get(path) ?? -1) : this.lowerBound(path);
+    if (index < 0 || index === this.starts.length || this.path(index) !== path) return undefined;
     return this.text.slice(this.ends[index]! - HASH_LENGTH - 1, this.ends[index]! - 1);
   }
 

@@ -135,6 +135,27 @@ describe('site writer', () => {
     expect(statSync(join(dir, RENDER_MANIFEST)).mtimeMs).toBe(before);
   });
 
+  it('finds a few paths of a large manifest, and many, alike', async () => {
+    const names = Array.from({ length: 200 }, (_, i) => `m/${String(i).padStart(3, '0')}.html`);
+    const first = await SiteWriter.open(dir);
+    for (const name of names) first.write(name, name);
+    await first.close();
+
+    const few = await SiteWriter.open(dir);
+    for (const name of ['m/000.html', 'm/137.html', 'm/199.html']) few.write(name, name);
+    few.write('m/100.html', 'changed');
+    few.write('m/1000.html', 'new');
+    await few.close();
+    expect([few.written, few.skipped]).toEqual([2, 3]);
+
+    const many = await SiteWriter.open(dir);
+    for (const name of names) many.write(name, name === 'm/100.html' ? 'changed' : name);
+    many.write('m/1000.html', 'new');
+    await many.close();
+    expect([many.written, many.skipped]).toEqual([0, 201]);
+    expect(Object.keys(manifestOf(dir).files)).toHaveLength(201);
+  });
+
   it('reads a manifest written in another form, and writes it again in path order', async () => {
     mkdirSync(join(dir, 'p'));
     writeFileSync(join(dir, 'p', 'b.html'), 'b');
