@@ -12,7 +12,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { idShardName } from '../../../../src/core/render/pages.js';
+import { idShard, idShardName } from '../../../../src/core/render/pages.js';
 import { RENDER_MANIFEST, SiteWriter, type RenderManifest } from '../../../../src/core/render/site-writer.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -172,6 +172,27 @@ describe('site writer', () => {
     expect(readFileSync(join(dir, RENDER_MANIFEST), 'utf8')).toBe(
       `${JSON.stringify({ format: 1, files: { 'p/a.html': sha256('a'), 'p/b.html': sha256('b') }, lists: {} }, null, 1)}\n`,
     );
+  });
+
+  it('writes a shard of the Message-ID map as JSON.stringify writes the object of its entries, safe in a script', () => {
+    const map = new Map<string, string[]>([
+      ['a@x', ['m/aa/a.html', 'm/bb/b.html']],
+      ['__proto__', ['m/cc/c.html']],
+      ['12', ['m/dd/d.html']],
+      ['</script><b>@x', ['m/ee/e.html']],
+      ['4294967295', ['m/ff/f.html']],
+      ['2', ['m/gg/g.html']],
+      ['01', ['m/hh/h.html']],
+      ['line\u2028break\u2029@ü', ['m/ii/i.html']],
+    ]);
+    const shard = idShard(map);
+    const json = JSON.stringify(Object.fromEntries(map))
+      .replace(/</g, '\\u003c')
+      .replace(/\u2028/g, '\\u2028')
+      .replace(/\u2029/g, '\\u2029');
+    expect(shard).toBe(`listminerIds(${json});\n`);
+    expect(shard).not.toContain('</script>');
+    expect(shard.indexOf('"2"')).toBeLessThan(shard.indexOf('"12"'));
   });
 
   it("names a Message-ID's shard by FNV-1a of its UTF-8 bytes, ASCII or not", () => {
