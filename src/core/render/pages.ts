@@ -4,7 +4,7 @@ import { sparkline, stackedChart, type MonthClassCount } from './charts.js';
 import { html, outLink, page, showDate, type Html } from './html.js';
 import { renderBody } from './message-body.js';
 import type { ListSummary } from './site-writer.js';
-import { paths, UNDATED, type Item, type Thread } from './thread-model.js';
+import { paths, UNDATED, type Item, type Thread, type ThreadLink } from './thread-model.js';
 
 const sender = (item: Item) => item.fromName || item.fromAddress || '(unknown sender)';
 
@@ -18,7 +18,7 @@ function senderLink(item: Item, up: string, personPage: PersonPage): Html {
     ? html`<a class="who" href="${up}${href}">${sender(item)}</a>`
     : html`<span class="who">${sender(item)}</span>`;
 }
-const subjectOf = (item: Item) => item.subject || '(no subject)';
+const subjectOf = (item: Pick<Item, 'subject'>) => item.subject || '(no subject)';
 
 /** The front page: every list of the site. */
 export function frontPage(lists: readonly ListSummary[]): string {
@@ -93,11 +93,14 @@ ${o.seriesCount ? html`<p><a href="series.html">All ${o.seriesCount} patch serie
   });
 }
 
+/** A thread as a patch series' page shows it. */
+export type SeriesThread = ThreadLink & Pick<Thread, 'startedAt' | 'messageCount' | 'participants'>;
+
 /** A patch series and the threads of its versions. */
 export interface SeriesView {
   call: string;
   series: RenderSeries;
-  versions: Array<{ version: number; thread: Thread }>;
+  versions: Array<{ version: number; thread: SeriesThread }>;
 }
 
 function seriesRow(view: SeriesView, up: string): Html {
@@ -186,7 +189,7 @@ export function threadPage(
   summary: ListSummary,
   thread: Thread,
   details: ReadonlyMap<number, RenderDetail>,
-  neighbours: { previous?: Thread; next?: Thread },
+  neighbours: { previous?: ThreadLink; next?: ThreadLink },
   seriesOf: ReadonlyMap<number, SeriesView>,
   personPage: PersonPage,
 ): string {
@@ -327,13 +330,34 @@ export function idShardName(id: string): string {
   return (hash & 0xff).toString(16).padStart(2, '0');
 }
 
-/** A shard of the Message-ID map: a script (not JSON, which pages opened from disk cannot fetch) that hands the map to the lookup page. */
+/**
+ * A shard of the Message-ID map: a script (not JSON, which pages opened from
+ * disk cannot fetch) that hands the map to the lookup page. The JSON is what
+ * `JSON.stringify(Object.fromEntries(map))` gives (keys that are array
+ * indexes first, in numeric order, then the others in the map's order),
+ * written entry by entry: building that object of a few hundred thousand ids
+ * cost several times as much.
+ */
 export function idShard(map: ReadonlyMap<string, string[]>): string {
-  const entries = Object.fromEntries(map);
-  return `listminerIds(${JSON.stringify(entries)
+  const indexes: string[] = [];
+  const entries: string[] = [];
+  for (const [id, hrefs] of map) {
+    if (isArrayIndex(id)) indexes.push(id);
+    else entries.push(`${JSON.stringify(id)}:${JSON.stringify(hrefs)}`);
+  }
+  const first = indexes
+    .sort((a, b) => Number(a) - Number(b))
+    .map((id) => `${JSON.stringify(id)}:${JSON.stringify(map.get(id))}`);
+  const json = `{${[...first, ...entries].join(',')}}`;
+  return `listminerIds(${json
     .replace(/</g, '\\u003c')
     .replace(/\u2028/g, '\\u2028')
     .replace(/\u2029/g, '\\u2029')});\n`;
+}
+
+/** Whether an object key is an array index (an integer below 2^32 - 1 in its canonical form), which objects order first. */
+function isArrayIndex(key: string): boolean {
+  return /^(?:0|[1-9]\d{0,9})$/.test(key) && Number(key) < 4_294_967_295;
 }
 
 /** The site's icon: browsers ask for one, and a missing one is an error in their console. */

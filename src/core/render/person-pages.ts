@@ -1,11 +1,11 @@
-import type { RenderHead, RenderPerson, RenderRecords } from '../store/render-records.js';
+import type { RenderPerson, RenderRecords } from '../store/render-records.js';
 import { callNumber } from './call-number.js';
 import { html, page, showDate } from './html.js';
 import { compareText, type ListSummary } from './site-writer.js';
 import { paths, UNDATED, type Thread } from './thread-model.js';
 
 /** One message on a person's page. */
-interface PersonMessage {
+export interface PersonMessage {
   list: ListSummary;
   call: string;
   subject: string | null;
@@ -26,12 +26,12 @@ interface SitePerson {
 export class SitePeople {
   private readonly bySender = new Map<number, SitePerson | null>();
 
-  /** Reads the people behind these heads' senders that are not known yet. */
-  async learn(records: RenderRecords, heads: readonly RenderHead[]): Promise<void> {
-    const unknown = [
-      ...new Set(heads.map((h) => h.senderId).filter((id): id is number => id !== null && !this.bySender.has(id))),
-    ];
-    const people = await records.people(unknown);
+  /** Reads the people behind these senders (sender_id) that are not known yet. */
+  async learn(records: RenderRecords, senderIds: Iterable<number | null>): Promise<void> {
+    const unknown = new Set<number>();
+    for (const id of senderIds) if (id !== null && !this.bySender.has(id)) unknown.add(id);
+    if (unknown.size === 0) return;
+    const people = await records.people([...unknown]);
     for (const id of unknown) {
       const person = people.get(id);
       const key = person?.email?.toLowerCase() ?? person?.addresses[0];
@@ -55,7 +55,12 @@ export class SitePeople {
     }
   }
 
-  /** Every person's page: [path, content]. */
+  /** Adds one message to its sender's page (a sender learnt before). */
+  addMessage(senderId: number, message: PersonMessage): void {
+    this.bySender.get(senderId)?.messages.push(message);
+  }
+
+  /** Every person's page that has messages: [path, content]. */
   *pages(): Generator<[string, string]> {
     for (const person of this.bySender.values()) {
       if (person && person.messages.length) yield [paths.person(person.call), personPage(person)];

@@ -4,10 +4,16 @@ import { InputError } from '../errors.js';
 import type { ProgressListener } from '../progress.js';
 import { selectLists, type ListSelection } from '../registry/select-lists.js';
 import type { ListRecord } from '../store/list-records.js';
-import { type RenderRecords, type RenderHead, type RenderSeries } from '../store/render-records.js';
+import type {
+  RenderMonthClass,
+  RenderMonthThreads,
+  RenderRecords,
+  RenderSenderCount,
+  RenderSeries,
+  RenderSeriesMark,
+} from '../store/render-records.js';
 import type { Store } from '../store/store.js';
 import { callNumber, listKey, listSlug } from './call-number.js';
-import type { MonthClassCount } from './charts.js';
 import {
   FAVICON,
   frontPage,
@@ -22,6 +28,7 @@ import {
   searchPage,
   seriesListPage,
   seriesPage,
+  type SeriesThread,
   type SeriesView,
   STYLE,
   threadPage,
@@ -29,7 +36,16 @@ import {
 import { SitePeople } from './person-pages.js';
 import { miniSearchScript, MonthIndexes, SEARCH_SCRIPT, searchableText } from './search-index.js';
 import { compareText, type ListSummary, SiteWriter } from './site-writer.js';
-import { buildThreads, paths, toMbox, UNDATED, type Thread } from './thread-model.js';
+import {
+  buildThreads,
+  earlierFirst,
+  paths,
+  threadRootId,
+  toMbox,
+  UNDATED,
+  type Thread,
+  type ThreadLink,
+} from './thread-model.js';
 
 export interface RenderOptions {
   outDir: string;
@@ -73,6 +89,8 @@ export async function renderSite(
   const writer = await SiteWriter.open(options.outDir);
   const ids = new Map<string, Map<string, string[]>>();
   const people = new SitePeople();
+  /** The lists of the site by id: those rendered now and those rendered into the folder before. */
+  const site = new Map<number, { key: string; summary: ListSummary }>();
   const result: RenderResult = {
     outDir: options.outDir,
     lists: [],
@@ -89,32 +107,53 @@ export async function renderSite(
     }
     const task = `${list.system} ${list.name}`;
     progress({ type: 'start', task, title: task });
-    const { summary, threads } = await renderList(records, writer, list, options, progress, task, people);
-    people.addList(summary, threads);
+    const { summary, threads, threadCount } = await renderList(records, writer, list, options, progress, task, people);
+    site.set(list.id, { key: listKey(list), summary });
+    if (options.since === undefined) {
+      people.addList(summary, threads);
+      for (const thread of threads)
+        for (const { item } of thread.tree) if (item.messageId) addId(ids, item.messageId, item.call);
+    }
     result.lists.push({
       system: list.system,
       name: list.name,
       path: `lists/${summary.slug}/index.html`,
       messages: summary.messages,
-      threads: threads.length,
+      threads: threadCount,
     });
-    addIds(ids, threads);
-    progress({ type: 'end', task, status: 'done', detail: `${summary.messages} messages, ${threads.length} threads` });
+    progress({ type: 'end', task, status: 'done', detail: `${summary.messages} messages, ${threadCount} threads` });
   }
   if (options.signal?.aborted) result.interrupted = true;
 
   if (!result.interrupted) {
     // Lists rendered into this folder before and not chosen now keep their place on the front page and in the Message-ID map.
     const chosen = new Set(lists.map((l) => l.id));
+    const others: number[] = [];
     for (const list of await store.lists.all({})) {
       if (chosen.has(list.id) || !writer.lists[listSlug(list)]) continue;
-      const heads = await records.heads(list.id);
-      const summary = summarize(list, heads);
-      const threads = buildThreads(listKey(list), heads);
+      const summary = summarize(list, await records.monthClasses(list.id));
       writer.setList(summary);
-      addIds(ids, threads);
-      await people.learn(records, heads);
-      people.addList(summary, threads);
+      site.set(list.id, { key: listKey(list), summary });
+      others.push(list.id);
+    }
+    // A whole render has the Message-IDs and people's mail of the lists it rendered; --since reads them for the whole site,
+    // and makes the pages of the people with mail since that month in the lists it rendered.
+    const { since } = options;
+    const mail = await records.mail(since === undefined ? others : [...site.keys()]);
+    const senders = new Set<number>();
+    for (const { listId, senderId, sentAt } of mail)
+      if (
+        senderId !== null &&
+        (since === undefined || (chosen.has(listId) && (!sentAt || sentAt.slice(0, 7) >= since)))
+      )
+        senders.add(senderId);
+    await people.learn(records, senders);
+    for (const message of mail) {
+      const { key, summary } = site.get(message.listId)!;
+      const call = callNumber(key, message.messageKey);
+      if (message.messageId) addId(ids, message.messageId, call);
+      if (message.senderId !== null && senders.has(message.senderId))
+        people.addMessage(message.senderId, { list: summary, call, subject: message.subject, sentAt: message.sentAt });
     }
     for (const [path, content] of people.pages()) writer.write(path, content);
     for (const [name, shard] of [...ids].sort(([a], [b]) => compareText(a, b))) {
@@ -140,18 +179,97 @@ export async function renderSite(
   return result;
 }
 
-function addIds(ids: Map<string, Map<string, string[]>>, threads: readonly Thread[]): void {
-  for (const thread of threads) {
-    for (const { item } of thread.tree) {
-      if (!item.messageId) continue;
-      const name = idShardName(item.messageId);
-      const shard = ids.get(name) ?? new Map<string, string[]>();
-      ids.set(name, shard);
-      const hrefs = shard.get(item.messageId);
-      if (hrefs) hrefs.push(paths.message(item.call));
-      else shard.set(item.messageId, [paths.message(item.call)]);
-    }
+function addId(ids: Map<string, Map<string, string[]>>, messageId: string, call: string): void {
+  const name = idShardName(messageId);
+  const shard = ids.get(name) ?? new Map<string, string[]>();
+  ids.set(name, shard);
+  const hrefs = shard.get(messageId);
+  if (hrefs) hrefs.push(paths.message(call));
+  else shard.set(messageId, [paths.message(call)]);
+}
+
+/** A list's threads in order, each with its page's address and subject; the threads read whole carry their messages. */
+interface PlacedThread {
+  link: ThreadLink;
+  startedAt: string | null;
+  thread?: Thread;
+  /** Under --since, the thread's id in the store (threads() gives it). */
+  rootId?: number;
+}
+
+/** Every thread of a list, read whole. */
+async function allThreads(
+  records: RenderRecords,
+  list: ListRecord,
+  people: SitePeople,
+): Promise<{ placed: PlacedThread[]; neighbours: Set<number>; marks: RenderSeriesMark[] }> {
+  const heads = await records.heads(list.id);
+  await people.learn(
+    records,
+    heads.map((h) => h.senderId),
+  );
+  const threads = buildThreads(listKey(list), heads);
+  return {
+    placed: threads.map((thread) => ({ link: thread, startedAt: thread.startedAt, thread })),
+    neighbours: new Set(),
+    marks: [],
+  };
+}
+
+/**
+ * The threads an update from `since` on needs, read whole: those with mail
+ * since then (or with no date), and their neighbours in the list's order
+ * (whose previous and next links may have changed). The others are placed in
+ * order from one row each, without their messages; of those holding mail of
+ * a patch series (whose pages show every version) a few columns of each
+ * message are read.
+ */
+async function threadsSince(
+  records: RenderRecords,
+  list: ListRecord,
+  since: string,
+  people: SitePeople,
+): Promise<{ placed: PlacedThread[]; neighbours: Set<number>; marks: RenderSeriesMark[] }> {
+  const key = listKey(list);
+  const entries = await records.threads(list.id, since);
+  const byRoot = new Map<number, Thread>();
+  const load = async (rootIds: number[]) => {
+    if (rootIds.length === 0) return;
+    const heads = await records.threadHeads(list.id, rootIds);
+    await people.learn(
+      records,
+      heads.map((h) => h.senderId),
+    );
+    for (const thread of buildThreads(key, heads)) byRoot.set(threadRootId(thread), thread);
+  };
+  // A thread whose root is not one of its own messages takes its address from its earliest message: read it to know it.
+  await load(entries.filter((e) => e.fresh || e.rootKey === null).map((e) => e.rootId));
+  const placed = entries.map((entry): PlacedThread & { rootId: number; fresh: boolean } => {
+    const thread = byRoot.get(entry.rootId);
+    const link = thread ?? { call: callNumber(key, entry.rootKey!), root: { subject: entry.rootSubject } };
+    return {
+      link,
+      startedAt: thread ? thread.startedAt : entry.startedAt,
+      thread,
+      rootId: entry.rootId,
+      fresh: entry.fresh,
+    };
+  });
+  placed.sort((a, b) => earlierFirst(a.startedAt, a.link.call, b.startedAt, b.link.call));
+  const neighbours = new Set<number>();
+  for (const [index, entry] of placed.entries()) {
+    if (!entry.fresh) continue;
+    for (const at of [index - 1, index + 1]) if (placed[at]?.fresh === false) neighbours.add(at);
   }
+  await load([...neighbours].filter((at) => !placed[at]!.thread).map((at) => placed[at]!.rootId));
+  for (const at of neighbours) placed[at]!.thread = byRoot.get(placed[at]!.rootId);
+  // A patch series' page shows each of its threads' figures: those not read whole are counted from a few columns.
+  const inSeries = new Set(entries.filter((e) => e.inSeries).map((e) => e.rootId));
+  const marks = await records.seriesMarks(
+    list.id,
+    placed.filter((p) => !p.thread && inSeries.has(p.rootId)).map((p) => p.rootId),
+  );
+  return { placed, neighbours, marks };
 }
 
 async function renderList(
@@ -162,30 +280,47 @@ async function renderList(
   progress: ProgressListener,
   task: string,
   people: SitePeople,
-): Promise<{ summary: ListSummary; threads: Thread[] }> {
-  const heads = await records.heads(list.id);
-  await people.learn(records, heads);
-  const threads = buildThreads(listKey(list), heads);
-  const summary = summarize(list, heads);
+): Promise<{ summary: ListSummary; threads: Thread[]; threadCount: number }> {
+  const { since } = options;
+  const figures = await records.monthClasses(list.id);
+  const summary = summarize(list, figures);
   writer.setList(summary);
+  const { placed, neighbours, marks } =
+    since === undefined ? await allThreads(records, list, people) : await threadsSince(records, list, since, people);
+  const threads = placed.flatMap(({ thread }) => (thread ? [thread] : []));
+  const wanted = (month: string) => !since || month === UNDATED || month >= since;
 
   // A month's page lists every thread with mail in that month, so a thread of replies over a year shows in each of its months.
   const byMonth = new Map<string, Thread[]>();
   for (const thread of threads) {
     for (const month of new Set(thread.tree.map(({ item }) => monthOf(item.sentAt)))) {
+      if (!wanted(month)) continue;
       const inMonth = byMonth.get(month);
       if (inMonth) inMonth.push(thread);
       else byMonth.set(month, [thread]);
     }
   }
-  const monthNames = [...byMonth.keys()].sort((a, b) => (a === UNDATED ? 1 : b === UNDATED ? -1 : compareText(a, b)));
-  const wanted = (month: string) => !options.since || month === UNDATED || month >= options.since;
+  const monthNames = [...new Set(figures.map((f) => f.month ?? UNDATED))].sort((a, b) =>
+    a === UNDATED ? 1 : b === UNDATED ? -1 : compareText(a, b),
+  );
 
-  const series = seriesViews(listKey(list), await records.series(list.id), threads);
+  const series = seriesViews(listKey(list), await records.series(list.id), [
+    ...threads.map((thread) => ({
+      thread,
+      rootVersion: thread.root.patchVersion,
+      marks: thread.tree.map(({ item }) => item),
+    })),
+    ...seriesThreads(placed, marks),
+  ]);
   const seriesOf = new Map(series.map((view) => [view.series.seriesId, view]));
+  const senders = await records.senders(list.id);
+  await people.learn(
+    records,
+    senders.map((s) => s.senderId),
+  );
   writer.write(
     `lists/${summary.slug}/index.html`,
-    listPage(overview(summary, heads, series, monthNames, byMonth, people)),
+    listPage(overview(summary, figures, await records.monthThreads(list.id), senders, series, monthNames, people)),
   );
   writer.write(`lists/${summary.slug}/search.html`, searchPage(summary, monthNames));
   if (series.length) writer.write(`lists/${summary.slug}/series.html`, seriesListPage(summary, series));
@@ -198,10 +333,12 @@ async function renderList(
     );
   }
 
-  // A thread is rendered when any of its mail is in a wanted month: a reply in March changes a thread that started in January.
-  const chosen = threads
-    .map((thread, index) => ({ thread, index }))
-    .filter(({ thread }) => thread.tree.some(({ item }) => wanted(monthOf(item.sentAt))));
+  // A thread is rendered when any of its mail is in a wanted month (a reply in March changes a thread that started in January), and so are its neighbours' under --since.
+  const chosen = placed.flatMap(({ thread }, index) =>
+    thread && (neighbours.has(index) || thread.tree.some(({ item }) => wanted(monthOf(item.sentAt))))
+      ? [{ thread, index }]
+      : [],
+  );
   const search = new MonthIndexes();
   // A month's index is whole when the last thread with mail in it is read.
   const threadsLeft = new Map(monthNames.filter(wanted).map((month) => [month, byMonth.get(month)!.length]));
@@ -217,7 +354,7 @@ async function renderList(
           summary,
           thread,
           details,
-          { previous: threads[index - 1], next: threads[index + 1] },
+          { previous: placed[index - 1]?.link, next: placed[index + 1]?.link },
           seriesOf,
           people.pageOf,
         ),
@@ -263,17 +400,20 @@ async function renderList(
     if (batchSize >= DETAIL_BATCH) await flush();
   }
   if (batch.length) await flush();
-  return { summary, threads };
+  return { summary, threads, threadCount: placed.length };
 }
 
 function monthOf(sentAt: string | null): string {
   return sentAt ? sentAt.slice(0, 7) : UNDATED;
 }
 
-function summarize(list: ListRecord, heads: readonly RenderHead[]): ListSummary {
+function summarize(list: ListRecord, figures: readonly RenderMonthClass[]): ListSummary {
   const perMonth = new Map<string, number>();
-  for (const head of heads)
-    if (head.sentAt) perMonth.set(head.sentAt.slice(0, 7), (perMonth.get(head.sentAt.slice(0, 7)) ?? 0) + 1);
+  let messages = 0;
+  for (const { month, messages: count } of figures) {
+    messages += count;
+    if (month !== null) perMonth.set(month, (perMonth.get(month) ?? 0) + count);
+  }
   const monthly = [...perMonth].sort(([a], [b]) => compareText(a, b)).map(([month, count]) => ({ month, count }));
   return {
     slug: listSlug(list),
@@ -283,9 +423,16 @@ function summarize(list: ListRecord, heads: readonly RenderHead[]): ListSummary 
     repoUrl: list.repoUrl,
     firstMonth: monthly[0]?.month ?? null,
     lastMonth: monthly.at(-1)?.month ?? null,
-    messages: heads.length,
+    messages,
     monthly,
   };
+}
+
+/** A thread as seriesViews() reads it: its figures, its root's version, and the series and version of each message. */
+interface ThreadOfSeries {
+  thread: SeriesThread;
+  rootVersion: number | null;
+  marks: Iterable<{ patchSeriesId: number | null; patchVersion: number | null }>;
 }
 
 /**
@@ -293,14 +440,14 @@ function summarize(list: ListRecord, heads: readonly RenderHead[]): ListSummary 
  * mail of the series counts as the version its patches carry (the highest,
  * when a thread mixes them; v1 when none says).
  */
-function seriesViews(key: string, rows: readonly RenderSeries[], threads: readonly Thread[]): SeriesView[] {
-  const found = new Map<number, Map<Thread, number>>();
-  for (const thread of threads) {
-    for (const { item } of thread.tree) {
-      if (item.patchSeriesId === null) continue;
-      const versions = found.get(item.patchSeriesId) ?? new Map<Thread, number>();
-      found.set(item.patchSeriesId, versions);
-      versions.set(thread, Math.max(versions.get(thread) ?? 1, item.patchVersion ?? thread.root.patchVersion ?? 1));
+function seriesViews(key: string, rows: readonly RenderSeries[], threads: Iterable<ThreadOfSeries>): SeriesView[] {
+  const found = new Map<number, Map<SeriesThread, number>>();
+  for (const { thread, rootVersion, marks } of threads) {
+    for (const { patchSeriesId, patchVersion } of marks) {
+      if (patchSeriesId === null) continue;
+      const versions = found.get(patchSeriesId) ?? new Map<SeriesThread, number>();
+      found.set(patchSeriesId, versions);
+      versions.set(thread, Math.max(versions.get(thread) ?? 1, patchVersion ?? rootVersion ?? 1));
     }
   }
   return rows
@@ -322,37 +469,63 @@ function seriesViews(key: string, rows: readonly RenderSeries[], threads: readon
     );
 }
 
+/** Threads of patch series read without their heads, as seriesViews() reads them. */
+function seriesThreads(placed: readonly PlacedThread[], marks: readonly RenderSeriesMark[]): ThreadOfSeries[] {
+  const byRoot = new Map<number, RenderSeriesMark[]>();
+  for (const mark of marks) {
+    const group = byRoot.get(mark.rootId);
+    if (group) group.push(mark);
+    else byRoot.set(mark.rootId, [mark]);
+  }
+  const threads: ThreadOfSeries[] = [];
+  for (const entry of placed) {
+    const group = entry.thread || entry.rootId === undefined ? undefined : byRoot.get(entry.rootId);
+    if (!group) continue;
+    threads.push({
+      thread: {
+        ...entry.link,
+        startedAt: entry.startedAt,
+        messageCount: group.length,
+        participants: new Set(group.map((m) => (m.fromAddress ?? m.fromName ?? '').toLowerCase())).size,
+      },
+      rootVersion: group.find((m) => m.id === entry.rootId)?.patchVersion ?? null,
+      marks: group,
+    });
+  }
+  return threads;
+}
+
+/** A list's overview, from the store's counts per month, class and sender rather than from every message. */
 function overview(
   summary: ListSummary,
-  heads: readonly RenderHead[],
+  figures: readonly RenderMonthClass[],
+  monthThreads: readonly RenderMonthThreads[],
+  senders: readonly RenderSenderCount[],
   series: readonly SeriesView[],
   monthNames: readonly string[],
-  byMonth: ReadonlyMap<string, Thread[]>,
   people: SitePeople,
 ): ListOverview {
-  const counts = new Map<string, MonthClassCount>();
-  const posters = new Map<string, { name: string; address: string; count: number; person?: string }>();
   const messagesInMonth = new Map<string, number>();
-  for (const head of heads) {
-    const month = monthOf(head.sentAt);
-    messagesInMonth.set(month, (messagesInMonth.get(month) ?? 0) + 1);
-    if (head.sentAt) {
-      const key = `${month}\n${head.msgClass}`;
-      const entry = counts.get(key) ?? { month, msgClass: head.msgClass, count: 0 };
-      entry.count++;
-      counts.set(key, entry);
-    }
-    const address = (head.fromAddress ?? '').toLowerCase();
-    const poster = posters.get(address) ?? { name: head.fromName ?? '', address, count: 0 };
-    poster.count++;
-    if (!poster.name && head.fromName) poster.name = head.fromName;
-    poster.person ??= people.pageOf(head.senderId);
+  for (const { month, messages } of figures)
+    messagesInMonth.set(month ?? UNDATED, (messagesInMonth.get(month ?? UNDATED) ?? 0) + messages);
+  const threadsInMonth = new Map(monthThreads.map(({ month, threads }) => [month ?? UNDATED, threads]));
+  // A poster is an address in lower case; its name and page are those of its earliest message that has one.
+  const posters = new Map<string, { name: string; address: string; count: number; person?: string }>();
+  for (const sender of [...senders].sort((a, b) => a.firstId - b.firstId)) {
+    const address = (sender.fromAddress ?? '').toLowerCase();
+    const poster = posters.get(address) ?? { name: sender.fromName ?? '', address, count: 0 };
+    poster.count += sender.messages;
+    if (!poster.name && sender.fromName) poster.name = sender.fromName;
+    poster.person ??= people.pageOf(sender.senderId);
     posters.set(address, poster);
   }
   return {
     summary,
-    counts: [...counts.values()].sort((a, b) => compareText(a.month, b.month) || compareText(a.msgClass, b.msgClass)),
-    classes: [...new Set(heads.map((h) => h.msgClass))].sort(compareText),
+    counts: figures
+      .filter((f): f is RenderMonthClass & { month: string } => f.month !== null)
+      .map(({ month, msgClass, messages }) => ({ month, msgClass, count: messages }))
+      .sort((a, b) => compareText(a.month, b.month) || compareText(a.msgClass, b.msgClass)),
+    classes: [...new Set(figures.map((f) => f.msgClass))].sort(compareText),
     posters: [...posters.values()]
       .sort((a, b) => b.count - a.count || compareText(a.address, b.address))
       .slice(0, TOP_POSTERS),
@@ -363,7 +536,7 @@ function overview(
     months: monthNames.map((month) => ({
       month,
       messages: messagesInMonth.get(month) ?? 0,
-      threads: byMonth.get(month)?.length ?? 0,
+      threads: threadsInMonth.get(month) ?? 0,
     })),
   };
 }

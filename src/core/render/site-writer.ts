@@ -40,18 +40,17 @@ export interface RenderManifest {
 export class SiteWriter {
   written = 0;
   skipped = 0;
-  private readonly manifest: RenderManifest;
   private readonly madeDirs = new Set<string>();
-  /** Paths the manifest read did not hold. */
-  private readonly added: string[] = [];
+  /** Paths written by this render, with their new hashes. */
+  private readonly changes = new Map<string, string>();
 
   private constructor(
     readonly outDir: string,
-    manifest: RenderManifest,
-    private readonly manifestText: string,
-  ) {
-    this.manifest = manifest;
-  }
+    private readonly files: ManifestFiles,
+    readonly lists: Record<string, ListSummary>,
+    /** The manifest's text as read, when it is in the form close() writes (else the manifest is written again). */
+    private readonly listsText: string | undefined,
+  ) {}
 
   static async open(outDir: string): Promise<SiteWriter> {
     try {
@@ -65,31 +64,37 @@ export class SiteWriter {
         );
       throw error;
     }
-    let manifest: RenderManifest = { format: 1, files: {}, lists: {} };
     let text = '';
     try {
       text = await readFile(join(outDir, RENDER_MANIFEST), 'utf8');
-      const read = JSON.parse(text) as RenderManifest;
-      if (read.format === 1) manifest = { format: 1, files: read.files ?? {}, lists: read.lists ?? {} };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && !(error instanceof SyntaxError)) throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
-    return new SiteWriter(outDir, manifest, text);
-  }
-
-  get lists(): Record<string, ListSummary> {
-    return this.manifest.lists;
+    const read = ManifestFiles.read(text);
+    if (read) return new SiteWriter(outDir, read.files, read.lists, read.listsText);
+    // Not in the form this writer gives it (or no manifest): read as JSON, and written again whole at the end.
+    let manifest: RenderManifest = { format: 1, files: {}, lists: {} };
+    try {
+      const parsed = JSON.parse(text) as RenderManifest;
+      if (parsed.format === 1) manifest = { format: 1, files: parsed.files ?? {}, lists: parsed.lists ?? {} };
+    } catch (error) {
+      if (!(error instanceof SyntaxError)) throw error;
+    }
+    // A path JSON escapes was not written by a render (none is): it is left out, and its file stays unknown.
+    const plain = Object.entries(manifest.files).filter(([path]) => JSON.stringify(path) === `"${path}"`);
+    const files = ManifestFiles.read(manifestText(plain, {}))!.files;
+    return new SiteWriter(outDir, files, manifest.lists, undefined);
   }
 
   setList(summary: ListSummary): void {
-    this.manifest.lists[summary.slug] = summary;
+    this.lists[summary.slug] = summary;
   }
 
   /** Writes `content` at `path` (relative, with `/`) unless the same bytes are there already. */
   write(path: string, content: string | Buffer): void {
     const hash = digest('sha256', content, 'hex');
     const target = join(this.outDir, ...path.split('/'));
-    const known = this.manifest.files[path];
+    const known = this.changes.get(path) ?? this.files.get(path);
     if (known === hash && existsSync(target)) {
       this.skipped++;
       return;
@@ -99,52 +104,160 @@ export class SiteWriter {
       mkdirSync(dir, { recursive: true });
       this.madeDirs.add(dir);
     }
-    if (known === undefined) this.added.push(path);
     if (known !== undefined || !writeNew(target, content)) {
       const temporary = `${target}.partial`;
       writeFileSync(temporary, content);
       renameSync(temporary, target);
     }
-    this.manifest.files[path] = hash;
+    this.changes.set(path, hash);
     this.written++;
   }
 
-  /** Writes the manifest, keys sorted, so the same site gives the same bytes. Written last: an interrupted render writes its pages again. */
+  /**
+   * Writes the manifest, keys sorted, so the same site gives the same bytes;
+   * not at all when nothing changed. Written last: an interrupted render
+   * writes its pages again.
+   */
   async close(): Promise<string> {
-    const sorted: RenderManifest = {
-      format: 1,
-      files: this.sortedFiles(),
-      lists: Object.fromEntries(Object.entries(this.manifest.lists).sort(([a], [b]) => compareText(a, b))),
-    };
     const path = join(this.outDir, RENDER_MANIFEST);
-    const text = `${JSON.stringify(sorted, null, 1)}\n`;
-    if (text === this.manifestText) return path;
-    await writeFile(`${path}.partial`, text);
+    const lists = Object.fromEntries(Object.entries(this.lists).sort(([a], [b]) => compareText(a, b)));
+    const listsText = listsPart(lists);
+    if (this.changes.size === 0 && listsText === this.listsText) return path;
+    await writeFile(`${path}.partial`, this.files.merged(this.changes, listsText));
     await rename(`${path}.partial`, path);
     return path;
   }
+}
 
-  /**
-   * The manifest's files in path order. The manifest read was written in that
-   * order, so only the paths new in this render are sorted and merged in: a
-   * site of a few hundred thousand files is not sorted again for a month's pages.
-   */
-  private sortedFiles(): Record<string, string> {
-    const files = this.manifest.files;
-    const fresh = new Set(this.added);
-    const known = Object.keys(files).filter((key) => !fresh.has(key));
-    if (!known.every((key, i) => i === 0 || compareText(known[i - 1]!, key) < 0))
-      return Object.fromEntries(Object.entries(files).sort(([a], [b]) => compareText(a, b)));
-    if (this.added.length === 0) return files;
-    const added = [...this.added].sort(compareText);
-    const sorted: Record<string, string> = {};
-    let i = 0;
-    for (const key of known) {
-      while (i < added.length && compareText(added[i]!, key) < 0) sorted[added[i]!] = files[added[i++]!]!;
-      sorted[key] = files[key]!;
+const MANIFEST_HEAD = '{\n "format": 1,\n "files": {';
+const FILES_END = '\n },\n';
+/** One file's line, `  "path": "sha-256"`, without the comma between lines. */
+const HASH_LENGTH = 64;
+const LINE_TAIL = 4 + HASH_LENGTH + 1; // '": "', the hash, '"'
+
+/** The manifest's text: what `JSON.stringify(manifest, null, 1)` gives, and a newline. */
+function manifestText(files: ReadonlyArray<[string, string]>, lists: Record<string, ListSummary>): string {
+  const sorted = [...files].sort(([a], [b]) => compareText(a, b));
+  return filesText(sorted.map(([path, hash]) => fileLine(path, hash)).join(',\n'), listsPart(lists));
+}
+
+function filesText(lines: string, listsText: string): string {
+  return lines ? `${MANIFEST_HEAD}\n${lines}${FILES_END}${listsText}` : `${MANIFEST_HEAD}},\n${listsText}`;
+}
+
+function fileLine(path: string, hash: string): string {
+  return `  ${JSON.stringify(path)}: "${hash}"`;
+}
+
+/** The manifest's end from its `"lists"` key on. */
+function listsPart(lists: Record<string, ListSummary>): string {
+  return `${JSON.stringify({ lists }, null, 1).slice(2)}\n`;
+}
+
+/**
+ * The manifest's files, looked up in its text rather than parsed: a site of
+ * a few hundred thousand files has a manifest of tens of megabytes, and an
+ * update of a month changes a few thousand lines of it. Read only when the
+ * text is in the form manifestText() gives, its paths in order and none
+ * escaped; the new manifest is the old text with the changed lines replaced
+ * and the new ones put in their place.
+ */
+class ManifestFiles {
+  private constructor(
+    private readonly text: string,
+    /** Where each file's line starts, and ends (before its comma): lines in path order. */
+    private readonly starts: Int32Array,
+    private readonly ends: Int32Array,
+  ) {}
+
+  private lookups = 0;
+  private byPath: Map<string, number> | undefined;
+
+  static read(
+    text: string,
+  ): { files: ManifestFiles; lists: Record<string, ListSummary>; listsText: string } | undefined {
+    if (!text.startsWith(MANIFEST_HEAD)) return undefined;
+    let at = MANIFEST_HEAD.length;
+    const starts: number[] = [];
+    const ends: number[] = [];
+    let listsAt: number;
+    if (text.startsWith('},\n', at)) listsAt = at + 3;
+    else {
+      const filesEnd = text.indexOf(FILES_END, at);
+      if (filesEnd < 0 || text.lastIndexOf('\\', filesEnd) >= at) return undefined;
+      let previous = '';
+      while (at < filesEnd) {
+        const start = at + 1; // after the newline
+        const next = text.indexOf('\n', start);
+        const end = next === filesEnd ? filesEnd : next - 1; // before the comma
+        if (next === filesEnd ? false : text.charCodeAt(next - 1) !== 44) return undefined;
+        if (
+          !text.startsWith('  "', start) ||
+          !text.startsWith('": "', end - LINE_TAIL) ||
+          text.charCodeAt(end - 1) !== 34
+        )
+          return undefined;
+        const path = text.slice(start + 3, end - LINE_TAIL);
+        if (path.includes('"') || (starts.length > 0 && compareText(previous, path) >= 0)) return undefined;
+        previous = path;
+        starts.push(start);
+        ends.push(end);
+        at = next;
+      }
+      listsAt = filesEnd + FILES_END.length;
     }
-    while (i < added.length) sorted[added[i]!] = files[added[i++]!]!;
-    return sorted;
+    const listsText = text.slice(listsAt);
+    let lists: Record<string, ListSummary>;
+    try {
+      lists = (JSON.parse(`{${listsText}`) as { lists?: Record<string, ListSummary> }).lists ?? {};
+    } catch (error) {
+      if (error instanceof SyntaxError) return undefined;
+      throw error;
+    }
+    if (listsPart(lists) !== listsText) return undefined;
+    return { files: new ManifestFiles(text, Int32Array.from(starts), Int32Array.from(ends)), lists, listsText };
+  }
+
+  private path(index: number): string {
+    return this.text.slice(this.starts[index]! + 3, this.ends[index]! - LINE_TAIL);
+  }
+
+  /** The first line whose path is not before `path` (the count of lines when none). */
+  private lowerBound(path: string): number {
+    let low = 0;
+    let high = this.starts.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (compareText(this.path(middle), path) < 0) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  get(path: string): string | undefined {
+    // A render that looks up much of the site (a whole render over it) indexes every path once instead.
+    if (!this.byPath && ++this.lookups > this.starts.length / 8)
+      this.byPath = new Map(Array.from(this.starts, (_, index) => [this.path(index), index]));
+    const index = this.byPath ? (this.byPath.get(path) ?? -1) : this.lowerBound(path);
+    if (index < 0 || index === this.starts.length || this.path(index) !== path) return undefined;
+    return this.text.slice(this.ends[index]! - HASH_LENGTH - 1, this.ends[index]! - 1);
+  }
+
+  /** The manifest with these paths' hashes changed or added; the lines between them are copied as they are. */
+  merged(changes: ReadonlyMap<string, string>, listsText: string): string {
+    const pieces: string[] = [];
+    let from = 0;
+    const copy = (to: number) => {
+      if (to > from) pieces.push(this.text.slice(this.starts[from], this.ends[to - 1]));
+    };
+    for (const [path, hash] of [...changes].sort(([a], [b]) => compareText(a, b))) {
+      const at = this.lowerBound(path);
+      copy(at);
+      pieces.push(fileLine(path, hash));
+      from = at < this.starts.length && this.path(at) === path ? at + 1 : at;
+    }
+    copy(this.starts.length);
+    return filesText(pieces.join(',\n'), listsText);
   }
 }
 

@@ -23,6 +23,12 @@ export interface Thread {
   messageCount: number;
 }
 
+/** What a page needs of another thread to link to it: its address and its root's subject. */
+export interface ThreadLink {
+  call: string;
+  root: Pick<Item, 'subject'>;
+}
+
 export const UNDATED = 'undated';
 
 /** Site paths of a message and a thread. */
@@ -36,7 +42,7 @@ export const paths = {
 };
 
 /** Earlier first; undated last; the call number breaks ties the same way everywhere. */
-function earlierFirst(aAt: string | null, aCall: string, bAt: string | null, bCall: string): number {
+export function earlierFirst(aAt: string | null, aCall: string, bAt: string | null, bCall: string): number {
   if (aAt !== bAt) {
     if (aAt === null) return 1;
     if (bAt === null) return -1;
@@ -73,6 +79,11 @@ export function buildThreads(key: string, heads: readonly RenderHead[]): Thread[
     threads.push(shapeThread(root, items));
   }
   return threads.sort(byStart);
+}
+
+/** The id that groups a thread's messages: thread_root_id, or the id of its one message that has none. */
+export function threadRootId(thread: Thread): number {
+  return thread.root.threadRootId ?? thread.root.id;
 }
 
 function shapeThread(root: Item, items: Item[]): Thread {

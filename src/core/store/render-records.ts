@@ -77,7 +77,67 @@ export interface RenderSeries {
   lastActivityAt: string | null;
 }
 
+/** A list's messages of one UTC month (null: no date) and class. */
+export interface RenderMonthClass {
+  month: string | null;
+  msgClass: string;
+  messages: number;
+}
+
+/** A list's threads with mail in one UTC month (null: no date). */
+export interface RenderMonthThreads {
+  month: string | null;
+  threads: number;
+}
+
+/** A list's messages of one exact sender (address, name, person), with the lowest id among them. */
+export interface RenderSenderCount {
+  fromAddress: string | null;
+  fromName: string | null;
+  senderId: number | null;
+  messages: number;
+  firstId: number;
+}
+
+/** One thread of a list without its messages: enough to place it among the others. */
+export interface RenderThreadEntry {
+  /** thread_root_id, or the id of a message with none. */
+  rootId: number;
+  /** The earliest date of its mail; null when none is dated. */
+  startedAt: string | null;
+  /** Whether it has mail in the month given or later, or mail with no date. */
+  fresh: boolean;
+  /** Whether it holds mail of a patch series. */
+  inSeries: boolean;
+  /** Its root message's key and subject; null when its root is not one of its own messages in the list. */
+  rootKey: string | null;
+  rootSubject: string | null;
+}
+
+/** A message of a thread as a patch series' page counts it. */
+export interface RenderSeriesMark {
+  id: number;
+  /** Its thread (thread_root_id, or its own id when it has none). */
+  rootId: number;
+  fromAddress: string | null;
+  fromName: string | null;
+  patchSeriesId: number | null;
+  patchVersion: number | null;
+}
+
+/** A message as a person's page and the Message-ID map show it. */
+export interface RenderMail {
+  listId: number;
+  messageKey: string;
+  messageId: string | null;
+  senderId: number | null;
+  subject: string | null;
+  sentAt: string | null;
+}
+
 const HEAD_SHAPE = { booleans: ['is_bot', 'has_patch'] } as const;
+const HEAD_COLUMNS =
+  'id, message_key, message_id, thread_root_id, in_reply_to, from_name, from_address, sender_id, is_bot, subject, sent_at, msg_class, has_patch, patch_series_id, patch_version';
 
 /**
  * The read-only queries of `render`. A list's heads are read once as a
@@ -91,23 +151,149 @@ export class RenderRecords {
   async heads(listId: number): Promise<RenderHead[]> {
     const heads: RenderHead[] = [];
     const rows = this.db.stream<Record<string, unknown>>(
-      `SELECT id, message_key, message_id, thread_root_id, in_reply_to, from_name, from_address, sender_id, is_bot, subject, sent_at, msg_class, has_patch, patch_series_id, patch_version
-       FROM email_messages WHERE list_id = ? ORDER BY id`,
+      `SELECT ${HEAD_COLUMNS} FROM email_messages WHERE list_id = ? ORDER BY id`,
       [listId],
       2000,
     );
-    for await (const batch of rows) {
-      for (const row of batch) {
-        const head = mapRow<RenderHead>(row, HEAD_SHAPE);
-        head.id = Number(head.id);
-        head.threadRootId = head.threadRootId === null ? null : Number(head.threadRootId);
-        head.senderId = head.senderId === null ? null : Number(head.senderId);
-        head.patchSeriesId = head.patchSeriesId === null ? null : Number(head.patchSeriesId);
-        head.patchVersion = head.patchVersion === null ? null : Number(head.patchVersion);
-        heads.push(head);
+    for await (const batch of rows) for (const row of batch) heads.push(toHead(row));
+    return heads;
+  }
+
+  /** The heads of these threads of a list (by rootId, as threads() gives it), in id order. */
+  async threadHeads(listId: number, rootIds: readonly number[]): Promise<RenderHead[]> {
+    const heads: RenderHead[] = [];
+    const chunk = Math.min(1000, this.db.capabilities.maxParameters - 1);
+    for (let at = 0; at < rootIds.length; at += chunk) {
+      const part = rootIds.slice(at, at + chunk);
+      const marks = inPlaceholders(part.length);
+      for (const where of [`thread_root_id IN (${marks})`, `thread_root_id IS NULL AND id IN (${marks})`]) {
+        const rows = await this.db.all<Record<string, unknown>>(
+          `SELECT ${HEAD_COLUMNS} FROM email_messages WHERE list_id = ? AND ${where}`,
+          [listId, ...part],
+        );
+        for (const row of rows) heads.push(toHead(row));
       }
     }
-    return heads;
+    return heads.sort((a, b) => a.id - b.id);
+  }
+
+  /** What a patch series' page needs of each message of these threads (by rootId), without their heads. */
+  async seriesMarks(listId: number, rootIds: readonly number[]): Promise<RenderSeriesMark[]> {
+    const marks: RenderSeriesMark[] = [];
+    const chunk = Math.min(1000, this.db.capabilities.maxParameters - 1);
+    for (let at = 0; at < rootIds.length; at += chunk) {
+      const part = rootIds.slice(at, at + chunk);
+      const places = inPlaceholders(part.length);
+      for (const where of [`thread_root_id IN (${places})`, `thread_root_id IS NULL AND id IN (${places})`]) {
+        const rows = await this.db.all<Record<string, unknown>>(
+          `SELECT id, thread_root_id, from_address, from_name, patch_series_id, patch_version
+           FROM email_messages WHERE list_id = ? AND ${where}`,
+          [listId, ...part],
+        );
+        for (const row of rows)
+          marks.push({
+            id: Number(row.id),
+            rootId: row.thread_root_id === null ? Number(row.id) : Number(row.thread_root_id),
+            fromAddress: (row.from_address as string | null) ?? null,
+            fromName: (row.from_name as string | null) ?? null,
+            patchSeriesId: row.patch_series_id === null ? null : Number(row.patch_series_id),
+            patchVersion: row.patch_version === null ? null : Number(row.patch_version),
+          });
+      }
+    }
+    return marks;
+  }
+
+  /**
+   * Every thread of a list, one row each, with whether it has mail in
+   * `month` (YYYY-MM) or later: what an update of a site from that month on
+   * needs to find the threads to render and their neighbours without reading
+   * every message.
+   */
+  async threads(listId: number, month: string): Promise<RenderThreadEntry[]> {
+    const sent = this.db.capabilities.utcMonth('sent_at');
+    const rows = await this.db.all<Record<string, unknown>>(
+      `SELECT t.root_id, t.started_at, t.fresh, t.in_series, r.message_key AS root_key, r.subject AS root_subject
+       FROM (SELECT COALESCE(thread_root_id, id) AS root_id, MIN(sent_at) AS started_at,
+               MAX(CASE WHEN sent_at IS NULL OR ${sent} >= ? THEN 1 ELSE 0 END) AS fresh,
+               MAX(CASE WHEN patch_series_id IS NOT NULL THEN 1 ELSE 0 END) AS in_series
+             FROM email_messages WHERE list_id = ? GROUP BY COALESCE(thread_root_id, id)) t
+       LEFT JOIN email_messages r ON r.id = t.root_id AND r.list_id = ? AND COALESCE(r.thread_root_id, r.id) = t.root_id`,
+      [month, listId, listId],
+    );
+    return rows.map((row) => ({
+      rootId: Number(row.root_id),
+      startedAt: (row.started_at as string | null) ?? null,
+      fresh: Number(row.fresh) === 1,
+      inSeries: Number(row.in_series) === 1,
+      rootKey: (row.root_key as string | null) ?? null,
+      rootSubject: (row.root_subject as string | null) ?? null,
+    }));
+  }
+
+  /** A list's messages per UTC month and class. */
+  async monthClasses(listId: number): Promise<RenderMonthClass[]> {
+    const rows = await this.db.all<Record<string, unknown>>(
+      `SELECT ${this.db.capabilities.utcMonth('sent_at')} AS month, msg_class, COUNT(*) AS messages
+       FROM email_messages WHERE list_id = ? GROUP BY ${this.db.capabilities.utcMonth('sent_at')}, msg_class`,
+      [listId],
+    );
+    return rows.map((row) => ({
+      month: (row.month as string | null) ?? null,
+      msgClass: String(row.msg_class),
+      messages: Number(row.messages),
+    }));
+  }
+
+  /** A list's threads with mail in each UTC month (a thread counts in each month it has mail in). */
+  async monthThreads(listId: number): Promise<RenderMonthThreads[]> {
+    const rows = await this.db.all<Record<string, unknown>>(
+      `SELECT month, COUNT(DISTINCT root_id) AS threads
+       FROM (SELECT ${this.db.capabilities.utcMonth('sent_at')} AS month, COALESCE(thread_root_id, id) AS root_id
+             FROM email_messages WHERE list_id = ?) m
+       GROUP BY month`,
+      [listId],
+    );
+    return rows.map((row) => ({ month: (row.month as string | null) ?? null, threads: Number(row.threads) }));
+  }
+
+  /** A list's messages per exact sender address, name and person. */
+  async senders(listId: number): Promise<RenderSenderCount[]> {
+    const rows = await this.db.all<Record<string, unknown>>(
+      `SELECT from_address, from_name, sender_id, COUNT(*) AS messages, MIN(id) AS first_id
+       FROM email_messages WHERE list_id = ? GROUP BY from_address, from_name, sender_id`,
+      [listId],
+    );
+    return rows.map((row) => ({
+      fromAddress: (row.from_address as string | null) ?? null,
+      fromName: (row.from_name as string | null) ?? null,
+      senderId: row.sender_id === null ? null : Number(row.sender_id),
+      messages: Number(row.messages),
+      firstId: Number(row.first_id),
+    }));
+  }
+
+  /** Every message of these lists as people's pages and the Message-ID map show it. */
+  async mail(listIds: readonly number[]): Promise<RenderMail[]> {
+    const mail: RenderMail[] = [];
+    for (const listId of listIds) {
+      const rows = this.db.stream<Record<string, unknown>>(
+        'SELECT list_id, message_key, message_id, sender_id, subject, sent_at FROM email_messages WHERE list_id = ?',
+        [listId],
+        5000,
+      );
+      for await (const batch of rows)
+        for (const row of batch)
+          mail.push({
+            listId: Number(row.list_id),
+            messageKey: String(row.message_key),
+            messageId: (row.message_id as string | null) ?? null,
+            senderId: row.sender_id === null ? null : Number(row.sender_id),
+            subject: (row.subject as string | null) ?? null,
+            sentAt: (row.sent_at as string | null) ?? null,
+          });
+    }
+    return mail;
   }
 
   /** Text, trailers, links and raw bytes of these messages, by id (read in chunks: a thread may hold more messages than a statement takes parameters). */
@@ -236,6 +422,16 @@ export class RenderRecords {
       };
     });
   }
+}
+
+function toHead(row: Record<string, unknown>): RenderHead {
+  const head = mapRow<RenderHead>(row, HEAD_SHAPE);
+  head.id = Number(head.id);
+  head.threadRootId = head.threadRootId === null ? null : Number(head.threadRootId);
+  head.senderId = head.senderId === null ? null : Number(head.senderId);
+  head.patchSeriesId = head.patchSeriesId === null ? null : Number(head.patchSeriesId);
+  head.patchVersion = head.patchVersion === null ? null : Number(head.patchVersion);
+  return head;
 }
 
 function order(a: string, b: string): number {
