@@ -7,7 +7,7 @@ import { runCli, runCliJson } from '../helpers/cli.js';
 import type { TestDatabase } from '../helpers/databases.js';
 import { describeAcrossEngines } from '../helpers/describe-on-dialects.js';
 import { siteDigest } from '../helpers/static-site.js';
-import { KERNEL, QUARRY } from '../helpers/sample-lists.js';
+import { ADD_SAMPLE_LISTS, KERNEL, QUARRY } from '../helpers/sample-lists.js';
 
 /** The month that arrives after the first render: both samples have mail in it and after it, and threads across it. */
 const SINCE = '2024-03';
@@ -52,19 +52,12 @@ describeAcrossEngines('render --since after a sync on $dialect', (databases) => 
       await writeFile(path, before, 'latin1');
       archives.push({ path, whole });
     }
-    const repos = ['https://github.com/apache/quarry', 'https://github.com/torvalds/linux'];
-    await cli([
-      'lists',
-      'add',
-      '--system',
-      'mbox',
-      '--rules',
-      'apache_ponymail',
-      archives[0]!.path,
-      '--repo',
-      repos[0]!,
+    // The README's registration of the samples, pointed at the copies.
+    const copies = new Map([
+      [QUARRY, archives[0]!.path],
+      [KERNEL, archives[1]!.path],
     ]);
-    await cli(['lists', 'add', '--system', 'mbox', '--rules', 'public_inbox', archives[1]!.path, '--repo', repos[1]!]);
+    for (const add of ADD_SAMPLE_LISTS) await cli(add.map((arg) => copies.get(arg) ?? arg));
     await cli(['sync', '--full', '--now']);
   }, 240_000);
 

@@ -201,14 +201,8 @@ interface PlacedThread {
 async function allThreads(
   records: RenderRecords,
   list: ListRecord,
-  people: SitePeople,
 ): Promise<{ placed: PlacedThread[]; neighbours: Set<number>; marks: RenderSeriesMark[] }> {
-  const heads = await records.heads(list.id);
-  await people.learn(
-    records,
-    heads.map((h) => h.senderId),
-  );
-  const threads = buildThreads(listKey(list), heads);
+  const threads = buildThreads(listKey(list), await records.heads(list.id));
   return {
     placed: threads.map((thread) => ({ link: thread, startedAt: thread.startedAt, thread })),
     neighbours: new Set(),
@@ -228,19 +222,14 @@ async function threadsSince(
   records: RenderRecords,
   list: ListRecord,
   since: string,
-  people: SitePeople,
 ): Promise<{ placed: PlacedThread[]; neighbours: Set<number>; marks: RenderSeriesMark[] }> {
   const key = listKey(list);
   const entries = await records.threads(list.id, since);
   const byRoot = new Map<number, Thread>();
   const load = async (rootIds: number[]) => {
     if (rootIds.length === 0) return;
-    const heads = await records.threadHeads(list.id, rootIds);
-    await people.learn(
-      records,
-      heads.map((h) => h.senderId),
-    );
-    for (const thread of buildThreads(key, heads)) byRoot.set(threadRootId(thread), thread);
+    for (const thread of buildThreads(key, await records.threadHeads(list.id, rootIds)))
+      byRoot.set(threadRootId(thread), thread);
   };
   // A thread whose root is not one of its own messages takes its address from its earliest message: read it to know it.
   await load(entries.filter((e) => e.fresh || e.rootKey === null).map((e) => e.rootId));
@@ -285,8 +274,14 @@ async function renderList(
   const figures = await records.monthClasses(list.id);
   const summary = summarize(list, figures);
   writer.setList(summary);
+  // Every sender of the list, for the overview's posters and the links of its pages to people.
+  const senders = await records.senders(list.id);
+  await people.learn(
+    records,
+    senders.map((s) => s.senderId),
+  );
   const { placed, neighbours, marks } =
-    since === undefined ? await allThreads(records, list, people) : await threadsSince(records, list, since, people);
+    since === undefined ? await allThreads(records, list) : await threadsSince(records, list, since);
   const threads = placed.flatMap(({ thread }) => (thread ? [thread] : []));
   const wanted = (month: string) => !since || month === UNDATED || month >= since;
 
@@ -313,11 +308,6 @@ async function renderList(
     ...seriesThreads(placed, marks),
   ]);
   const seriesOf = new Map(series.map((view) => [view.series.seriesId, view]));
-  const senders = await records.senders(list.id);
-  await people.learn(
-    records,
-    senders.map((s) => s.senderId),
-  );
   writer.write(
     `lists/${summary.slug}/index.html`,
     listPage(overview(summary, figures, await records.monthThreads(list.id), senders, series, monthNames, people)),

@@ -161,47 +161,51 @@ export class RenderRecords {
 
   /** The heads of these threads of a list (by rootId, as threads() gives it), in id order. */
   async threadHeads(listId: number, rootIds: readonly number[]): Promise<RenderHead[]> {
-    const heads: RenderHead[] = [];
+    const rows = await this.rowsOfThreads(listId, rootIds, HEAD_COLUMNS);
+    return rows.map(toHead).sort((a, b) => a.id - b.id);
+  }
+
+  /** What a patch series' page needs of each message of these threads (by rootId), without their heads. */
+  async seriesMarks(listId: number, rootIds: readonly number[]): Promise<RenderSeriesMark[]> {
+    const rows = await this.rowsOfThreads(
+      listId,
+      rootIds,
+      'id, thread_root_id, from_address, from_name, patch_series_id, patch_version',
+    );
+    return rows.map((row) => ({
+      id: Number(row.id),
+      rootId: row.thread_root_id === null ? Number(row.id) : Number(row.thread_root_id),
+      fromAddress: (row.from_address as string | null) ?? null,
+      fromName: (row.from_name as string | null) ?? null,
+      patchSeriesId: row.patch_series_id === null ? null : Number(row.patch_series_id),
+      patchVersion: row.patch_version === null ? null : Number(row.patch_version),
+    }));
+  }
+
+  /**
+   * `columns` of every message of these threads of a list: those whose
+   * thread_root_id is one of `rootIds`, and a message without one whose own
+   * id is. Asked in chunks, within the engine's limit on parameters.
+   */
+  private async rowsOfThreads(
+    listId: number,
+    rootIds: readonly number[],
+    columns: string,
+  ): Promise<Record<string, unknown>[]> {
+    const rows: Record<string, unknown>[] = [];
     const chunk = Math.min(1000, this.db.capabilities.maxParameters - 1);
     for (let at = 0; at < rootIds.length; at += chunk) {
       const part = rootIds.slice(at, at + chunk);
       const marks = inPlaceholders(part.length);
       for (const where of [`thread_root_id IN (${marks})`, `thread_root_id IS NULL AND id IN (${marks})`]) {
-        const rows = await this.db.all<Record<string, unknown>>(
-          `SELECT ${HEAD_COLUMNS} FROM email_messages WHERE list_id = ? AND ${where}`,
+        const found = await this.db.all<Record<string, unknown>>(
+          `SELECT ${columns} FROM email_messages WHERE list_id = ? AND ${where}`,
           [listId, ...part],
         );
-        for (const row of rows) heads.push(toHead(row));
+        for (const row of found) rows.push(row);
       }
     }
-    return heads.sort((a, b) => a.id - b.id);
-  }
-
-  /** What a patch series' page needs of each message of these threads (by rootId), without their heads. */
-  async seriesMarks(listId: number, rootIds: readonly number[]): Promise<RenderSeriesMark[]> {
-    const marks: RenderSeriesMark[] = [];
-    const chunk = Math.min(1000, this.db.capabilities.maxParameters - 1);
-    for (let at = 0; at < rootIds.length; at += chunk) {
-      const part = rootIds.slice(at, at + chunk);
-      const places = inPlaceholders(part.length);
-      for (const where of [`thread_root_id IN (${places})`, `thread_root_id IS NULL AND id IN (${places})`]) {
-        const rows = await this.db.all<Record<string, unknown>>(
-          `SELECT id, thread_root_id, from_address, from_name, patch_series_id, patch_version
-           FROM email_messages WHERE list_id = ? AND ${where}`,
-          [listId, ...part],
-        );
-        for (const row of rows)
-          marks.push({
-            id: Number(row.id),
-            rootId: row.thread_root_id === null ? Number(row.id) : Number(row.thread_root_id),
-            fromAddress: (row.from_address as string | null) ?? null,
-            fromName: (row.from_name as string | null) ?? null,
-            patchSeriesId: row.patch_series_id === null ? null : Number(row.patch_series_id),
-            patchVersion: row.patch_version === null ? null : Number(row.patch_version),
-          });
-      }
-    }
-    return marks;
+    return rows;
   }
 
   /**
