@@ -19,6 +19,13 @@ export default class Render extends BaseCommand<typeof Render> {
       required: true,
     }),
     since: Flags.string({ description: 'only write month and thread pages of this UTC month (YYYY-MM) and later' }),
+    workers: Flags.integer({
+      description:
+        'threads that make the site, the main thread included: 1 alone, 2 hands the writing of files to a thread, 3 the search indexes too',
+      default: 3,
+      min: 1,
+      max: 3,
+    }),
   };
 
   async run(): Promise<RenderResult> {
@@ -28,7 +35,13 @@ export default class Render extends BaseCommand<typeof Render> {
       this.withProgress('render', (progress) =>
         renderSite(
           store,
-          { outDir: flags.out, selection: { names: flags.list, system: flags.system }, since: flags.since, signal },
+          {
+            outDir: flags.out,
+            selection: { names: flags.list, system: flags.system },
+            since: flags.since,
+            workers: flags.workers,
+            signal,
+          },
           progress,
         ),
       ),

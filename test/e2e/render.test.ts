@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,7 @@ import type { StatsResult } from '../../src/core/stats/collect-stats.js';
 import { paths } from '../../src/core/render/thread-model.js';
 import { openStore } from '../../src/core/store/open-store.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
+import { startCli } from '../helpers/start-cli.js';
 import type { TestDatabase } from '../helpers/databases.js';
 import { describeAcrossEngines } from '../helpers/describe-on-dialects.js';
 import { brokenLinks, pageTags, siteDigest, siteFiles } from '../helpers/static-site.js';
@@ -316,6 +317,52 @@ describeAcrossEngines('render on $dialect', (databases) => {
     const onProc = await runCli(['render', '--db', db.url, '--out', '/proc/self/listminer-site']);
     expect(onProc.code).toBe(2);
     expect(onProc.stderr).toContain('kernel filesystem');
+  });
+
+  it('writes the same files on the main thread alone (--workers 1) as with its threads for files and search', async () => {
+    const alone = join(out, 'alone');
+    await render(alone, ['--workers', '1']);
+    expect(siteDigest(alone)).toEqual(siteDigest(join(out, 'site')));
+  });
+
+  it.each(['1', '3'])(
+    'with --workers %s, stops with one sentence where a folder stands in place of a file, and leaves no manifest',
+    async (workers) => {
+      const blocked = join(out, `blocked-${workers}`);
+      await mkdir(join(blocked, 'style.css'), { recursive: true });
+      const run = await runCli(['render', '--db', db.url, '--out', blocked, '--workers', workers]);
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toContain('render cannot write its file in');
+      expect(run.stderr).toContain('a folder stands where a file goes');
+      expect(run.stderr).not.toContain('unexpected');
+      expect(existsSync(join(blocked, 'render-manifest.json'))).toBe(false);
+      expect(existsSync(join(blocked, 'lists'))).toBe(true);
+    },
+  );
+
+  it('stopped by SIGTERM, ends its threads and exits 130 with no manifest; the next render makes the same site as one never stopped', async () => {
+    const stopped = join(out, 'stopped');
+    const running = startCli(['render', '--db', db.url, '--out', stopped]);
+    await new Promise<void>((resolve) => {
+      let seen = '';
+      running.child.stderr!.on('data', (chunk: Buffer) => {
+        seen += chunk.toString();
+        if (seen.includes('(started)')) resolve();
+      });
+      running.child.on('close', () => resolve());
+    });
+    running.child.kill('SIGTERM');
+    // A render whose threads keep it alive is ended after a generous wait, so the test reports instead of hanging.
+    const stuck = setTimeout(() => running.child.kill('SIGKILL'), 60_000);
+    const exit = await running.exited;
+    clearTimeout(stuck);
+    expect(exit.signal, exit.stderr).toBeNull();
+    if (exit.code !== 0) {
+      expect(exit.code, exit.stderr).toBe(130);
+      expect(existsSync(join(stopped, 'render-manifest.json'))).toBe(false);
+    }
+    await render(stopped);
+    expect(siteDigest(stopped)).toEqual(siteDigest(join(out, 'site')));
   });
 
   it('renders the same bytes on every engine', () => {

@@ -1,6 +1,6 @@
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { refuseVirtualFolder } from '../config/refuse-virtual-folder.js';
-import { explainExportFailure } from './explain-export-failure.js';
+import { explainWriteFailure } from '../explain-write-failure.js';
 import { join, resolve } from 'node:path';
 import { addMonths, isMonth } from '../archive/month.js';
 import { InputError } from '../errors.js';
@@ -85,6 +85,9 @@ export interface ExportManifest {
   files: Array<Omit<ExportedFile, 'columns'> & { columns: Column[] }>;
 }
 
+/** A full disk stops export with no partial file under a table's name (each is written as .partial, then renamed). */
+const EXPORT = { name: 'export', leaves: "and left no partial file under a table's name" } as const;
+
 interface ExportUnit {
   list?: ExportedList;
   scope: TableScope;
@@ -106,7 +109,7 @@ export async function exportResearchTables(
   try {
     return await writeResearchTables(store, options, progress);
   } catch (error) {
-    throw explainExportFailure(error, outDir);
+    throw explainWriteFailure(error, outDir, EXPORT);
   }
 }
 

@@ -355,6 +355,26 @@ export function idShard(map: ReadonlyMap<string, string[]>): string {
     .replace(/\u2029/g, '\\u2029')});\n`;
 }
 
+/** The map of a shard as idShard() wrote it; undefined for any other text. */
+export function readIdShard(text: string): Map<string, string[]> | undefined {
+  const head = 'listminerIds(';
+  const tail = ');\n';
+  if (!text.startsWith(head) || !text.endsWith(tail)) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text.slice(head.length, -tail.length));
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+  const map = new Map<string, string[]>();
+  for (const [id, hrefs] of Object.entries(parsed)) {
+    if (!Array.isArray(hrefs) || !hrefs.every((href) => typeof href === 'string')) return undefined;
+    map.set(id, hrefs);
+  }
+  return map;
+}
+
 /** Whether an object key is an array index (an integer below 2^32 - 1 in its canonical form), which objects order first. */
 function isArrayIndex(key: string): boolean {
   return /^(?:0|[1-9]\d{0,9})$/.test(key) && Number(key) < 4_294_967_295;

@@ -1,11 +1,15 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { isMonth } from '../archive/month.js';
 import { refuseVirtualFolder } from '../config/refuse-virtual-folder.js';
 import { InputError } from '../errors.js';
+import { explainWriteFailure } from '../explain-write-failure.js';
 import type { ProgressListener } from '../progress.js';
 import { selectLists, type ListSelection } from '../registry/select-lists.js';
 import type { ListRecord } from '../store/list-records.js';
 import type {
   RenderMonthClass,
+  RenderMail,
   RenderMonthThreads,
   RenderRecords,
   RenderSenderCount,
@@ -23,6 +27,7 @@ import {
   type ListOverview,
   LOOKUP_SCRIPT,
   lookupPage,
+  readIdShard,
   messagePage,
   monthPage,
   searchPage,
@@ -34,8 +39,8 @@ import {
   threadPage,
 } from './pages.js';
 import { SitePeople } from './person-pages.js';
-import { miniSearchScript, MonthIndexes, SEARCH_SCRIPT, searchableText } from './search-index.js';
-import { compareText, type ListSummary, SiteWriter } from './site-writer.js';
+import { miniSearchScript, MonthSearch, SEARCH_SCRIPT, searchableText } from './search-index.js';
+import { compareText, type ListSummary, SiteOutput } from './site-writer.js';
 import {
   buildThreads,
   earlierFirst,
@@ -52,6 +57,8 @@ export interface RenderOptions {
   selection: ListSelection;
   /** Only months from this one (YYYY-MM) on get their month and thread pages written; overviews are always whole. */
   since?: string;
+  /** Threads that make the site, this one included: 1 alone; 2 hands the writing of files to a thread; 3 (the default) the search indexes too. */
+  workers?: number;
   signal?: AbortSignal;
 }
 
@@ -64,6 +71,12 @@ export interface RenderResult {
   manifest: string;
   interrupted: boolean;
 }
+
+/** A render that stops keeps what it wrote: the manifest is written last, so the next render writes those pages again. */
+const RENDER = {
+  name: 'render',
+  leaves: 'and kept the pages it wrote; the next render writes them again and the rest',
+} as const;
 
 /** How many messages' texts and raw bytes one read brings (a thread is read whole). */
 const DETAIL_BATCH = 400;
@@ -84,10 +97,34 @@ export async function renderSite(
     throw new InputError(`--since ${options.since} is not a month.`, 'Give a month as YYYY-MM, e.g. 2024-03.');
   }
   refuseVirtualFolder(options.outDir, '--out');
-  const records = store.render;
   const lists = await selectLists(store, options.selection);
-  const writer = await SiteWriter.open(options.outDir);
-  const ids = new Map<string, Map<string, string[]>>();
+  const workers = options.workers ?? 3;
+  const writer = await SiteOutput.open(options.outDir, workers >= 2).catch((error: unknown) => {
+    throw explainWriteFailure(error, options.outDir, RENDER);
+  });
+  const search = MonthSearch.start(workers >= 3);
+  try {
+    return await renderInto(store, options, progress, lists, writer, search);
+  } catch (error) {
+    await writer.abandon();
+    throw explainWriteFailure(error, options.outDir, RENDER);
+  } finally {
+    await search.close();
+  }
+}
+
+async function renderInto(
+  store: Store,
+  options: RenderOptions,
+  progress: ProgressListener,
+  lists: ListRecord[],
+  writer: SiteOutput,
+  search: MonthSearch,
+): Promise<RenderResult> {
+  const records = store.render;
+  const ids: IdShards = new Map();
+  /** Under --since, the threads read whole. */
+  const rendered: Thread[] = [];
   const people = new SitePeople();
   /** The lists of the site by id: those rendered now and those rendered into the folder before. */
   const site = new Map<number, { key: string; summary: ListSummary }>();
@@ -107,13 +144,22 @@ export async function renderSite(
     }
     const task = `${list.system} ${list.name}`;
     progress({ type: 'start', task, title: task });
-    const { summary, threads, threadCount } = await renderList(records, writer, list, options, progress, task, people);
+    const { summary, threads, threadCount } = await renderList(
+      records,
+      writer,
+      search,
+      list,
+      options,
+      progress,
+      task,
+      people,
+    );
     site.set(list.id, { key: listKey(list), summary });
     if (options.since === undefined) {
       people.addList(summary, threads);
       for (const thread of threads)
         for (const { item } of thread.tree) if (item.messageId) addId(ids, item.messageId, item.call);
-    }
+    } else rendered.push(...threads);
     result.lists.push({
       system: list.system,
       name: list.name,
@@ -129,63 +175,170 @@ export async function renderSite(
     // Lists rendered into this folder before and not chosen now keep their place on the front page and in the Message-ID map.
     const chosen = new Set(lists.map((l) => l.id));
     const others: number[] = [];
+    const known = await writer.lists();
     for (const list of await store.lists.all({})) {
-      if (chosen.has(list.id) || !writer.lists[listSlug(list)]) continue;
+      if (chosen.has(list.id) || !known[listSlug(list)]) continue;
       const summary = summarize(list, await records.monthClasses(list.id));
       writer.setList(summary);
       site.set(list.id, { key: listKey(list), summary });
       others.push(list.id);
     }
-    // A whole render has the Message-IDs and people's mail of the lists it rendered; --since reads them for the whole site,
-    // and makes the pages of the people with mail since that month in the lists it rendered.
     const { since } = options;
-    const mail = await records.mail(since === undefined ? others : [...site.keys()]);
-    const senders = new Set<number>();
-    for (const { listId, senderId, sentAt } of mail)
-      if (
-        senderId !== null &&
-        (since === undefined || (chosen.has(listId) && (!sentAt || sentAt.slice(0, 7) >= since)))
-      )
-        senders.add(senderId);
-    await people.learn(records, senders);
-    for (const message of mail) {
-      const { key, summary } = site.get(message.listId)!;
-      const call = callNumber(key, message.messageKey);
-      if (message.messageId) addId(ids, message.messageId, call);
-      if (message.senderId !== null && senders.has(message.senderId))
-        people.addMessage(message.senderId, { list: summary, call, subject: message.subject, sentAt: message.sentAt });
-    }
+    const shards =
+      since === undefined
+        ? await idsOfWholeSite(records, others, site, people, ids)
+        : await idsSince(records, options.outDir, since, rendered, site, people);
     for (const [path, content] of people.pages()) writer.write(path, content);
-    for (const [name, shard] of [...ids].sort(([a], [b]) => compareText(a, b))) {
+    for (const [name, shard] of [...shards].sort(([a], [b]) => compareText(a, b))) {
       const sorted = new Map(
         [...shard].sort(([a], [b]) => compareText(a, b)).map(([id, hrefs]) => [id, hrefs.sort(compareText)]),
       );
       writer.write(`ids/${name}.js`, idShard(sorted));
     }
+    // The search thread indexed the last months while people and the Message-ID map were made.
+    await search.finish();
     writer.write('style.css', STYLE);
     writer.write('favicon.svg', FAVICON);
     writer.write('lookup.js', LOOKUP_SCRIPT);
     writer.write('search.js', SEARCH_SCRIPT);
     writer.write('minisearch.js', miniSearchScript());
     writer.write('lookup.html', lookupPage());
-    const summaries = Object.values(writer.lists).sort(
+    const summaries = Object.values(await writer.lists()).sort(
       (a, b) => compareText(a.name, b.name) || compareText(a.system, b.system),
     );
     writer.write('index.html', frontPage(summaries));
-    result.manifest = await writer.close();
   }
-  result.written = writer.written;
-  result.skipped = writer.skipped;
-  return result;
+  const figures = result.interrupted ? await writer.abandon() : await writer.close();
+  return { ...result, ...figures };
 }
 
-function addId(ids: Map<string, Map<string, string[]>>, messageId: string, call: string): void {
+/** The Message-ID map by shard (idShardName): each Message-ID with the pages of its messages. */
+type IdShards = Map<string, Map<string, string[]>>;
+
+function addId(ids: IdShards, messageId: string, call: string): void {
   const name = idShardName(messageId);
   const shard = ids.get(name) ?? new Map<string, string[]>();
   ids.set(name, shard);
+  const href = paths.message(call);
   const hrefs = shard.get(messageId);
-  if (hrefs) hrefs.push(paths.message(call));
-  else shard.set(messageId, [paths.message(call)]);
+  if (!hrefs) shard.set(messageId, [href]);
+  else if (!hrefs.includes(href)) hrefs.push(href);
+}
+
+/**
+ * A whole render's Message-ID map: `ids` holds those of the lists it
+ * rendered; those of the lists rendered into the folder before (`others`)
+ * are read, and their mail added to the pages of its senders.
+ */
+async function idsOfWholeSite(
+  records: RenderRecords,
+  others: readonly number[],
+  site: ReadonlyMap<number, { key: string; summary: ListSummary }>,
+  people: SitePeople,
+  ids: IdShards,
+): Promise<IdShards> {
+  const mail = await records.mail(others);
+  await people.learn(
+    records,
+    mail.map((m) => m.senderId),
+  );
+  addMail(mail, site, people, ids);
+  return ids;
+}
+
+/**
+ * The shards of the Message-ID map an update from `since` on changes, and
+ * the pages of the people with mail from then on in the lists rendered now
+ * (all that mail is in the threads read whole). The map is the one on disk
+ * with the Message-IDs of the threads read whole added, whose pages are
+ * written now; when it cannot be read as render wrote it (a folder never
+ * rendered whole, a shard edited by hand), it is made again from every
+ * Message-ID of the site.
+ */
+async function idsSince(
+  records: RenderRecords,
+  outDir: string,
+  since: string,
+  rendered: readonly Thread[],
+  site: ReadonlyMap<number, { key: string; summary: ListSummary }>,
+  people: SitePeople,
+): Promise<IdShards> {
+  const onDisk = readIdShards(outDir);
+  const shards: IdShards = new Map();
+  const senders = new Set<number>();
+  for (const thread of rendered)
+    for (const { item } of thread.tree) {
+      // Every message of a thread read whole has its page written now, a late one dated before the month too.
+      if (onDisk && item.messageId) {
+        const name = idShardName(item.messageId);
+        if (!shards.has(name)) shards.set(name, onDisk.get(name) ?? new Map<string, string[]>());
+        addId(shards, item.messageId, item.call);
+      }
+      if (item.senderId !== null && (!item.sentAt || item.sentAt.slice(0, 7) >= since)) senders.add(item.senderId);
+    }
+  await people.learn(records, senders);
+  const mail = onDisk ? await records.mailOf([...senders], [...site.keys()]) : await records.mail([...site.keys()]);
+  addMail(mail, site, people, onDisk ? undefined : shards, senders);
+  return shards;
+}
+
+/** Adds mail to the Message-ID map (when given) and to the pages of its senders (of `senders`, when given; else of every sender learnt). */
+function addMail(
+  mail: readonly RenderMail[],
+  site: ReadonlyMap<number, { key: string; summary: ListSummary }>,
+  people: SitePeople,
+  ids: IdShards | undefined,
+  senders?: ReadonlySet<number>,
+): void {
+  for (const message of mail) {
+    const { key, summary } = site.get(message.listId)!;
+    const call = callNumber(key, message.messageKey);
+    if (ids && message.messageId) addId(ids, message.messageId, call);
+    if (message.senderId !== null && (!senders || senders.has(message.senderId)))
+      people.addMessage(message.senderId, { list: summary, call, subject: message.subject, sentAt: message.sentAt });
+  }
+}
+
+/** The Message-ID map's shards in the folder, by name; undefined when there are none or one is not as idShard() writes it. */
+function readIdShards(outDir: string): IdShards | undefined {
+  const folder = join(outDir, 'ids');
+  let names: string[];
+  try {
+    names = readdirSync(folder).filter((name) => /^[0-9a-f]{2}\.js$/.test(name));
+  } catch {
+    return undefined;
+  }
+  if (names.length === 0) return undefined;
+  const shards: IdShards = new Map();
+  for (const name of names) {
+    const shard = readIdShard(readFileSync(join(folder, name), 'utf8'));
+    if (!shard) return undefined;
+    shards.set(name.slice(0, 2), shard);
+  }
+  return shards;
+}
+
+/**
+ * The address of a thread not read whole, from its root's key: made when
+ * first asked for, since placing a thread needs it only to order threads
+ * that started at the same moment, and only the neighbours of the threads
+ * rendered link to it (a hash per thread of a long list otherwise).
+ */
+class RootLink implements ThreadLink {
+  private made: string | undefined;
+  readonly root: { subject: string | null };
+
+  constructor(
+    private readonly key: string,
+    private readonly rootKey: string,
+    subject: string | null,
+  ) {
+    this.root = { subject };
+  }
+
+  get call(): string {
+    return (this.made ??= callNumber(this.key, this.rootKey));
+  }
 }
 
 /** A list's threads in order, each with its page's address and subject; the threads read whole carry their messages. */
@@ -235,7 +388,7 @@ async function threadsSince(
   await load(entries.filter((e) => e.fresh || e.rootKey === null).map((e) => e.rootId));
   const placed = entries.map((entry): PlacedThread & { rootId: number; fresh: boolean } => {
     const thread = byRoot.get(entry.rootId);
-    const link = thread ?? { call: callNumber(key, entry.rootKey!), root: { subject: entry.rootSubject } };
+    const link = thread ?? new RootLink(key, entry.rootKey!, entry.rootSubject);
     return {
       link,
       startedAt: thread ? thread.startedAt : entry.startedAt,
@@ -263,7 +416,8 @@ async function threadsSince(
 
 async function renderList(
   records: RenderRecords,
-  writer: SiteWriter,
+  writer: SiteOutput,
+  search: MonthSearch,
   list: ListRecord,
   options: RenderOptions,
   progress: ProgressListener,
@@ -329,7 +483,6 @@ async function renderList(
       ? [{ thread, index }]
       : [],
   );
-  const search = new MonthIndexes();
   // A month's index is whole when the last thread with mail in it is read.
   const threadsLeft = new Map(monthNames.filter(wanted).map((month) => [month, byMonth.get(month)!.length]));
   let done = 0;
@@ -374,14 +527,15 @@ async function renderList(
         const left = threadsLeft.get(month);
         if (left === undefined) continue;
         threadsLeft.set(month, left - 1);
-        const script = left === 1 ? search.take(month) : undefined;
-        if (script) writer.write(`lists/${summary.slug}/search/${month}.js`, script);
+        if (left === 1)
+          search.take(month, (script) => writer.write(`lists/${summary.slug}/search/${month}.js`, script));
       }
     }
     done += batch.length;
     progress({ type: 'update', task, done, total: chosen.length });
     batch = [];
     batchSize = 0;
+    await Promise.all([writer.settle(), search.settle()]);
   };
   for (const entry of chosen) {
     if (options.signal?.aborted) break;
@@ -473,7 +627,8 @@ function seriesThreads(placed: readonly PlacedThread[], marks: readonly RenderSe
     if (!group) continue;
     threads.push({
       thread: {
-        ...entry.link,
+        call: entry.link.call,
+        root: entry.link.root,
         startedAt: entry.startedAt,
         messageCount: group.length,
         participants: new Set(group.map((m) => (m.fromAddress ?? m.fromName ?? '').toLowerCase())).size,

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import MiniSearch, { type Options } from 'minisearch';
 import { splitBody } from './message-body.js';
+import { WorkerLink } from './worker-link.js';
 
 /**
  * A list's search index (docs/render.md): one MiniSearch index a month,
@@ -63,6 +65,87 @@ export class MonthIndexes {
     const index = this.months.get(month);
     this.months.delete(month);
     return index && `listminerSearch(${JSON.stringify(month)}, ${scriptSafe(JSON.stringify(index))});\n`;
+  }
+}
+
+/** What the search thread is asked: documents to add, or a month's script to hand back. */
+export type SearchRequest = { add: Array<[month: string, document: SearchDocument]> } | { take: string };
+
+const SEARCH_WORKER = fileURLToPath(new URL('./search-worker.js', import.meta.url));
+/** Documents held here before they go to the search thread in one message. */
+const HAND_OVER = 500;
+/** Requests the search thread may have waiting when the render waits for it (settle). */
+const ROOM = 4;
+
+/**
+ * A list's month indexes (MonthIndexes), built on a thread of their own when
+ * one is asked for and the compiled worker exists, else on this one: the
+ * same documents in the same order give the same scripts either way.
+ * Indexing is a third of a whole render's CPU (docs/performance.md), and
+ * needs nothing the pages need.
+ */
+export class MonthSearch {
+  private held: Array<[string, SearchDocument]> = [];
+  /** Months asked for and not yet handed over. */
+  private taken: Array<Promise<void>> = [];
+
+  private constructor(
+    private readonly link: WorkerLink<SearchRequest, string | undefined> | undefined,
+    private readonly local: MonthIndexes,
+  ) {}
+
+  static start(thread: boolean): MonthSearch {
+    const link = thread ? WorkerLink.start<SearchRequest, string | undefined>(SEARCH_WORKER) : undefined;
+    return new MonthSearch(link, new MonthIndexes());
+  }
+
+  add(month: string, document: SearchDocument): void {
+    if (!this.link) return this.local.add(month, document);
+    this.held.push([month, document]);
+    if (this.held.length >= HAND_OVER) this.handOver();
+  }
+
+  /**
+   * Hands the month's script (take() of MonthIndexes), once every document
+   * added before is indexed, to `use`: at once on this thread, else when the
+   * search thread answers (finish() waits for every answer).
+   */
+  take(month: string, use: (script: string) => void): void {
+    if (!this.link) {
+      const script = this.local.take(month);
+      if (script) use(script);
+      return;
+    }
+    this.handOver();
+    const taken = this.link.request({ take: month }).then((script) => {
+      if (script) use(script);
+    });
+    taken.catch(() => undefined); // the link fails with it, and finish() or settle() throws it
+    this.taken.push(taken);
+  }
+
+  /** Waits until every month asked for is handed over. */
+  async finish(): Promise<void> {
+    const taken = this.taken;
+    this.taken = [];
+    await Promise.all(taken);
+  }
+
+  /** Hands over what is held and waits until the thread has few requests left. */
+  async settle(): Promise<void> {
+    if (!this.link) return;
+    this.handOver();
+    await this.link.settle(ROOM);
+  }
+
+  async close(): Promise<void> {
+    await this.link?.close();
+  }
+
+  private handOver(): void {
+    if (this.held.length === 0) return;
+    this.link!.post({ add: this.held });
+    this.held = [];
   }
 }
 

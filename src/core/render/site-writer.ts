@@ -2,7 +2,9 @@ import { hash as digest } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { InputError } from '../errors.js';
+import { WorkerLink } from './worker-link.js';
 
 /** The manifest's file in the output folder. */
 export const RENDER_MANIFEST = 'render-manifest.json';
@@ -91,7 +93,7 @@ export class SiteWriter {
   }
 
   /** Writes `content` at `path` (relative, with `/`) unless the same bytes are there already. */
-  write(path: string, content: string | Buffer): void {
+  write(path: string, content: string | Uint8Array): void {
     const hash = digest('sha256', content, 'hex');
     const target = join(this.outDir, ...path.split('/'));
     const known = this.changes.get(path) ?? this.files.get(path);
@@ -126,6 +128,127 @@ export class SiteWriter {
     await writeFile(`${path}.partial`, this.files.merged(this.changes, listsText));
     await rename(`${path}.partial`, path);
     return path;
+  }
+}
+
+/** What the writing thread is asked: open the folder, write files, end (with the manifest's lists, or null to leave the manifest as it is). */
+export type WriteRequest =
+  | { open: string }
+  | { write: Array<[path: string, content: string | Uint8Array]> }
+  | { close: Record<string, ListSummary> | null };
+/** Its answers: the lists the manifest held (open), nothing (write), and the figures of the render (close). */
+export type WriteAnswer = Record<string, ListSummary> | undefined | WriteFigures;
+
+export interface WriteFigures {
+  manifest: string;
+  written: number;
+  skipped: number;
+}
+
+const WRITE_WORKER = fileURLToPath(new URL('./site-writer-worker.js', import.meta.url));
+/** Files held here before they go to the writing thread in one message, and the bytes that send them sooner. */
+const HAND_OVER_FILES = 256;
+const HAND_OVER_BYTES = 4 * 1024 * 1024;
+/** Requests the writing thread may have waiting when the render waits for it (settle). */
+const ROOM = 4;
+
+/**
+ * The site's files as a render hands them over: written by a SiteWriter on
+ * a thread of its own when one is asked for and the compiled worker exists,
+ * else on this one. Creating a few hundred thousand files is a third of a
+ * whole render's time, all of it in the kernel (docs/performance.md); the
+ * writes keep the order of the calls either way, so the files and the
+ * manifest are the same.
+ */
+export class SiteOutput {
+  private held: Array<[string, string | Uint8Array]> = [];
+  private heldBytes = 0;
+  /** The lists rendered now. */
+  private readonly chosen: Record<string, ListSummary> = {};
+
+  private constructor(
+    private readonly link: WorkerLink<WriteRequest, WriteAnswer> | undefined,
+    private readonly local: SiteWriter | undefined,
+    /** The lists the manifest held: on a writing thread, they come while the render starts. */
+    private readonly known: Promise<Record<string, ListSummary>>,
+  ) {}
+
+  /** The folder's manifest is read on the writing thread while the render goes on; a folder that cannot be is told by the next settle(). */
+  static async open(outDir: string, thread: boolean): Promise<SiteOutput> {
+    const link = thread ? WorkerLink.start<WriteRequest, WriteAnswer>(WRITE_WORKER) : undefined;
+    if (!link) {
+      const local = await SiteWriter.open(outDir);
+      return new SiteOutput(undefined, local, Promise.resolve({ ...local.lists }));
+    }
+    const known = link.request({ open: outDir }) as Promise<Record<string, ListSummary>>;
+    known.catch(() => undefined); // the link fails with it, and says so at the next call
+    return new SiteOutput(link, undefined, known);
+  }
+
+  /** Every list of the site: those the manifest holds, and those rendered now. */
+  async lists(): Promise<Record<string, ListSummary>> {
+    return { ...(await this.known), ...this.chosen };
+  }
+
+  setList(summary: ListSummary): void {
+    this.chosen[summary.slug] = summary;
+  }
+
+  /** Writes `content` at `path` unless the same bytes are there (SiteWriter.write), now or on the writing thread. */
+  write(path: string, content: string | Uint8Array): void {
+    if (!this.link) return this.local!.write(path, content);
+    // A view into a larger buffer (Node's pool) would take the whole buffer across: it goes as a copy of its bytes.
+    const own = typeof content === 'string' || content.byteLength === content.buffer.byteLength;
+    this.held.push([path, own ? content : new Uint8Array(content)]);
+    this.heldBytes += content.length;
+    if (this.held.length >= HAND_OVER_FILES || this.heldBytes >= HAND_OVER_BYTES) this.handOver();
+  }
+
+  /** Hands over what is held and waits until the writing thread has few requests left (a failed write is thrown here). */
+  async settle(): Promise<void> {
+    if (!this.link) return;
+    this.handOver();
+    await this.link.settle(ROOM);
+  }
+
+  /** Writes what is left and the manifest; the thread ends. */
+  async close(): Promise<WriteFigures> {
+    const lists = await this.lists();
+    if (!this.link) {
+      for (const summary of Object.values(lists)) this.local!.setList(summary);
+      const manifest = await this.local!.close();
+      return { manifest, written: this.local!.written, skipped: this.local!.skipped };
+    }
+    this.handOver();
+    try {
+      return (await this.link.request({ close: lists })) as WriteFigures;
+    } finally {
+      await this.link.close();
+    }
+  }
+
+  /**
+   * After a stop or a failure: the files handed over are written, the
+   * manifest is not, so the next render compares against the previous one
+   * and writes them again. The figures are those of the files written.
+   */
+  async abandon(): Promise<WriteFigures> {
+    if (!this.link) return { manifest: '', written: this.local!.written, skipped: this.local!.skipped };
+    this.handOver();
+    try {
+      return (await this.link.request({ close: null })) as WriteFigures;
+    } catch {
+      return { manifest: '', written: 0, skipped: 0 };
+    } finally {
+      await this.link.close();
+    }
+  }
+
+  private handOver(): void {
+    if (this.held.length === 0) return;
+    this.link!.post({ write: this.held });
+    this.held = [];
+    this.heldBytes = 0;
   }
 }
 
@@ -262,7 +385,7 @@ class ManifestFiles {
 }
 
 /** Writes a file that must not exist yet; false when one does (left by a render stopped before its manifest). */
-function writeNew(target: string, content: string | Buffer): boolean {
+function writeNew(target: string, content: string | Uint8Array): boolean {
   try {
     writeFileSync(target, content, { flag: 'wx' });
     return true;

@@ -282,20 +282,27 @@ export class RenderRecords {
     const mail: RenderMail[] = [];
     for (const listId of listIds) {
       const rows = this.db.stream<Record<string, unknown>>(
-        'SELECT list_id, message_key, message_id, sender_id, subject, sent_at FROM email_messages WHERE list_id = ?',
+        `SELECT ${MAIL_COLUMNS} FROM email_messages WHERE list_id = ?`,
         [listId],
         5000,
       );
-      for await (const batch of rows)
-        for (const row of batch)
-          mail.push({
-            listId: Number(row.list_id),
-            messageKey: String(row.message_key),
-            messageId: (row.message_id as string | null) ?? null,
-            senderId: row.sender_id === null ? null : Number(row.sender_id),
-            subject: (row.subject as string | null) ?? null,
-            sentAt: (row.sent_at as string | null) ?? null,
-          });
+      for await (const batch of rows) for (const row of batch) mail.push(toMail(row));
+    }
+    return mail;
+  }
+
+  /** The messages of these senders (sender_id) in these lists, as mail() gives them. */
+  async mailOf(senderIds: readonly number[], listIds: readonly number[]): Promise<RenderMail[]> {
+    const mail: RenderMail[] = [];
+    const lists = new Set(listIds);
+    const chunk = Math.min(1000, this.db.capabilities.maxParameters);
+    for (let at = 0; at < senderIds.length; at += chunk) {
+      const part = senderIds.slice(at, at + chunk);
+      const rows = await this.db.all<Record<string, unknown>>(
+        `SELECT ${MAIL_COLUMNS} FROM email_messages WHERE sender_id IN (${inPlaceholders(part.length)})`,
+        part,
+      );
+      for (const row of rows) if (lists.has(Number(row.list_id))) mail.push(toMail(row));
     }
     return mail;
   }
@@ -426,6 +433,19 @@ export class RenderRecords {
       };
     });
   }
+}
+
+const MAIL_COLUMNS = 'list_id, message_key, message_id, sender_id, subject, sent_at';
+
+function toMail(row: Record<string, unknown>): RenderMail {
+  return {
+    listId: Number(row.list_id),
+    messageKey: String(row.message_key),
+    messageId: (row.message_id as string | null) ?? null,
+    senderId: row.sender_id === null ? null : Number(row.sender_id),
+    subject: (row.subject as string | null) ?? null,
+    sentAt: (row.sent_at as string | null) ?? null,
+  };
 }
 
 function toHead(row: Record<string, unknown>): RenderHead {

@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ExitCode, ListminerError } from '../../../../src/core/errors.js';
-import { explainExportFailure } from '../../../../src/core/export/explain-export-failure.js';
+import { ExitCode, ListminerError } from '../../../src/core/errors.js';
+import { explainWriteFailure } from '../../../src/core/explain-write-failure.js';
+
+const EXPORT = { name: 'export', leaves: 'and left no partial file' } as const;
+const explainExportFailure = (error: unknown, outDir: string) => explainWriteFailure(error, outDir, EXPORT);
 
 const fsError = (code: string) => Object.assign(new Error(`${code}: something, write`), { code });
 
-describe('explainExportFailure', () => {
+describe('explainWriteFailure', () => {
   it.each([
     ['ENOSPC', ExitCode.failed, /disk holding \/out is full/],
     ['EDQUOT', ExitCode.failed, /disk holding \/out is full/],
@@ -23,6 +26,16 @@ describe('explainExportFailure', () => {
     expect(
       (explainExportFailure(new Error('ENOSPC: no space left on device, write'), '/out') as ListminerError).exitCode,
     ).toBe(ExitCode.failed);
+  });
+
+  it('names the command that wrote, and what a full disk left of its work', () => {
+    const render = { name: 'render', leaves: 'and kept the pages it wrote' } as const;
+    const explained = explainWriteFailure(fsError('ENOSPC'), '/site', render) as ListminerError;
+    expect(explained.message).toBe('The disk holding /site is full; render stopped and kept the pages it wrote.');
+    expect(explained.hint).toMatch(/and render again\.$/);
+    expect((explainWriteFailure(fsError('EISDIR'), '/site', render) as ListminerError).message).toMatch(
+      /^render cannot write its file in \/site: a folder stands where a file goes/,
+    );
   });
 
   it('passes any other error through: that is a bug to report', () => {
