@@ -149,8 +149,13 @@ const WRITE_WORKER = fileURLToPath(new URL('./site-writer-worker.js', import.met
 /** Files held here before they go to the writing thread in one message, and the bytes that send them sooner. */
 const HAND_OVER_FILES = 256;
 const HAND_OVER_BYTES = 4 * 1024 * 1024;
-/** Requests the writing thread may have waiting when the render waits for it (settle). */
-const ROOM = 4;
+/**
+ * Requests the writing thread may have waiting when the render waits for it
+ * (settle): at most 16 batches of 4 MB. Room for a few lets the pages run ahead while the
+ * thread catches up; an incremental render of 100,000 messages took 3.3 s
+ * with 16 where it took 4.0–4.8 s with 4.
+ */
+const ROOM = 16;
 
 /**
  * The site's files as a render hands them over: written by a SiteWriter on
