@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -104,5 +104,17 @@ describeAcrossEngines('render --since after a sync on $dialect', (databases) => 
     expect(again.written).toBe(0);
     expect(again.skipped).toBe(update.written + update.skipped);
     expect((await stat(join(site, 'render-manifest.json'))).mtimeMs).toBe(written);
+  });
+
+  it('makes the Message-ID map again from the store when a shard the manifest holds is missing', async () => {
+    // After the test above: site/ was updated with --since, fresh/ rendered whole from the same store.
+    const site = join(out, 'site');
+    const shards = (await readdir(join(site, 'ids'))).sort();
+    expect(shards.length).toBeGreaterThan(1);
+    await rm(join(site, 'ids', shards[0]!));
+    const update = await render(site, ['--since', SINCE]);
+    expect(update.written).toBe(1);
+    const [updated, expected] = [siteDigest(site), siteDigest(join(out, 'fresh'))];
+    for (const shard of shards) expect(updated[`ids/${shard}`], `ids/${shard}`).toBe(expected[`ids/${shard}`]);
   });
 });

@@ -99,7 +99,7 @@ export async function renderSite(
   refuseVirtualFolder(options.outDir, '--out');
   const lists = await selectLists(store, options.selection);
   const workers = options.workers ?? 3;
-  const writer = await SiteOutput.open(options.outDir, workers >= 2).catch((error: unknown) => {
+  const writer = await SiteOutput.open(options.outDir, workers >= 2, ID_SHARDS).catch((error: unknown) => {
     throw explainWriteFailure(error, options.outDir, RENDER);
   });
   const search = MonthSearch.start(workers >= 3);
@@ -187,13 +187,13 @@ async function renderInto(
     const shards =
       since === undefined
         ? await idsOfWholeSite(records, others, site, people, ids)
-        : await idsSince(records, options.outDir, since, rendered, site, people);
+        : await idsSince(records, since, rendered, readIdShards(options.outDir, await writer.found()), site, people);
     for (const [path, content] of people.pages()) writer.write(path, content);
     for (const [name, shard] of [...shards].sort(([a], [b]) => compareText(a, b))) {
       const sorted = new Map(
         [...shard].sort(([a], [b]) => compareText(a, b)).map(([id, hrefs]) => [id, hrefs.sort(compareText)]),
       );
-      writer.write(`ids/${name}.js`, idShard(sorted));
+      writer.write(`${ID_SHARDS}${name}.js`, idShard(sorted));
     }
     // The search thread indexed the last months while people and the Message-ID map were made.
     await search.finish();
@@ -252,18 +252,17 @@ async function idsOfWholeSite(
  * (all that mail is in the threads read whole). The map is the one on disk
  * with the Message-IDs of the threads read whole added, whose pages are
  * written now; when it cannot be read as render wrote it (a folder never
- * rendered whole, a shard edited by hand), it is made again from every
- * Message-ID of the site.
+ * rendered whole, a shard missing or edited by hand), it is made again from
+ * every Message-ID of the site.
  */
 async function idsSince(
   records: RenderRecords,
-  outDir: string,
   since: string,
   rendered: readonly Thread[],
+  onDisk: IdShards | undefined,
   site: ReadonlyMap<number, { key: string; summary: ListSummary }>,
   people: SitePeople,
 ): Promise<IdShards> {
-  const onDisk = readIdShards(outDir);
   const shards: IdShards = new Map();
   const senders = new Set<number>();
   for (const thread of rendered)
@@ -299,16 +298,25 @@ function addMail(
   }
 }
 
-/** The Message-ID map's shards in the folder, by name; undefined when there are none or one is not as idShard() writes it. */
-function readIdShards(outDir: string): IdShards | undefined {
-  const folder = join(outDir, 'ids');
+/** Where the Message-ID map's shards are, in the site. */
+const ID_SHARDS = 'ids/';
+
+/**
+ * The Message-ID map's shards in the folder, by name: those the manifest
+ * holds (`known`), each of which must be there, and any other a render
+ * stopped before its manifest left. Undefined when there are none, or one is
+ * missing or not as idShard() writes it.
+ */
+function readIdShards(outDir: string, known: readonly string[]): IdShards | undefined {
+  const folder = join(outDir, ID_SHARDS);
   let names: string[];
   try {
     names = readdirSync(folder).filter((name) => /^[0-9a-f]{2}\.js$/.test(name));
   } catch {
     return undefined;
   }
-  if (names.length === 0) return undefined;
+  const present = new Set(names);
+  if (names.length === 0 || known.some((path) => !present.has(path.slice(ID_SHARDS.length)))) return undefined;
   const shards: IdShards = new Map();
   for (const name of names) {
     const shard = readIdShard(readFileSync(join(folder, name), 'utf8'));

@@ -75,10 +75,10 @@ const SEARCH_WORKER = fileURLToPath(new URL('./search-worker.js', import.meta.ur
 /** Documents held here before they go to the search thread in one message. */
 const HAND_OVER = 500;
 /**
- * Requests the search thread may have waiting when the render waits for it
- * (settle): at most 16 batches of 500 documents. Room for a few lets the pages run ahead while the
- * thread catches up; an incremental render of 100,000 messages took 3.3 s
- * with 16 where it took 4.0–4.8 s with 4.
+ * Requests the search thread may have waiting when the render waits for
+ * it (settle): at most 16 batches of 500 documents. Room for a few lets the pages run
+ * ahead while the thread catches up: an incremental render of 100,000
+ * messages took 3.3 s with 16 where it took 4.0–4.8 s with 4.
  */
 const ROOM = 16;
 

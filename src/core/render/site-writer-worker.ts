@@ -1,4 +1,4 @@
-import { SiteWriter, type WriteAnswer, type WriteRequest } from './site-writer.js';
+import { type ListSummary, SiteWriter, type WriteAnswer, type WriteRequest } from './site-writer.js';
 import { serveRequests } from './worker-link.js';
 
 /** The writing thread of a render (SiteOutput): one SiteWriter, fed in the order the render made its files. */
@@ -7,7 +7,7 @@ let writer: SiteWriter | undefined;
 serveRequests<WriteRequest, WriteAnswer>(async (request) => {
   if ('open' in request) {
     writer = await SiteWriter.open(request.open);
-    return writer.lists;
+    return writer.found(request.prefix);
   }
   if ('write' in request) {
     for (const [path, content] of request.write) writer!.write(path, content);
@@ -17,7 +17,8 @@ serveRequests<WriteRequest, WriteAnswer>(async (request) => {
   return { manifest, written: writer!.written, skipped: writer!.skipped };
 });
 
-async function closeWith(site: SiteWriter, lists: NonNullable<Extract<WriteRequest, { close: unknown }>['close']>) {
+/** Writes the manifest with every list of the site. */
+async function closeWith(site: SiteWriter, lists: Record<string, ListSummary>): Promise<string> {
   for (const summary of Object.values(lists)) site.setList(summary);
   return site.close();
 }

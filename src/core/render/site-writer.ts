@@ -92,6 +92,11 @@ export class SiteWriter {
     this.lists[summary.slug] = summary;
   }
 
+  /** What the manifest said when the folder was opened: its lists, and its files under `prefix`. */
+  found(prefix: string): SiteFound {
+    return { lists: { ...this.lists }, files: this.files.pathsUnder(prefix) };
+  }
+
   /** Writes `content` at `path` (relative, with `/`) unless the same bytes are there already. */
   write(path: string, content: string | Uint8Array): void {
     const hash = digest('sha256', content, 'hex');
@@ -131,13 +136,24 @@ export class SiteWriter {
   }
 }
 
-/** What the writing thread is asked: open the folder, write files, end (with the manifest's lists, or null to leave the manifest as it is). */
+/** What the manifest of a folder held when a render opened it. */
+export interface SiteFound {
+  lists: Record<string, ListSummary>;
+  /** Its files under the prefix asked for. */
+  files: string[];
+}
+
+/**
+ * What the writing thread is asked: open the folder (and tell what its
+ * manifest holds under a prefix), write files, end (with the manifest's
+ * lists, or null to leave the manifest as it is).
+ */
 export type WriteRequest =
-  | { open: string }
+  | { open: string; prefix: string }
   | { write: Array<[path: string, content: string | Uint8Array]> }
   | { close: Record<string, ListSummary> | null };
-/** Its answers: the lists the manifest held (open), nothing (write), and the figures of the render (close). */
-export type WriteAnswer = Record<string, ListSummary> | undefined | WriteFigures;
+/** Its answers: what the manifest held (open), nothing (write), and the figures of the render (close). */
+export type WriteAnswer = SiteFound | undefined | WriteFigures;
 
 export interface WriteFigures {
   manifest: string;
@@ -150,10 +166,10 @@ const WRITE_WORKER = fileURLToPath(new URL('./site-writer-worker.js', import.met
 const HAND_OVER_FILES = 256;
 const HAND_OVER_BYTES = 4 * 1024 * 1024;
 /**
- * Requests the writing thread may have waiting when the render waits for it
- * (settle): at most 16 batches of 4 MB. Room for a few lets the pages run ahead while the
- * thread catches up; an incremental render of 100,000 messages took 3.3 s
- * with 16 where it took 4.0–4.8 s with 4.
+ * Requests the writing thread may have waiting when the render waits for
+ * it (settle): at most 16 batches of 4 MB. Room for a few lets the pages run
+ * ahead while the thread catches up: an incremental render of 100,000
+ * messages took 3.3 s with 16 where it took 4.0–4.8 s with 4.
  */
 const ROOM = 16;
 
@@ -174,25 +190,34 @@ export class SiteOutput {
   private constructor(
     private readonly link: WorkerLink<WriteRequest, WriteAnswer> | undefined,
     private readonly local: SiteWriter | undefined,
-    /** The lists the manifest held: on a writing thread, they come while the render starts. */
-    private readonly known: Promise<Record<string, ListSummary>>,
+    /** What the manifest held: on a writing thread, it comes while the render starts. */
+    private readonly known: Promise<SiteFound>,
   ) {}
 
-  /** The folder's manifest is read on the writing thread while the render goes on; a folder that cannot be is told by the next settle(). */
-  static async open(outDir: string, thread: boolean): Promise<SiteOutput> {
+  /**
+   * Opens the folder; `prefix` names the files found() tells of. On a
+   * writing thread the manifest is read while the render goes on, and a
+   * folder that cannot be is told by the next settle().
+   */
+  static async open(outDir: string, thread: boolean, prefix: string): Promise<SiteOutput> {
     const link = thread ? WorkerLink.start<WriteRequest, WriteAnswer>(WRITE_WORKER) : undefined;
     if (!link) {
       const local = await SiteWriter.open(outDir);
-      return new SiteOutput(undefined, local, Promise.resolve({ ...local.lists }));
+      return new SiteOutput(undefined, local, Promise.resolve(local.found(prefix)));
     }
-    const known = link.request({ open: outDir }) as Promise<Record<string, ListSummary>>;
+    const known = link.request({ open: outDir, prefix }) as Promise<SiteFound>;
     known.catch(() => undefined); // the link fails with it, and says so at the next call
     return new SiteOutput(link, undefined, known);
   }
 
   /** Every list of the site: those the manifest holds, and those rendered now. */
   async lists(): Promise<Record<string, ListSummary>> {
-    return { ...(await this.known), ...this.chosen };
+    return { ...(await this.known).lists, ...this.chosen };
+  }
+
+  /** The files under the prefix given to open() that the manifest held. */
+  async found(): Promise<string[]> {
+    return (await this.known).files;
   }
 
   setList(summary: ListSummary): void {
@@ -360,6 +385,17 @@ class ManifestFiles {
       else high = middle;
     }
     return low;
+  }
+
+  /** The paths that start with `prefix`, in order. */
+  pathsUnder(prefix: string): string[] {
+    const found: string[] = [];
+    for (let at = this.lowerBound(prefix); at < this.starts.length; at++) {
+      const path = this.path(at);
+      if (!path.startsWith(prefix)) break;
+      found.push(path);
+    }
+    return found;
   }
 
   get(path: string): string | undefined {

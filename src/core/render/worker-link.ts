@@ -46,8 +46,8 @@ export class WorkerLink<Request, Answer> {
   }
 
   /** A worker running the compiled `file`; undefined when it does not exist (running from TypeScript source). */
-  static start<Request, Answer>(file: string, workerData?: unknown): WorkerLink<Request, Answer> | undefined {
-    return existsSync(file) ? new WorkerLink<Request, Answer>(new Worker(file, { workerData })) : undefined;
+  static start<Request, Answer>(file: string): WorkerLink<Request, Answer> | undefined {
+    return existsSync(file) ? new WorkerLink<Request, Answer>(new Worker(file)) : undefined;
   }
 
   /** The reply to a request. */

@@ -12,7 +12,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { idShard, idShardName } from '../../../../src/core/render/pages.js';
+import { idShard, idShardName, readIdShard } from '../../../../src/core/render/pages.js';
 import { RENDER_MANIFEST, SiteWriter, type RenderManifest } from '../../../../src/core/render/site-writer.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -193,6 +193,29 @@ describe('site writer', () => {
     expect(shard).toBe(`listminerIds(${json});\n`);
     expect(shard).not.toContain('</script>');
     expect(shard.indexOf('"2"')).toBeLessThan(shard.indexOf('"12"'));
+  });
+
+  it('reads a shard back as idShard() wrote it, and nothing else', () => {
+    const map = new Map<string, string[]>([
+      ['a@x', ['m/aa/a.html', 'm/bb/b.html']],
+      ['__proto__', ['m/cc/c.html']],
+      ['12', ['m/dd/d.html']],
+      ['</script><b>@x', ['m/ee/e.html']],
+      ['line\u2028break\u2029@ü', ['m/ii/i.html']],
+    ]);
+    const read = readIdShard(idShard(map));
+    expect(read && new Map([...read].sort(([a], [b]) => (a < b ? -1 : 1)))).toEqual(
+      new Map([...map].sort(([a], [b]) => (a < b ? -1 : 1))),
+    );
+    for (const text of [
+      '',
+      'listminerIds({"a@x": ["m/aa/a.html"]})',
+      'listminerIds({"a@x": "m/aa/a.html"});\n',
+      'listminerIds({"a@x": [1]});\n',
+      'listminerIds(["m/aa/a.html"]);\n',
+      'listminerIds({"a@x": [});\n',
+    ])
+      expect(readIdShard(text), text).toBeUndefined();
   });
 
   it("names a Message-ID's shard by FNV-1a of its UTF-8 bytes, ASCII or not", () => {
