@@ -24,8 +24,8 @@ export function explainWriteFailure(error: unknown, outDir: string, command: Wri
     case 'ENOTDIR':
     case 'EEXIST':
       return new InputError(
-        `--out ${outDir} is not a folder: a file stands at that path or on the way to it.`,
-        'Give --out a folder path (it is made when missing).',
+        `--out ${outDir} is not a folder, or a file stands where ${name} makes a folder in it (${detail}).`,
+        'Give --out a folder path (it is made when missing), or remove that file.',
       );
     case 'EISDIR':
       return new InputError(

@@ -340,6 +340,16 @@ describeAcrossEngines('render on $dialect', (databases) => {
     },
   );
 
+  it('stops with one sentence where a file stands in place of one of its folders', async () => {
+    const blocked = join(out, 'blocked-folder');
+    await mkdir(blocked, { recursive: true });
+    await writeFile(join(blocked, 'lists'), 'not a folder');
+    const run = await runCli(['render', '--db', db.url, '--out', blocked]);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain('a file stands where render makes a folder in it');
+    expect(run.stderr).not.toContain('unexpected');
+  });
+
   it('stopped by SIGTERM, ends its threads and exits 130 with no manifest; the next render makes the same site as one never stopped', async () => {
     const stopped = join(out, 'stopped');
     const running = startCli(['render', '--db', db.url, '--out', stopped]);

@@ -249,8 +249,8 @@ export class SiteOutput {
       const manifest = await this.local!.close();
       return { manifest, written: this.local!.written, skipped: this.local!.skipped };
     }
-    this.handOver();
     try {
+      this.handOver();
       return (await this.link.request({ close: lists })) as WriteFigures;
     } finally {
       await this.link.close();
@@ -260,12 +260,14 @@ export class SiteOutput {
   /**
    * After a stop or a failure: the files handed over are written, the
    * manifest is not, so the next render compares against the previous one
-   * and writes them again. The figures are those of the files written.
+   * and writes them again. The figures are those of the files written (none
+   * known when the writing thread failed). Never throws: the failure that
+   * brought the render here is the one to tell.
    */
   async abandon(): Promise<WriteFigures> {
     if (!this.link) return { manifest: '', written: this.local!.written, skipped: this.local!.skipped };
-    this.handOver();
     try {
+      this.handOver();
       return (await this.link.request({ close: null })) as WriteFigures;
     } catch {
       return { manifest: '', written: 0, skipped: 0 };
