@@ -167,7 +167,13 @@ async function renderInto(
       messages: summary.messages,
       threads: threadCount,
     });
-    progress({ type: 'end', task, status: 'done', detail: `${summary.messages} messages, ${threadCount} threads` });
+    progress({
+      type: 'end',
+      task,
+      // A list cut short by a stop is not done: its pages are written again by the next render.
+      status: options.signal?.aborted ? 'skipped' : 'done',
+      detail: `${summary.messages} messages, ${threadCount} threads`,
+    });
   }
   if (options.signal?.aborted) result.interrupted = true;
 
