@@ -159,7 +159,7 @@ async function renderInto(
       people.addList(summary, threads);
       for (const thread of threads)
         for (const { item } of thread.tree) if (item.messageId) addId(ids, item.messageId, item.call);
-    } else rendered.push(...threads);
+    } else for (const thread of threads) rendered.push(thread); // not spread: a long list's threads would pass the limit on arguments
     result.lists.push({
       system: list.system,
       name: list.name,

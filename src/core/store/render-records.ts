@@ -182,6 +182,12 @@ export class RenderRecords {
     }));
   }
 
+  /** `ids` in parts of at most 1,000 that fit one statement beside its `others` parameters (the engine's limit). */
+  private *parts(ids: readonly number[], others = 0): Generator<number[]> {
+    const size = Math.min(1000, this.db.capabilities.maxParameters - others);
+    for (let at = 0; at < ids.length; at += size) yield ids.slice(at, at + size);
+  }
+
   /**
    * `columns` of every message of these threads of a list: those whose
    * thread_root_id is one of `rootIds`, and a message without one whose own
@@ -193,9 +199,7 @@ export class RenderRecords {
     columns: string,
   ): Promise<Record<string, unknown>[]> {
     const rows: Record<string, unknown>[] = [];
-    const chunk = Math.min(1000, this.db.capabilities.maxParameters - 1);
-    for (let at = 0; at < rootIds.length; at += chunk) {
-      const part = rootIds.slice(at, at + chunk);
+    for (const part of this.parts(rootIds, 1)) {
       const marks = inPlaceholders(part.length);
       for (const where of [`thread_root_id IN (${marks})`, `thread_root_id IS NULL AND id IN (${marks})`]) {
         const found = await this.db.all<Record<string, unknown>>(
@@ -295,9 +299,7 @@ export class RenderRecords {
   async mailOf(senderIds: readonly number[], listIds: readonly number[]): Promise<RenderMail[]> {
     const mail: RenderMail[] = [];
     const lists = new Set(listIds);
-    const chunk = Math.min(1000, this.db.capabilities.maxParameters);
-    for (let at = 0; at < senderIds.length; at += chunk) {
-      const part = senderIds.slice(at, at + chunk);
+    for (const part of this.parts(senderIds)) {
       const rows = await this.db.all<Record<string, unknown>>(
         `SELECT ${MAIL_COLUMNS} FROM email_messages WHERE sender_id IN (${inPlaceholders(part.length)})`,
         part,
@@ -310,8 +312,7 @@ export class RenderRecords {
   /** Text, trailers, links and raw bytes of these messages, by id (read in chunks: a thread may hold more messages than a statement takes parameters). */
   async details(ids: readonly number[]): Promise<Map<number, RenderDetail>> {
     const details = new Map<number, RenderDetail>();
-    const chunk = Math.min(1000, this.db.capabilities.maxParameters);
-    for (let at = 0; at < ids.length; at += chunk) await this.readDetails(ids.slice(at, at + chunk), details);
+    for (const part of this.parts(ids)) await this.readDetails(part, details);
     // Engines return rows in their own order; a page must not depend on it.
     for (const detail of details.values())
       detail.links.sort(
@@ -389,9 +390,7 @@ export class RenderRecords {
    */
   async people(ids: readonly number[]): Promise<Map<number, RenderPerson>> {
     const people = new Map<number, RenderPerson>();
-    const chunk = Math.min(1000, this.db.capabilities.maxParameters);
-    for (let at = 0; at < ids.length; at += chunk) {
-      const part = ids.slice(at, at + chunk);
+    for (const part of this.parts(ids)) {
       const marks = inPlaceholders(part.length);
       for (const row of await this.db.all<{ id: unknown; name: string | null; email: string | null }>(
         `SELECT id, name, email FROM contributors WHERE id IN (${marks})`,
