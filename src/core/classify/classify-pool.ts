@@ -15,7 +15,7 @@ const WORKER_FILE = fileURLToPath(new URL('./classify-worker.js', import.meta.ur
 const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8 };
 
 interface Pending {
-  resolve: (verdicts: StoredVerdict[]) => void;
+  resolve: (reply: WorkerReply) => void;
   reject: (error: Error) => void;
 }
 
@@ -40,7 +40,7 @@ export class ClassifyPool {
         const waiting = this.pending.get(reply.seq);
         this.pending.delete(reply.seq);
         if (reply.error !== undefined) waiting?.reject(new Error(reply.error));
-        else waiting?.resolve(reply.verdicts!);
+        else waiting?.resolve(reply);
       });
       worker.on('error', (error) => this.fail(error));
       worker.on('exit', (code) => {
@@ -70,20 +70,27 @@ export class ClassifyPool {
     return this.load.includes(0);
   }
 
-  /** Classifies a batch on the least busy worker. The raw buffers may be handed over: do not read them afterwards. */
-  classify(rulesSystem: string, context: ListContext, raws: Buffer[]): Promise<StoredVerdict[]> {
+  /**
+   * Classifies a batch on the least busy worker. With `handOver`, a buffer
+   * that owns its memory moves there rather than being copied: with large
+   * mail a copy per batch in flight is what makes the process grow. The
+   * caller must not read such a buffer afterwards.
+   */
+  async classify(rulesSystem: string, context: ListContext, raws: Buffer[], handOver = true): Promise<StoredVerdict[]> {
+    const movable = (handOver ? raws : [])
+      .filter((raw) => raw.byteOffset === 0 && raw.byteLength === raw.buffer.byteLength)
+      .map((raw) => raw.buffer as ArrayBuffer);
+    return (await this.send({ seq: 0, rulesSystem, context, raws }, movable)).verdicts!;
+  }
+
+  private send(request: WorkerRequest, movable: ArrayBuffer[]): Promise<WorkerReply> {
     if (this.failure) return Promise.reject(this.failure);
     const seq = ++this.seq;
     const index = this.load.indexOf(Math.min(...this.load));
     this.load[index]!++;
     return new Promise((resolve, reject) => {
       this.pending.set(seq, { resolve, reject });
-      // A message that owns its memory moves to the worker rather than being copied: with
-      // large mail a copy per batch in flight is what makes the process grow.
-      const movable = raws
-        .filter((raw) => raw.byteOffset === 0 && raw.byteLength === raw.buffer.byteLength)
-        .map((raw) => raw.buffer as ArrayBuffer);
-      this.workers[index]!.postMessage({ seq, rulesSystem, context, raws } satisfies WorkerRequest, movable);
+      this.workers[index]!.postMessage({ ...request, seq } satisfies WorkerRequest, movable);
     });
   }
 

@@ -49,6 +49,14 @@ export interface ClassifyOptions {
   matchBudgetMs?: number;
   /** Label and count as a run would, and write nothing: the report says what the run would change. */
   dryRun?: boolean;
+  /** What sync labelled as fetch staged it (classify-on-arrival.ts): counted into this run's result. */
+  arrived?: ArrivedResults;
+}
+
+/** Labels already saved by the run this stage belongs to: each list's counts, by its id, and the classes. */
+export interface ArrivedResults {
+  lists: ReadonlyMap<number, ListClassifyResult>;
+  classes: Record<string, number>;
 }
 
 export interface ListClassifyResult {
@@ -88,7 +96,7 @@ export interface ClassifyResult {
 const RECLASSIFY_STATUSES: readonly StagedStatus[] = ['staged', 'classified', 'drained', 'deferred'];
 
 /** Below this many messages to label, a run parses on the main thread. */
-const WORKERS_FROM_MESSAGES = 2000;
+export const WORKERS_FROM_MESSAGES = 2000;
 
 /**
  * Threads that parse: one per CPU (at most 8), the main thread among them,
@@ -138,7 +146,7 @@ export async function classifyStaged(
     shunted: 0,
     changed: 0,
     changes: [],
-    classes: {},
+    classes: { ...options.arrived?.classes },
     lists: [],
     interrupted: false,
   };
@@ -167,6 +175,7 @@ export async function classifyStaged(
         budgetMs,
         provenance,
         dryRun,
+        arrived: options.arrived?.lists,
         progress,
       });
       result.lists.push(outcome);
@@ -213,6 +222,7 @@ interface ListRun {
   budgetMs: number;
   provenance: LabelProvenance;
   dryRun: boolean;
+  arrived: ReadonlyMap<number, ListClassifyResult> | undefined;
   progress: ProgressListener;
 }
 
@@ -223,13 +233,14 @@ async function classifyList(run: ListRun): Promise<ListClassifyResult> {
   const context: ListContext = { listId: list.listId, listAddress: list.listAddress };
   const selection: ClassifySelection = { listId: list.id, statuses: run.statuses, maxSize: run.maxMessageBytes };
   const task = `list-${list.id}`;
+  const arrived = run.arrived?.get(list.id);
   const outcome: ListClassifyResult = {
     list: list.name,
     system: list.system,
     rules: rulesName,
-    classified: 0,
-    shunted: 0,
-    changed: 0,
+    classified: arrived?.classified ?? 0,
+    shunted: arrived?.shunted ?? 0,
+    changed: arrived?.changed ?? 0,
   };
   // Parsing a message costs several times its size (a 200 MB one took 1.5 GB): one over the cap is shunted from its size alone.
   const tooLarge = await store.classify.tooLarge(list.id, run.statuses, run.maxMessageBytes);
@@ -245,21 +256,12 @@ async function classifyList(run: ListRun): Promise<ListClassifyResult> {
   if (total === 0) return outcome;
   progress({ type: 'start', task, title: `${list.system} ${list.name}`, total });
 
-  const judge = async (batch: MessageToClassify[]): Promise<StoredVerdict[]> => {
-    // A batch goes to a free worker; with every worker busy the main thread parses it between its writes.
-    if (pool?.hasIdleWorker)
-      return pool.classify(
-        rulesName,
-        context,
-        batch.map((m) => m.raw),
-      );
-    return classifyMessages(
+  const judge = (batch: MessageToClassify[]) =>
+    judgeBatch(
+      pool,
+      { rulesName, rules, context, budgetMs: run.budgetMs, signal: run.signal },
       batch.map((m) => m.raw),
-      rules,
-      { list: context, budgetMs: run.budgetMs, signal: run.signal },
-      toStoredVerdict,
     );
-  };
   // Batches in flight: one per worker and one for the main thread, and never
   // more than a batch's worth of raw bytes waiting beyond the first.
   let done = 0;
@@ -300,18 +302,38 @@ async function classifyList(run: ListRun): Promise<ListClassifyResult> {
   return outcome;
 }
 
-async function saveBatch(
+/** Whose rules a batch of one list goes through, and how long they may take over a message. */
+export interface ListRules {
+  rulesName: string;
+  rules: ReturnType<RuleBook['rulesOf']>;
+  context: ListContext;
+  budgetMs: number;
+  signal: AbortSignal | undefined;
+}
+
+/**
+ * Parses and labels a batch of one list's raw messages: on a free worker,
+ * which may take the buffers over, else on the main thread between its writes.
+ */
+export function judgeBatch(
+  pool: ClassifyPool | undefined,
+  { rulesName, rules, context, budgetMs, signal }: ListRules,
+  raws: Buffer[],
+): Promise<StoredVerdict[]> {
+  if (pool?.hasIdleWorker) return pool.classify(rulesName, context, raws);
+  return classifyMessages(raws, rules, { list: context, budgetMs, signal }, toStoredVerdict);
+}
+
+/** What saveBatch counts into: the run's classes and changes of class, its statistics of staged_messages, its provenance. */
+export type SaveTally = Pick<ListRun, 'classes' | 'changes' | 'statistics' | 'provenance' | 'dryRun'>;
+
+/** Saves a batch's verdicts (writeOutcomes) and counts what this run wrote into `outcome` and the tally. */
+export async function saveBatch(
   store: Store,
   batch: MessageToClassify[],
   verdicts: StoredVerdict[],
   outcome: ListClassifyResult,
-  {
-    classes,
-    changes,
-    statistics,
-    provenance,
-    dryRun,
-  }: Pick<ListRun, 'classes' | 'changes' | 'statistics' | 'provenance' | 'dryRun'>,
+  { classes, changes, statistics, provenance, dryRun }: SaveTally,
 ): Promise<void> {
   const outcomes: ClassifyOutcome[] = [];
   batch.forEach((message, index) => {
@@ -409,7 +431,7 @@ function storableText(text: string): string {
 }
 
 /** The promise, or a rejection as soon as the signal stops the run (a worker may be minutes into a batch). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
   return new Promise<T>((resolve, reject) => {
     const stop = () => reject(signal.reason);

@@ -23,6 +23,7 @@ import type { TableStatistics } from '../store/table-statistics.js';
 import type { SystemDefinition } from '../systems/load-systems.js';
 import { tooLargeReason } from '../pipeline/too-large-reason.js';
 import { overlapBatches } from '../pipeline/overlap-batches.js';
+import type { ArrivalClassifier, ArrivalVerdicts } from '../classify/classify-on-arrival.js';
 import { isGapMonth, recordListFailure } from './fetch-policy.js';
 import { planMonths } from './plan-months.js';
 
@@ -73,6 +74,8 @@ export interface ListFetchSettings {
   clock: () => Date;
   /** The run's count of rows staged, for PostgreSQL's statistics of the table (TableStatistics): one for all the lists of a run. */
   statistics: TableStatistics;
+  /** sync's: labels each batch while it is read and written, and saves the labels of what was staged. */
+  arrivals?: ArrivalClassifier;
 }
 
 /** Thrown inside a fetch when Ctrl-C arrives: not a failure of the list. */
@@ -361,8 +364,14 @@ class ListFetch {
         return batch;
       }
     };
+    const { arrivals } = this.settings;
     try {
-      await overlapBatches({ read, write: (batch) => this.stage(month, batch, tally) });
+      await overlapBatches({
+        read,
+        // Labelling a batch (on a worker) overlaps writing the one before it and reading the one after.
+        ...(arrivals ? { prepare: (batch: MonthBatch) => arrivals.judge(this.list, batch.messages), depth: 2 } : {}),
+        write: (batch, verdicts) => this.stage(month, batch, tally, verdicts),
+      });
     } finally {
       await items.return?.();
     }
@@ -384,8 +393,17 @@ class ListFetch {
     this.result.seen++;
   }
 
-  /** Stages a batch in one transaction, the month's checkpoint with the last. Counted once committed: a batch that fails (a full disk) was never stored. */
-  private async stage(month: Month, batch: MonthBatch, tally: { seen: number; staged: number }): Promise<void> {
+  /**
+   * Stages a batch in one transaction, the month's checkpoint with the last; in
+   * sync, the labels of what it staged follow in a second. Counted once
+   * committed: a batch that fails (a full disk) was never stored.
+   */
+  private async stage(
+    month: Month,
+    batch: MonthBatch,
+    tally: { seen: number; staged: number },
+    verdicts?: ArrivalVerdicts,
+  ): Promise<void> {
     const { store, list, settings, result } = this;
     const written = await store.transaction(async (tx) => {
       const outcome = await tx.staging.stage(list.id, month, batch.messages, isSameMail);
@@ -403,6 +421,7 @@ class ListFetch {
       return { ...outcome, recorded };
     });
     await settings.statistics.grew(written.staged);
+    await settings.arrivals?.save(list, batch.messages, written.rows, verdicts);
     tally.staged += written.staged;
     result.staged += written.staged;
     result.duplicates += written.duplicates;

@@ -3,6 +3,7 @@ import { openArchiveSource } from '../archive/open-source.js';
 import type { ProgressListener } from '../progress.js';
 import type { ListRecord } from '../store/list-records.js';
 import type { Store } from '../store/store.js';
+import type { ArrivalClassifier } from '../classify/classify-on-arrival.js';
 import type { TableStatistics } from '../store/table-statistics.js';
 import { BACKENDS, type BackendName } from '../systems/backend-names.js';
 import { requireSystem, type Systems } from '../systems/load-systems.js';
@@ -42,6 +43,8 @@ export interface FetchOptions {
   openSource?: (backend: BackendName, list: ListRecord) => Promise<ArchiveSource>;
   owner?: LockOwner;
   clock?: () => Date;
+  /** sync's: labels what is fetched as it is staged (classify-on-arrival.ts). */
+  arrivals?: ArrivalClassifier;
 }
 
 export interface FetchResult {
@@ -332,6 +335,7 @@ class FetchRun {
           signal: options.signal,
           clock,
           statistics: this.statistics,
+          arrivals: options.arrivals,
         },
         progress,
       );

@@ -34,6 +34,15 @@ export interface StageResult {
   staged: number;
   /** Messages that were already stored (or repeated in the batch): not written again. */
   duplicates: number;
+  /** The rows written now: each one's id and its message's place in the batch. */
+  rows: StagedRow[];
+}
+
+export interface StagedRow {
+  id: number;
+  key: string;
+  /** Index of the message in the batch handed to `stage`. */
+  index: number;
 }
 
 export interface MonthCheckpoint {
@@ -96,28 +105,29 @@ export class StagingRecords {
     messages: readonly MessageToStage[],
     sameMail?: SameMail,
   ): Promise<StageResult> {
-    if (messages.length === 0) return { staged: 0, duplicates: 0 };
+    if (messages.length === 0) return { staged: 0, duplicates: 0, rows: [] };
     return this.db.transaction(async (tx) => {
       const staging = new StagingRecords(tx);
       const stored = await staging.storedHashes(listId, messages);
       const rows: unknown[][] = [];
-      const raws = new Map<string, Buffer>();
+      const indexes = new Map<string, number>();
       const held = sameMail ? await staging.contestedRaws(listId, messages, stored) : undefined;
       const heldBySameMail = (message: MessageToStage) => {
-        const holder = held && (raws.get(message.key) ?? held.get(message.key));
+        const earlier = indexes.get(message.key);
+        const holder = held && (earlier !== undefined ? messages[earlier]!.raw : held.get(message.key));
         // A message too large to parse is not parsed to compare it either: it is the mail its key and hash say.
         return holder !== undefined && message.shunt === undefined && sameMail!(holder, message.raw);
       };
       const now = new Date().toISOString();
       let duplicates = 0;
-      for (const message of messages) {
+      for (const [index, message] of messages.entries()) {
         const key = chooseKey(message, stored, heldBySameMail);
         if (key === undefined) {
           duplicates++;
           continue;
         }
         stored.set(key, message.contentHash);
-        raws.set(key, message.raw);
+        indexes.set(key, index);
         rows.push([
           listId,
           key,
@@ -132,6 +142,7 @@ export class StagingRecords {
         ]);
       }
       const inserted: unknown[][] = [];
+      const staged: StagedRow[] = [];
       for (const chunk of chunkRows(rows, STAGE_COLUMNS.length, this.db.capabilities)) {
         const ids = await tx.all<{ id: number; message_key: string }>(
           `INSERT INTO staged_messages (${STAGE_COLUMNS.join(', ')}) VALUES ${valuesPlaceholders(chunk.length, STAGE_COLUMNS.length)}
@@ -139,9 +150,11 @@ export class StagingRecords {
           chunk.flat() as never[],
         );
         for (const row of ids) {
+          const index = indexes.get(row.message_key)!;
           // Compressed only once it is known to be new: a re-fetch of stored mail costs no CPU here.
-          const { bytes, codec } = encodeRaw(raws.get(row.message_key)!);
+          const { bytes, codec } = encodeRaw(messages[index]!.raw);
           inserted.push([Number(row.id), bytes, codec]);
+          staged.push({ id: Number(row.id), key: row.message_key, index });
         }
       }
       for (const chunk of chunkRows(inserted, 3, this.db.capabilities)) {
@@ -151,8 +164,26 @@ export class StagingRecords {
         );
       }
       // A row another writer inserted between our read and our write is a duplicate too.
-      return { staged: inserted.length, duplicates: duplicates + (rows.length - inserted.length) };
+      return { staged: inserted.length, duplicates: duplicates + (rows.length - inserted.length), rows: staged };
     });
+  }
+
+  /**
+   * Where in the batch are the messages `stage` would write, as far as the
+   * stored keys and content hashes tell: a copy it would compare byte by
+   * byte with the one held under its Message-ID counts as new. Read outside
+   * the transaction that stages them, so it is a forecast, not a decision.
+   */
+  async unstored(listId: number, messages: readonly MessageToStage[]): Promise<number[]> {
+    const stored = await this.storedHashes(listId, messages);
+    const fresh: number[] = [];
+    for (const [index, message] of messages.entries()) {
+      const key = chooseKey(message, stored);
+      if (key === undefined) continue;
+      stored.set(key, message.contentHash);
+      fresh.push(index);
+    }
+    return fresh;
   }
 
   /** The planner statistics of the table fetch grows and classify relabels (see TableStatistics). */

@@ -1,3 +1,4 @@
+import { ArrivalClassifier } from '../classify/classify-on-arrival.js';
 import { classifyStaged, type ClassifyResult } from '../classify/classify-staged.js';
 import type { MirrorHandling } from '../config/load-config.js';
 import { drainLists, type DrainResult } from '../drain/drain-lists.js';
@@ -81,14 +82,32 @@ export async function syncLists(
   const listIds = await selectListIds(store, { names: options.lists, system: options.system });
   const stopped = () => Boolean(options.signal?.aborted);
 
-  const fetch = await runStage('fetch', progress, options.signal, (stageProgress) =>
-    fetchLists(
-      store,
-      systems,
-      { ...options, lists: options.lists, system: options.system, workers: options.workers, signal: options.signal },
-      stageProgress,
-    ),
-  );
+  // What fetch stages is labelled on its way in; the classify stage then finds only what that left staged.
+  const arrivals = new ArrivalClassifier(store, systems, {
+    workers: options.classifyWorkers,
+    matchBudgetMs: options.matchBudgetMs,
+    signal: options.signal,
+  });
+  let fetch: FetchResult;
+  try {
+    fetch = await runStage('fetch', progress, options.signal, (stageProgress) =>
+      fetchLists(
+        store,
+        systems,
+        {
+          ...options,
+          lists: options.lists,
+          system: options.system,
+          workers: options.workers,
+          signal: options.signal,
+          arrivals,
+        },
+        stageProgress,
+      ),
+    );
+  } finally {
+    await arrivals.close();
+  }
   const result: SyncResult = { fetch, failed: fetch.totals.failed, interrupted: fetch.interrupted };
   if (stopped()) return { ...result, interrupted: true };
 
@@ -103,6 +122,7 @@ export async function syncLists(
         maxMessageBytes: options.maxMessageBytes,
         matchBudgetMs: options.matchBudgetMs,
         signal: options.signal,
+        arrived: arrivals.results(),
       },
       stageProgress,
     ),

@@ -1,0 +1,176 @@
+import { availableParallelism } from 'node:os';
+import { LISTMINER_VERSION } from '../listminer-version.js';
+import type { ListRecord } from '../store/list-records.js';
+import type { MessageToStage, StagedRow } from '../store/staging-records.js';
+import { StoreFailure } from '../store/store-failure.js';
+import type { Store } from '../store/store.js';
+import type { Systems } from '../systems/load-systems.js';
+import type { StoredVerdict } from './classify-message.js';
+import { ClassifyPool } from './classify-pool.js';
+import {
+  judgeBatch,
+  rulesSystemOf,
+  saveBatch,
+  untilAborted,
+  WORKERS_FROM_MESSAGES,
+  type ClassChange,
+  type ListClassifyResult,
+  type ListRules,
+  type SaveTally,
+} from './classify-staged.js';
+import { MATCH_BUDGET_MS } from './match-within-budget.js';
+import { loadRuleBook, type RuleBook } from './rule-set.js';
+
+/** A batch's verdicts, by the message's place in the batch; the messages left out stay staged. */
+export type ArrivalVerdicts = Map<number, StoredVerdict>;
+
+export interface ArrivalOptions {
+  /** Threads that parse, the main thread among them (sync's classify threads); a CPU's worth, at most 8, when absent. */
+  workers?: number;
+  matchBudgetMs?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * sync's classify of the mail fetch hands it (docs/classify.md, "On
+ * arrival"). Each batch fetch reads is parsed and labelled while fetch reads
+ * and writes the batches around it, on a worker thread once the run is
+ * large enough to pay for one, and the verdicts of the messages fetch
+ * staged are saved right after them, through the classify stage's own
+ * save. This spares classify reading back and inflating every message
+ * fetch has just compressed, and puts the parsing on a second core.
+ *
+ * Nothing depends on it: a message it did not label (one another process
+ * stored first, a copy fetch compares byte by byte with the one held under
+ * its Message-ID, a batch whose parsing failed or was cut short by a stop,
+ * a run stopped between the two transactions) stays staged, and the
+ * classify stage that follows in sync labels it as any other.
+ */
+export class ArrivalClassifier {
+  private readonly book: RuleBook;
+  private readonly tally: SaveTally;
+  private readonly outcomes = new Map<number, ListClassifyResult>();
+  private readonly changes = new Map<string, ClassChange>();
+  private readonly budgetMs: number;
+  private readonly threads: number;
+  private pool: ClassifyPool | undefined;
+  private judged = 0;
+
+  constructor(
+    private readonly store: Store,
+    private readonly systems: Systems,
+    private readonly options: ArrivalOptions = {},
+  ) {
+    this.book = loadRuleBook(systems);
+    this.budgetMs = options.matchBudgetMs ?? MATCH_BUDGET_MS;
+    // fetch keeps the main thread busy reading and writing: the parsing goes to other threads wherever there is a second CPU.
+    this.threads = options.workers ?? Math.min(8, availableParallelism());
+    this.tally = {
+      classes: {},
+      changes: this.changes,
+      statistics: store.staging.statistics(),
+      provenance: { rulesHash: systems.rulesHash, listminerVersion: LISTMINER_VERSION },
+      dryRun: false,
+    };
+  }
+
+  /**
+   * Labels the messages of a batch fetch will stage: those the store does
+   * not hold already and not too large to parse. Undefined when there are
+   * none, or when the parsing failed or a stop cut it short (the classify
+   * stage will see to them).
+   */
+  async judge(list: ListRecord, messages: readonly MessageToStage[]): Promise<ArrivalVerdicts | undefined> {
+    const fresh = (await this.store.staging.unstored(list.id, messages)).filter(
+      (index) => messages[index]!.shunt === undefined,
+    );
+    if (fresh.length === 0) return undefined;
+    this.startPoolWhenDue(fresh.length);
+    try {
+      const raws = fresh.map((index) => messages[index]!.raw);
+      const rules = this.rulesOf(list);
+      // The main thread has fetch's work: with a pool, every batch waits for a worker. fetch
+      // compresses and stores the same buffers after this, so they are copied there, never moved.
+      const work = this.pool
+        ? this.pool.classify(rules.rulesName, rules.context, raws, false)
+        : judgeBatch(undefined, rules, raws);
+      const verdicts = await untilAborted(work, this.options.signal);
+      return new Map(fresh.map((index, at) => [index, verdicts[at]!]));
+    } catch (error) {
+      if (error instanceof StoreFailure) throw error;
+      return undefined;
+    }
+  }
+
+  /** Saves the verdicts of the rows fetch has just staged. */
+  async save(
+    list: ListRecord,
+    messages: readonly MessageToStage[],
+    rows: readonly StagedRow[],
+    verdicts: ArrivalVerdicts | undefined,
+  ): Promise<void> {
+    if (!verdicts) return;
+    const batch = [];
+    const judged: StoredVerdict[] = [];
+    for (const row of rows) {
+      const verdict = verdicts.get(row.index);
+      if (!verdict) continue;
+      const { raw } = messages[row.index]!;
+      batch.push({
+        id: row.id,
+        listId: list.id,
+        messageKey: row.key,
+        raw,
+        status: 'staged' as const,
+        msgClass: null,
+        label: null,
+      });
+      judged.push(verdict);
+    }
+    if (batch.length > 0) await saveBatch(this.store, batch, judged, this.outcomeOf(list), this.tally);
+  }
+
+  /** What was labelled, list by list (the lists fetch staged nothing new for are absent), with the classes counted. */
+  results(): { lists: ReadonlyMap<number, ListClassifyResult>; classes: Record<string, number> } {
+    return { lists: this.outcomes, classes: this.tally.classes };
+  }
+
+  async close(): Promise<void> {
+    await this.pool?.close();
+    this.pool = undefined;
+  }
+
+  /** A worker starts once the run has had as many messages as make one worth starting (as in the classify stage). */
+  private startPoolWhenDue(messages: number): void {
+    this.judged += messages;
+    if (this.pool || this.threads < 2 || this.judged < WORKERS_FROM_MESSAGES) return;
+    this.pool = ClassifyPool.start(this.threads - 1, { systemsFile: this.systems.file, budgetMs: this.budgetMs });
+  }
+
+  private rulesOf(list: ListRecord): ListRules {
+    const rulesName = rulesSystemOf(this.systems, list);
+    return {
+      rulesName,
+      rules: this.book.rulesOf(rulesName),
+      context: { listId: list.listId, listAddress: list.listAddress },
+      budgetMs: this.budgetMs,
+      signal: this.options.signal,
+    };
+  }
+
+  private outcomeOf(list: ListRecord): ListClassifyResult {
+    let outcome = this.outcomes.get(list.id);
+    if (!outcome) {
+      outcome = {
+        list: list.name,
+        system: list.system,
+        rules: rulesSystemOf(this.systems, list),
+        classified: 0,
+        shunted: 0,
+        changed: 0,
+      };
+      this.outcomes.set(list.id, outcome);
+    }
+    return outcome;
+  }
+}

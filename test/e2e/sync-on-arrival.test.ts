@@ -1,0 +1,120 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { WORKERS_FROM_MESSAGES } from '../../src/core/classify/classify-staged.js';
+import { openStore } from '../../src/core/store/open-store.js';
+import type { SyncResult } from '../../src/core/sync/sync-lists.js';
+import { runCli, runCliJson } from '../helpers/cli.js';
+import type { TestDatabase } from '../helpers/databases.js';
+import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
+import { generateListMbox } from '../helpers/generated-list-mail.js';
+import { digestStore } from '../helpers/store-digest.js';
+
+const MIME = fileURLToPath(new URL('../fixtures/mime/', import.meta.url));
+
+/** More than classify's threshold for a worker thread, so sync parses on one wherever there is a second CPU. */
+const MESSAGES = WORKERS_FROM_MESSAGES + 600;
+
+/** Each message's label as classify saved it: class, rule, captures, rules, and its status. */
+async function labels(url: string): Promise<Record<string, string>> {
+  const store = await openStore(url);
+  try {
+    const rows = await store.db.all<Record<string, unknown>>(
+      `SELECT message_key, status, msg_class, class_source, captures, rules_hash, error FROM staged_messages`,
+    );
+    return Object.fromEntries(
+      rows.map(({ message_key, captures, ...rest }) => [
+        String(message_key),
+        JSON.stringify({ ...rest, captures: typeof captures === 'string' ? JSON.parse(captures) : captures }),
+      ]),
+    );
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * sync labels each batch as fetch stages it (classify-on-arrival.ts), on a
+ * worker thread where there is a second CPU; the stage commands label what
+ * fetch left staged. Both must leave the same store.
+ */
+describeOnDialectDatabases('sync labelling mail as it is fetched, on $dialect', (databases) => {
+  let dir: string;
+  let mbox: string;
+  let bySync: TestDatabase;
+  let byStages: TestDatabase;
+  let synced: SyncResult;
+
+  beforeAll(async () => {
+    if (availableParallelism() < 2) console.warn('one CPU: sync parses on the main thread, not on a worker');
+    dir = mkdtempSync(join(tmpdir(), 'listminer-arrival-'));
+    mbox = join(dir, 'dev.mbox');
+    // The benchmark's traffic, then MIME that our reader declines and mailparser reads (nested, rfc822, ISO-2022-JP).
+    const fixtures = readdirSync(MIME)
+      .sort()
+      .map(
+        (name) => `From fixture@example.org Mon Jan  4 10:00:00 2021\n${readFileSync(join(MIME, name), 'latin1')}\n`,
+      );
+    writeFileSync(
+      mbox,
+      Buffer.concat([generateListMbox(MESSAGES, { tag: 'arrival' }), Buffer.from(fixtures.join(''), 'latin1')]),
+    );
+    const env = { LISTMINER_CACHE: join(dir, 'cache') };
+    const add = (db: TestDatabase) =>
+      runCli([
+        'lists',
+        'add',
+        mbox,
+        '--system',
+        'mbox',
+        '--rules',
+        'apache_ponymail',
+        '--repo',
+        'https://github.com/apache/kafka',
+        '--db',
+        db.url,
+      ]);
+
+    bySync = await databases.create();
+    expect((await add(bySync)).code).toBe(0);
+    const sync = await runCliJson<SyncResult>(['sync', '--now', '--full', '--db', bySync.url], { env });
+    expect(sync.code, sync.stderr).toBe(0);
+    synced = sync.json;
+
+    byStages = await databases.create();
+    expect((await add(byStages)).code).toBe(0);
+    for (const stage of [['fetch', '--now', '--full'], ['classify'], ['drain'], ['project']]) {
+      const run = await runCli([...stage, '--db', byStages.url], { env });
+      expect(run.code, `${stage[0]}: ${run.stderr}`).toBe(0);
+    }
+  }, 180_000);
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('counts every message it labelled in its classify figures', () => {
+    const staged = synced.fetch.totals.staged;
+    expect(staged).toBe(MESSAGES + readdirSync(MIME).length);
+    expect(synced.classify!.classified + synced.classify!.shunted).toBe(staged);
+    expect(Object.values(synced.classify!.classes).reduce((a, b) => a + b, 0)).toBe(synced.classify!.classified);
+    expect(synced.classify!.lists[0]).toMatchObject({ classified: synced.classify!.classified });
+    expect(synced.drain!.drained).toBe(synced.classify!.classified);
+  });
+
+  it('leaves the store the stage commands leave: labels, threads, bodies, senders, projection', async () => {
+    expect(await labels(bySync.url)).toEqual(await labels(byStages.url));
+    const { locks: _syncLocks, ...sync } = await digestStore(bySync.url);
+    const { locks: _stageLocks, ...stages } = await digestStore(byStages.url);
+    expect(sync).toEqual(stages);
+  });
+
+  it('parses nothing again when the archive hands over only mail it holds', async () => {
+    const again = await runCliJson<SyncResult>(['sync', '--now', '--full', '--db', bySync.url], {
+      env: { LISTMINER_CACHE: join(dir, 'cache') },
+    });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.json.fetch.totals).toMatchObject({ staged: 0, duplicates: synced.fetch.totals.staged });
+    expect(again.json.classify).toMatchObject({ classified: 0, shunted: 0 });
+  });
+});
