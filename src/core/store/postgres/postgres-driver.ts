@@ -61,8 +61,8 @@ export class PostgresDriver implements SqlDriver {
   private readonly deadlines = new Set<Deadline>();
   /** Set once the connections were given up; every statement after fails with it. */
   private failure: StoreFailure | undefined;
-  private readonly failed: Promise<never>;
-  private rejectFailed!: (error: StoreFailure) => void;
+  /** How to fail each statement in flight when the connections are given up. */
+  private readonly inFlight = new Set<(failure: StoreFailure) => void>();
   private stopping = false;
   private readonly onStop = () => this.stop();
 
@@ -78,8 +78,6 @@ export class PostgresDriver implements SqlDriver {
     this.connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.queryTimeoutMs = options.queryTimeoutMs ?? queryTimeoutFromEnv() ?? DEFAULT_QUERY_TIMEOUT_MS;
     this.host = hostOf(url);
-    this.failed = new Promise<never>((_, reject) => (this.rejectFailed = reject));
-    this.failed.catch(() => {});
     process.on('SIGINT', this.onStop);
     process.on('SIGTERM', this.onStop);
     this.sql = postgres(url, {
@@ -244,10 +242,21 @@ export class PostgresDriver implements SqlDriver {
     return this.settled(statement).finally(() => this.disarm(deadline));
   }
 
-  /** The statement, or the failure that gave the connections up, whichever comes first. */
+  /**
+   * The statement, or the failure that gave the connections up, whichever
+   * comes first. Each statement is forgotten once it settles: racing every
+   * one against a single promise of that failure, which stays pending, kept
+   * every result a run ever read alive (drain of 100,000 messages on
+   * PostgreSQL peaked at 800 MB).
+   */
   private settled<T>(statement: PromiseLike<T>): Promise<T> {
     if (this.failure) return Promise.reject(this.failure);
-    return Promise.race([Promise.resolve(statement), this.failed]);
+    return new Promise<T>((resolve, reject) => {
+      this.inFlight.add(reject);
+      Promise.resolve(statement)
+        .then(resolve, reject)
+        .finally(() => this.inFlight.delete(reject));
+    });
   }
 
   private arm(): Deadline {
@@ -285,7 +294,8 @@ export class PostgresDriver implements SqlDriver {
     this.failure = failure;
     for (const deadline of this.deadlines) clearTimeout(deadline.timer);
     this.deadlines.clear();
-    this.rejectFailed(failure);
+    for (const fail of this.inFlight) fail(failure);
+    this.inFlight.clear();
     // Destroys the sockets at once: nothing more can be said over a link that does not answer.
     this.sql.end({ timeout: 0 }).catch(() => {});
   }
@@ -362,21 +372,9 @@ function hostOf(url: string): string {
 }
 
 export function numberPlaceholders(sql: string): string {
-  let out = '';
+  // One replace makes one flat string. Appending a character at a time made a rope of a
+  // node per character (a batch INSERT's text, 40 KB, took over 1 MB of heap), and the
+  // cache above held a hundred of them: drain of 100,000 messages peaked at 800 MB.
   let n = 0;
-  let quote: string | null = null;
-  for (const ch of sql) {
-    if (quote) {
-      if (ch === quote) quote = null;
-      out += ch;
-    } else if (ch === "'" || ch === '"') {
-      quote = ch;
-      out += ch;
-    } else if (ch === '?') {
-      out += `$${++n}`;
-    } else {
-      out += ch;
-    }
-  }
-  return out;
+  return sql.replace(/'[^']*'?|"[^"]*"?|\?/g, (match) => (match === '?' ? `$${++n}` : match));
 }

@@ -8,6 +8,13 @@ describe('SQL helpers', () => {
     expect(numberPlaceholders('SELECT ? WHERE a = \'?\' AND b = ? AND c = "?"')).toBe(
       'SELECT $1 WHERE a = \'?\' AND b = $2 AND c = "?"',
     );
+    // A doubled quote inside a literal, and a literal left open, keep their question marks.
+    expect(numberPlaceholders("SELECT 'it''s ?', ? FROM t WHERE x = 'open ?")).toBe(
+      "SELECT 'it''s ?', $1 FROM t WHERE x = 'open ?",
+    );
+    expect(numberPlaceholders(`INSERT INTO t VALUES ${valuesPlaceholders(500, 12)}`)).toBe(
+      `INSERT INTO t VALUES ${Array.from({ length: 500 }, (_, row) => `(${Array.from({ length: 12 }, (_, col) => `$${row * 12 + col + 1}`).join(', ')})`).join(', ')}`,
+    );
   });
 
   it('builds multi-row VALUES lists', () => {
