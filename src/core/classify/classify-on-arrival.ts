@@ -25,17 +25,17 @@ import { loadRuleBook, type RuleBook } from './rule-set.js';
 export type ArrivalVerdicts = Map<number, StoredVerdict>;
 
 export interface ArrivalOptions {
-  /** Threads that parse, the main thread among them (sync's classify threads); a CPU's worth, at most 8, when absent. */
+  /** Threads that parse, the main thread among them: 2 when absent and the machine has a second CPU, else 1. */
   workers?: number;
   matchBudgetMs?: number;
   signal?: AbortSignal;
 }
 
 /**
- * sync's classify of the mail fetch hands it (docs/classify.md, "On
- * arrival"). Each batch fetch reads is parsed and labelled while fetch reads
- * and writes the batches around it, on a worker thread once the run is
- * large enough to pay for one, and the verdicts of the messages fetch
+ * sync's classify of the mail fetch hands it (docs/classify.md, "In sync:
+ * labelled on arrival"). Each batch fetch reads is parsed and labelled while
+ * fetch reads and writes the batches around it, on a worker thread once the
+ * run is large enough to pay for one, and the verdicts of the messages fetch
  * staged are saved right after them, through the classify stage's own
  * save. This spares classify reading back and inflating every message
  * fetch has just compressed, and puts the parsing on a second core.
@@ -63,8 +63,9 @@ export class ArrivalClassifier {
   ) {
     this.book = loadRuleBook(systems);
     this.budgetMs = options.matchBudgetMs ?? MATCH_BUDGET_MS;
-    // fetch keeps the main thread busy reading and writing: the parsing goes to other threads wherever there is a second CPU.
-    this.threads = options.workers ?? Math.min(8, availableParallelism());
+    // fetch keeps the main thread busy reading and writing: the parsing goes to a worker wherever there is a second CPU.
+    // One is enough: fetch holds two batches at most beyond the one it writes.
+    this.threads = options.workers ?? Math.min(2, availableParallelism());
     this.tally = {
       classes: {},
       changes: this.changes,
@@ -78,15 +79,15 @@ export class ArrivalClassifier {
    * Labels the messages of a batch fetch will stage: those the store does
    * not hold already and not too large to parse. Undefined when there are
    * none, or when the parsing failed or a stop cut it short (the classify
-   * stage will see to them).
+   * stage will see to them); the database failing is raised.
    */
   async judge(list: ListRecord, messages: readonly MessageToStage[]): Promise<ArrivalVerdicts | undefined> {
-    const fresh = (await this.store.staging.unstored(list.id, messages)).filter(
-      (index) => messages[index]!.shunt === undefined,
-    );
-    if (fresh.length === 0) return undefined;
-    this.startPoolWhenDue(fresh.length);
     try {
+      const fresh = (await this.store.staging.unstored(list.id, messages)).filter(
+        (index) => messages[index]!.shunt === undefined,
+      );
+      if (fresh.length === 0) return undefined;
+      this.startPoolWhenDue(fresh.length);
       const raws = fresh.map((index) => messages[index]!.raw);
       const rules = this.rulesOf(list);
       // The main thread has fetch's work: with a pool, every batch waits for a worker. fetch
