@@ -9,11 +9,11 @@ import type { StoredVerdict } from './classify-message.js';
 import { ClassifyPool } from './classify-pool.js';
 import {
   judgeBatch,
+  listOutcome,
   rulesSystemOf,
   saveBatch,
   untilAborted,
   WORKERS_FROM_MESSAGES,
-  type ClassChange,
   type ListClassifyResult,
   type ListRules,
   type SaveTally,
@@ -50,7 +50,6 @@ export class ArrivalClassifier {
   private readonly book: RuleBook;
   private readonly tally: SaveTally;
   private readonly outcomes = new Map<number, ListClassifyResult>();
-  private readonly changes = new Map<string, ClassChange>();
   private readonly budgetMs: number;
   private readonly threads: number;
   private pool: ClassifyPool | undefined;
@@ -68,7 +67,8 @@ export class ArrivalClassifier {
     this.threads = options.workers ?? Math.min(2, availableParallelism());
     this.tally = {
       classes: {},
-      changes: this.changes,
+      // New rows have no label to change from: nothing is counted here.
+      changes: new Map(),
       statistics: store.staging.statistics(),
       provenance: { rulesHash: systems.rulesHash, listminerVersion: LISTMINER_VERSION },
       dryRun: false,
@@ -161,17 +161,7 @@ export class ArrivalClassifier {
 
   private outcomeOf(list: ListRecord): ListClassifyResult {
     let outcome = this.outcomes.get(list.id);
-    if (!outcome) {
-      outcome = {
-        list: list.name,
-        system: list.system,
-        rules: rulesSystemOf(this.systems, list),
-        classified: 0,
-        shunted: 0,
-        changed: 0,
-      };
-      this.outcomes.set(list.id, outcome);
-    }
+    if (!outcome) this.outcomes.set(list.id, (outcome = listOutcome(list, rulesSystemOf(this.systems, list))));
     return outcome;
   }
 }

@@ -233,15 +233,7 @@ async function classifyList(run: ListRun): Promise<ListClassifyResult> {
   const context: ListContext = { listId: list.listId, listAddress: list.listAddress };
   const selection: ClassifySelection = { listId: list.id, statuses: run.statuses, maxSize: run.maxMessageBytes };
   const task = `list-${list.id}`;
-  const arrived = run.arrived?.get(list.id);
-  const outcome: ListClassifyResult = {
-    list: list.name,
-    system: list.system,
-    rules: rulesName,
-    classified: arrived?.classified ?? 0,
-    shunted: arrived?.shunted ?? 0,
-    changed: arrived?.changed ?? 0,
-  };
+  const outcome = listOutcome(list, rulesName, run.arrived?.get(list.id));
   // Parsing a message costs several times its size (a 200 MB one took 1.5 GB): one over the cap is shunted from its size alone.
   const tooLarge = await store.classify.tooLarge(list.id, run.statuses, run.maxMessageBytes);
   if (tooLarge.length > 0) {
@@ -300,6 +292,22 @@ async function classifyList(run: ListRun): Promise<ListClassifyResult> {
     detail: `${outcome.classified} classified, ${outcome.shunted} shunted${outcome.changed ? `, ${outcome.changed} changed class` : ''}${stopped}`,
   });
   return outcome;
+}
+
+/** A list's counts for a run: from those given (what sync labelled on arrival), else from nothing. */
+export function listOutcome(
+  list: ListRecord,
+  rules: string,
+  from?: Pick<ListClassifyResult, 'classified' | 'shunted' | 'changed'>,
+): ListClassifyResult {
+  return {
+    list: list.name,
+    system: list.system,
+    rules,
+    classified: from?.classified ?? 0,
+    shunted: from?.shunted ?? 0,
+    changed: from?.changed ?? 0,
+  };
 }
 
 /** Whose rules a batch of one list goes through, and how long they may take over a message. */
