@@ -18,7 +18,7 @@ const NOW_MONTH = monthOf(new Date());
 const inMonth = (back: number, day = 10, hour = 12) =>
   new Date(`${addMonths(NOW_MONTH, -back)}-${String(day).padStart(2, '0')}T${String(hour).padStart(2, '0')}:00:00Z`);
 
-/** The messages of the month a fetch is stopped in: eight batches of 500 (BATCH_MESSAGES). */
+/** The messages of the month a fetch is stopped in: about eight batches (BATCH_MESSAGES, 512). */
 const BIG_MONTH_MESSAGES = 4000;
 
 async function stagedKeys(url: string, list: string): Promise<string[]> {

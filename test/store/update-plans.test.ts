@@ -1,10 +1,11 @@
 import { expect, it, describe } from 'vitest';
 import { identifyMessage } from '../../src/core/archive/message-key.js';
+import { BATCH_MESSAGES } from '../../src/core/pipeline/batch-bytes.js';
 import type { ClassifyOutcome } from '../../src/core/store/classify-records.js';
 import { sqliteStoreRecordingStatements } from '../helpers/recorded-statements.js';
 
 /**
- * The store updates rows from a VALUES list of up to 500 rows (classify's
+ * The store updates rows from a VALUES list of up to 512 rows (classify's
  * labels and shunts, drain's thread roots). SQLite once planned those as a
  * scan of the whole table per batch, from about 300 rows on, which made a
  * run grow with the square of the archive: every such UPDATE must look its
@@ -22,27 +23,28 @@ describe('batch UPDATEs on SQLite', () => {
         listAddress: 'dev@kafka.apache.org',
       })
     ).list.id;
-    const messages = Array.from({ length: 1500 }, (_, i) =>
+    const full = BATCH_MESSAGES;
+    const messages = Array.from({ length: 3 * full }, (_, i) =>
       Buffer.from(`Message-ID: <m${i}@x>\nFrom: a@example.org\nSubject: s ${i}\n\nbody ${i}\n`),
     ).map((raw) => ({ raw, ...identifyMessage(raw) }));
-    for (let at = 0; at < messages.length; at += 500)
-      await store.staging.stageBatch(listId, '2024-01', messages.slice(at, at + 500));
+    for (let at = 0; at < messages.length; at += full)
+      await store.staging.stageBatch(listId, '2024-01', messages.slice(at, at + full));
     const ids = (await store.db.all<{ id: number }>('SELECT id FROM staged_messages ORDER BY id')).map((row) =>
       Number(row.id),
     );
     // Drained mail labelled again alike: it stays drained, its research row taking the rule's name.
     await store.db.run(
       `UPDATE staged_messages SET status = 'drained', msg_class = 'discuss', captures = '{}' WHERE id > ?`,
-      [ids[999]!],
+      [ids[2 * full - 1]!],
     );
     const label = { msgClass: 'discuss', source: 'rule', captures: {} };
     const outcomes: ClassifyOutcome[] = ids.map((id, i) =>
-      i < 500
+      i < full
         ? { id, status: 'staged', error: 'unreadable' }
-        : { id, status: i < 1000 ? 'staged' : 'drained', envelopeJson: '{}', classification: label },
+        : { id, status: i < 2 * full ? 'staged' : 'drained', envelopeJson: '{}', classification: label },
     );
     await store.classify.save(outcomes, { rulesHash: 'r', listminerVersion: '0' });
-    await store.drain.setThreadRoots(ids.slice(0, 500).map((id) => ({ id, rootKey: 'r@x', rootId: ids[0]! })));
+    await store.drain.setThreadRoots(ids.slice(0, full).map((id) => ({ id, rootKey: 'r@x', rootId: ids[0]! })));
 
     const batchUpdates = [
       ...new Set(recording.prepared().filter((sql) => /^\s*UPDATE\b[\s\S]*FROM \(VALUES/.test(sql))),
@@ -54,7 +56,7 @@ describe('batch UPDATEs on SQLite', () => {
       'staged_messages',
     ]);
     for (const sql of batchUpdates) {
-      expect(sql.match(/\(/g)!.length).toBeGreaterThan(500); // a full batch, not a small one planned otherwise
+      expect(sql.match(/\(/g)!.length).toBeGreaterThan(full); // a full batch, not a small one planned otherwise
       const plan = await recording.plan(sql);
       const updated = /UPDATE (\w+) SET/.exec(sql)![1]!;
       expect(plan, sql.slice(0, 80)).toMatch(

@@ -1,11 +1,14 @@
+import { MAX_CHUNK_ROWS } from '../store/sql-driver.js';
+
 /**
  * The most messages one batch of a stage holds (fetch, classify, drain,
  * project): one transaction's worth. Fewer, larger transactions cost less
  * per message; classify's batches were 64 messages, and at 500 its writes
  * commit 200 times for 100,000 messages instead of 1,563 (a second faster
- * on SQLite, docs/performance.md).
+ * on SQLite, docs/performance.md). 512, so that a full batch is written by
+ * one statement (chunkRows).
  */
-export const BATCH_MESSAGES = 500;
+export const BATCH_MESSAGES = MAX_CHUNK_ROWS;
 
 /**
  * The most raw mail one batch of a stage holds (fetch, classify, drain): one

@@ -120,15 +120,31 @@ export function valuesPlaceholders(rowCount: number, columnCount: number): strin
   return new Array(rowCount).fill(row).join(', ');
 }
 
-/** Splits rows into chunks whose bound parameters stay under the driver's limit. */
+/** The most rows one statement writes or names: a whole batch of a stage (BATCH_MESSAGES). */
+export const MAX_CHUNK_ROWS = 512;
+
+/**
+ * Splits rows into chunks whose bound parameters stay under the driver's
+ * limit, each a power of two long (a batch of 500 goes as 256, 128, 64, 32,
+ * 16 and 4). Every length makes a statement text of its own, and a prepared
+ * statement holds its program in native memory until V8 collects it: with
+ * every length from 1 to 500, SQLite's statement cache churned through
+ * programs of up to a megabyte each that V8, its own heap small, left
+ * uncollected, and drain of 1,000,000 messages grew to 410 MB
+ * (docs/performance.md). Ten lengths stay prepared and are reused.
+ */
 export function chunkRows<T>(
   rows: readonly T[],
   columnCount: number,
   capabilities: Partial<SqlCapabilities> & Pick<SqlCapabilities, 'maxParameters'>,
 ): T[][] {
-  const size = Math.max(1, Math.min(500, Math.floor(capabilities.maxParameters / columnCount)));
+  const fit = Math.max(1, Math.min(MAX_CHUNK_ROWS, Math.floor(capabilities.maxParameters / columnCount)));
+  let size = 2 ** Math.floor(Math.log2(fit));
   const chunks: T[][] = [];
-  for (let i = 0; i < rows.length; i += size) chunks.push(rows.slice(i, i + size));
+  for (let i = 0; i < rows.length; i += size) {
+    while (size > rows.length - i) size /= 2;
+    chunks.push(rows.slice(i, i + size));
+  }
   return chunks;
 }
 

@@ -27,7 +27,23 @@ describe('SQL helpers', () => {
       4,
       { maxParameters: 40, migrationLockSql: '', jsonParameter: '?' },
     );
-    expect(chunks.map((c) => c.length)).toEqual([10, 10, 5]);
+    // 40 / 4 = 10 rows fit; chunks are powers of two: 8, 8, 8, then 1.
+    expect(chunks.map((c) => c.length)).toEqual([8, 8, 8, 1]);
+    expect(chunks.flat()).toEqual(Array.from({ length: 25 }, (_, i) => i));
+  });
+
+  it('cuts rows into chunks of few distinct lengths, so a statement text per length stays prepared', () => {
+    const capabilities = { maxParameters: 32766, migrationLockSql: '', jsonParameter: '?' };
+    const lengths = new Set<number>();
+    for (let rows = 1; rows <= 2000; rows++) {
+      const chunks = chunkRows(Array.from({ length: rows }), 30, capabilities);
+      expect(chunks.reduce((sum, c) => sum + c.length, 0)).toBe(rows);
+      for (const chunk of chunks) lengths.add(chunk.length);
+    }
+    // 1, 2, 4, … 512: ten texts of a statement for every batch size, where one per size made 500.
+    expect([...lengths].sort((a, b) => a - b)).toEqual([1, 2, 4, 8, 16, 32, 64, 128, 256, 512]);
+    // A full batch is one chunk.
+    expect(chunkRows(Array.from({ length: 512 }), 30, capabilities)).toHaveLength(1);
   });
 
   it('runs locked work one at a time, in order, even when one fails', async () => {
