@@ -157,7 +157,12 @@ export async function classifyStaged(
   const statistics = store.staging.statistics();
   try {
     for (const list of lists) {
-      if (options.signal?.aborted) break;
+      if (options.signal?.aborted) {
+        // Stopped before this list: what sync labelled in it on arrival is still this run's.
+        const arrived = options.arrived?.lists.get(list.id);
+        if (arrived) count(result, { ...arrived });
+        continue;
+      }
       const outcome = await classifyList({
         store,
         systems,
@@ -178,10 +183,7 @@ export async function classifyStaged(
         arrived: options.arrived?.lists,
         progress,
       });
-      result.lists.push(outcome);
-      result.classified += outcome.classified;
-      result.shunted += outcome.shunted;
-      result.changed += outcome.changed;
+      count(result, outcome);
     }
   } finally {
     await pool?.close();
@@ -292,6 +294,14 @@ async function classifyList(run: ListRun): Promise<ListClassifyResult> {
     detail: `${outcome.classified} classified, ${outcome.shunted} shunted${outcome.changed ? `, ${outcome.changed} changed class` : ''}${stopped}`,
   });
   return outcome;
+}
+
+/** Adds a list's outcome to the run's. */
+function count(result: ClassifyResult, outcome: ListClassifyResult): void {
+  result.lists.push(outcome);
+  result.classified += outcome.classified;
+  result.shunted += outcome.shunted;
+  result.changed += outcome.changed;
 }
 
 /** A list's counts for a run: from those given (what sync labelled on arrival), else from nothing. */

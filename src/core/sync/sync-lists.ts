@@ -55,7 +55,7 @@ export function describeSyncFailures(result: SyncResult): string[] {
 
 export interface SyncResult {
   fetch: FetchResult;
-  /** Absent when a signal stopped the run before the stage began. */
+  /** Absent when a signal stopped the run before the stage began and nothing had been labelled on arrival. */
   classify?: ClassifyResult;
   drain?: DrainResult;
   project?: ProjectResult;
@@ -109,7 +109,8 @@ export async function syncLists(
     await arrivals.close();
   }
   const result: SyncResult = { fetch, failed: fetch.totals.failed, interrupted: fetch.interrupted };
-  if (stopped()) return { ...result, interrupted: true };
+  // Stopped in fetch, the classify stage labels nothing, but it still reports what was labelled on arrival.
+  if (stopped() && arrivals.results().lists.size === 0) return { ...result, interrupted: true };
 
   result.classify = await runStage('classify', progress, options.signal, (stageProgress) =>
     classifyStaged(

@@ -1,62 +1,12 @@
 import { expect, it } from 'vitest';
 import { ArchiveError } from '../../../../src/core/errors.js';
-import { type ArchiveItem, type ArchiveSource, type Month } from '../../../../src/core/archive/archive-source.js';
-import { addMonths, monthOf } from '../../../../src/core/archive/month.js';
 import { describeFailures, fetchLists, type FetchOptions } from '../../../../src/core/fetch/fetch-lists.js';
 import { breakerOpenUntil } from '../../../../src/core/fetch/fetch-policy.js';
 import { BATCH_MESSAGES } from '../../../../src/core/pipeline/batch-bytes.js';
 import { silentProgress } from '../../../../src/core/progress.js';
 import { loadSystems } from '../../../../src/core/systems/load-systems.js';
 import { describeOnDialects } from '../../../helpers/describe-on-dialects.js';
-
-const NOW_MONTH = monthOf(new Date());
-const month = (back: number) => addMonths(NOW_MONTH, -back);
-
-function mail(id: string, body = `body of ${id}`): Buffer {
-  return Buffer.from(
-    `From: Dev <dev@example.org>\nSubject: [PATCH] ${id}\nDate: Mon, 1 Jan 2024 10:00:00 +0000\nMessage-ID: <${id}>\n\n${body}\n`,
-  );
-}
-
-/** An archive in memory: months of items, and a fault to inject once. */
-class FakeSource implements ArchiveSource {
-  readonly name = 'fake';
-  fault?: { month: Month; afterItems: number; error: Error };
-  closed = 0;
-  constructor(readonly months: Map<Month, ArchiveItem[]>) {}
-  async firstMonth(): Promise<Month | undefined> {
-    return [...this.months.keys()].sort()[0];
-  }
-  async *fetchMonth(_context: unknown, m: Month): AsyncIterable<ArchiveItem> {
-    let n = 0;
-    for (const item of this.months.get(m) ?? []) {
-      if (this.fault && this.fault.month === m && n === this.fault.afterItems) {
-        const { error } = this.fault;
-        this.fault = undefined;
-        throw error;
-      }
-      n++;
-      yield item;
-    }
-  }
-  async close(): Promise<void> {
-    this.closed++;
-  }
-}
-
-function archive(spec: Record<number, number>, prefix = 'm'): Map<Month, ArchiveItem[]> {
-  const months = new Map<Month, ArchiveItem[]>();
-  for (const [back, count] of Object.entries(spec)) {
-    months.set(
-      month(Number(back)),
-      Array.from({ length: count }, (_, i) => ({
-        raw: mail(`${prefix}${back}-${i}@example.org`),
-        sourceRef: `${back}/${i}`,
-      })),
-    );
-  }
-  return months;
-}
+import { FakeSource, NOW_MONTH, archive, mail, month } from '../../../helpers/fake-archive-source.js';
 
 describeOnDialects('fetchLists on $dialect', (getStore) => {
   const systems = loadSystems();
