@@ -14,9 +14,8 @@ describe('statements of batches of every size', () => {
 
   it('are a few texts, prepared once each', async () => {
     const store = recording.store();
-    const listId = (
-      await store.lists.register({ system: 'mbox', name: 'dev', listAddress: 'dev@example.org' })
-    ).list.id;
+    const listId = (await store.lists.register({ system: 'mbox', name: 'dev', listAddress: 'dev@example.org' })).list
+      .id;
     let n = 0;
     for (let size = 1; size <= 70; size++) {
       const batch = Array.from({ length: size }, () => {
