@@ -151,7 +151,8 @@ export async function classifyStaged(
     interrupted: false,
   };
   const changes = new Map<string, ClassChange>();
-  const workers = options.workers ?? (await defaultWorkers(store, lists, statuses));
+  // A run stopped before it began (sync stopped in fetch) only reports: no thread to start.
+  const workers = options.signal?.aborted ? 1 : (options.workers ?? (await defaultWorkers(store, lists, statuses)));
   const budgetMs = options.matchBudgetMs ?? MATCH_BUDGET_MS;
   const pool = ClassifyPool.start(workers - 1, { systemsFile: systems.file, budgetMs });
   const statistics = store.staging.statistics();
