@@ -161,7 +161,7 @@ export async function classifyStaged(
       if (options.signal?.aborted) {
         // Stopped before this list: what sync labelled in it on arrival is still this run's.
         const arrived = options.arrived?.lists.get(list.id);
-        if (arrived) count(result, { ...arrived });
+        if (arrived) count(result, arrived);
         continue;
       }
       const outcome = await classifyList({

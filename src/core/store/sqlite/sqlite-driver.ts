@@ -164,9 +164,10 @@ export class SqliteDriver implements SqlDriver {
   }
 
   /**
-   * A prepared statement per SQL text, the most recently used kept. Batches
-   * of every size up to 500 rows each make a text of their own; an unbounded
-   * cache would grow with the archive.
+   * A prepared statement per SQL text, the most recently used kept. A
+   * statement evicted here keeps its native memory until V8 collects it, so
+   * texts must be few: batch statements take chunkRows' lengths (at most ten
+   * per statement); the bound guards against any that do not.
    */
   private prepare(sql: string): Statement {
     let statement = this.statements.get(sql);
