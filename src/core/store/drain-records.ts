@@ -14,6 +14,9 @@ export interface DrainCandidate {
   msgClass: string | null;
   classSource: string | null;
   captures: Record<string, string> | null;
+  /** The label's provenance (docs/systems.md): the rules file's sha256 and the listminer that labelled it. */
+  rulesHash: string | null;
+  listminerVersion: string | null;
   envelope: unknown;
   size: number;
   /** For a message drained before, whose envelope drain dropped then: its raw bytes, to be read again (null when unreadable). */
@@ -32,6 +35,8 @@ interface StoredLabels {
   signaledRepoUrl: string | null;
   signaledRepoId: number | null;
   bodyStored: boolean;
+  rulesHash: string | null;
+  listminerVersion: string | null;
 }
 
 /** One email_messages row to write, with its body and thread links. */
@@ -53,6 +58,9 @@ export interface NewEmailMessage {
   references: string[];
   msgClass: string;
   classSource: string | null;
+  /** Which rules and which listminer made the label (docs/systems.md). */
+  rulesHash: string | null;
+  listminerVersion: string | null;
   captures: Record<string, string> | null;
   hasPatch: boolean;
   patchVersion: number | null;
@@ -111,6 +119,8 @@ const MESSAGE_COLUMNS = [
   'references_ids',
   'msg_class',
   'class_source',
+  'rules_hash',
+  'listminer_version',
   'captures',
   'has_patch',
   'patch_version',
@@ -179,7 +189,7 @@ export class DrainRecords {
     const where = 'list_id = ? AND status = ?';
     return readBoundedBatch(this.db, { where, params: [listId, status], afterId, limit, maxBytes }, async (ids) => {
       const rows = await this.db.all<Record<string, unknown>>(
-        `SELECT id, message_key, message_id, content_hash, status, msg_class, class_source, captures, size,
+        `SELECT id, message_key, message_id, content_hash, status, msg_class, class_source, rules_hash, listminer_version, captures, size,
            (SELECT envelope FROM staged_envelopes WHERE staged_message_id = staged_messages.id) AS envelope
          FROM staged_messages WHERE ${where} AND ${idsIn(ids)} ORDER BY id`,
         [listId, status, ...ids],
@@ -342,6 +352,8 @@ export class DrainRecords {
     for (const m of messages) {
       const row = stored.get(m.messageKey)!;
       const capturesChanged = !sameJson(row.captures, m.captures);
+      // The label's provenance goes with it: which rules and which listminer made it (docs/systems.md).
+      const label = [m.classSource, m.rulesHash, m.listminerVersion];
       if (
         row.msgClass !== m.msgClass ||
         capturesChanged ||
@@ -349,18 +361,26 @@ export class DrainRecords {
         row.signaledRepoId !== m.signaledRepoId
       ) {
         await this.db.run(
-          'UPDATE email_messages SET msg_class = ?, class_source = ?, captures = ?, signaled_repo_url = ?, signaled_repo_id = ?, projected_kind = NULL WHERE id = ?',
+          `UPDATE email_messages SET class_source = ?, rules_hash = ?, listminer_version = ?,
+             msg_class = ?, captures = ?, signaled_repo_url = ?, signaled_repo_id = ?, projected_kind = NULL WHERE id = ?`,
           [
+            ...label,
             m.msgClass,
-            m.classSource,
             m.captures === null ? null : JSON.stringify(m.captures),
             m.signaledRepoUrl,
             m.signaledRepoId,
             row.id,
           ],
         );
-      } else if (row.classSource !== m.classSource) {
-        await this.db.run('UPDATE email_messages SET class_source = ? WHERE id = ?', [m.classSource, row.id]);
+      } else if (
+        row.classSource !== m.classSource ||
+        row.rulesHash !== m.rulesHash ||
+        row.listminerVersion !== m.listminerVersion
+      ) {
+        await this.db.run(
+          'UPDATE email_messages SET class_source = ?, rules_hash = ?, listminer_version = ? WHERE id = ?',
+          [...label, row.id],
+        );
       }
       if (m.body !== null && !row.bodyStored) wantBodies.push({ id: row.id, message: m });
       if (m.body === null && row.bodyStored) dropBodies.push(row.id);
@@ -425,12 +445,6 @@ export class DrainRecords {
       1,
       this.db.capabilities,
     )) {
-      // The label's provenance goes with it: which rules and which listminer made it (docs/systems.md).
-      await this.db.run(
-        `UPDATE email_messages SET rules_hash = s.rules_hash, listminer_version = s.listminer_version FROM staged_messages s
-         WHERE s.id IN (${inPlaceholders(chunk.length)}) AND email_messages.list_id = s.list_id AND email_messages.message_key = s.message_key`,
-        chunk,
-      );
       await this.db.run(
         `UPDATE staged_messages SET status = 'drained', error = NULL, updated_at = ? WHERE id IN (${inPlaceholders(chunk.length)})`,
         [now, ...chunk],
@@ -448,7 +462,8 @@ export class DrainRecords {
     const out = new Map<string, StoredLabels>();
     for (const chunk of chunkRows(keys, 1, this.db.capabilities)) {
       const rows = await this.db.all<Record<string, unknown>>(
-        `SELECT id, message_key, msg_class, class_source, captures, signaled_repo_url, signaled_repo_id, body_stored
+        `SELECT id, message_key, msg_class, class_source, captures, signaled_repo_url, signaled_repo_id, body_stored,
+           rules_hash, listminer_version
          FROM email_messages WHERE list_id = ? AND message_key IN (${inPlaceholders(chunk.length)})`,
         [listId, ...chunk],
       );
@@ -462,6 +477,8 @@ export class DrainRecords {
           signaledRepoId:
             row.signaled_repo_id === null || row.signaled_repo_id === undefined ? null : Number(row.signaled_repo_id),
           bodyStored: Boolean(row.body_stored),
+          rulesHash: (row.rules_hash as string | null) ?? null,
+          listminerVersion: (row.listminer_version as string | null) ?? null,
         });
       }
     }
@@ -495,6 +512,8 @@ export class DrainRecords {
         JSON.stringify(m.references),
         m.msgClass,
         m.classSource,
+        m.rulesHash,
+        m.listminerVersion,
         m.captures === null ? null : JSON.stringify(m.captures),
         m.hasPatch,
         m.patchVersion,
