@@ -186,11 +186,7 @@ export class PostgresDriver implements SqlDriver {
     params: readonly SqlValue[],
     batchSize: number,
   ): AsyncIterable<T[]> {
-    const { text, prepare } = this.sent(sql);
-    const rows = on
-      .unsafe(text, params as never[], { prepare })
-      .cursor(batchSize)
-      [Symbol.asyncIterator]();
+    const rows = this.statement(on, sql, params).cursor(batchSize)[Symbol.asyncIterator]();
     try {
       for (;;) {
         // Each fetch of the next rows is a statement with its deadline.
@@ -367,15 +363,19 @@ export class PostgresDriver implements SqlDriver {
   }
 
   private async query<T>(on: Queryable, sql: string, params?: readonly SqlValue[]): Promise<T[]> {
-    const { text, prepare } = this.sent(sql);
-    const rows = await this.guarded(on.unsafe(text, (params ?? []) as never[], { prepare }));
+    const rows = await this.guarded(this.statement(on, sql, params));
     return rows as unknown as T[];
   }
 
   private async runOn(on: Queryable, sql: string, params?: readonly SqlValue[]): Promise<SqlRunResult> {
-    const { text, prepare } = this.sent(sql);
-    const result = await this.guarded(on.unsafe(text, (params ?? []) as never[], { prepare }));
+    const result = await this.guarded(this.statement(on, sql, params));
     return { changes: result.count ?? 0 };
+  }
+
+  /** `sql` with its parameters, as the client sends it. */
+  private statement(on: Queryable, sql: string, params: readonly SqlValue[] = []) {
+    const { text, prepare } = this.sent(sql);
+    return on.unsafe(text, params as never[], { prepare });
   }
 
   /**
