@@ -294,8 +294,8 @@ class DrainRun implements ListStage<ListDrainResult> {
       // A NULL class is refused by the table; that is how such a row gets shunted.
       msgClass: candidate.msgClass as string,
       classSource: candidate.classSource,
-      rulesHash: candidate.rulesHash ?? null,
-      listminerVersion: candidate.listminerVersion ?? null,
+      rulesHash: candidate.rulesHash,
+      listminerVersion: candidate.listminerVersion,
       captures,
       hasPatch: Boolean(envelope.hasPatch),
       patchVersion: series?.version ?? null,
