@@ -6,6 +6,7 @@ import type { ListRecord } from '../store/list-records.js';
 import type { IssueLink, IssueRef, ProjectedKind, ProjectMessage, PullRequestLink } from '../store/project-records.js';
 import type { Store } from '../store/store.js';
 import { StoreFailure } from '../store/store-failure.js';
+import type { TableStatistics } from '../store/table-statistics.js';
 import type { ProjectionPolicy, Systems } from '../systems/load-systems.js';
 import { backfillIssueKeys, type BackfillResult } from './backfill-keys.js';
 import { syntheticIssueId } from './issue-key.js';
@@ -157,12 +158,15 @@ class ProjectRun implements ListStage<ListProjectResult> {
   private readonly repoUrls = new Map<number, string>();
   private readonly repoIdsByUrl = new Map<string, number>();
   private actorIds = new Map<string, number | null>();
+  private readonly statistics: TableStatistics;
 
   constructor(
     private readonly store: Store,
     private readonly options: ProjectOptions,
     private readonly progress: ProgressListener,
-  ) {}
+  ) {
+    this.statistics = store.project.statistics();
+  }
 
   async loadRepos(): Promise<void> {
     for (const repo of await this.store.repos.all()) {
@@ -279,6 +283,7 @@ class ProjectRun implements ListStage<ListProjectResult> {
         });
         for (const rootId of rootIds) failed.delete(rootId);
         addCounts(result, delta);
+        await this.statistics.grew(delta.examined);
         return undefined;
       } catch (error) {
         // Contributors made in a rolled-back transaction do not exist.

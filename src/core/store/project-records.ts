@@ -1,4 +1,5 @@
 import { mapRow } from './row-mapping.js';
+import { TableStatistics } from './table-statistics.js';
 import { chunkRows, inPlaceholders, valuesPlaceholders, type SqlSession } from './sql-driver.js';
 
 /** What project reads of a drained message. */
@@ -295,6 +296,12 @@ export class ProjectRecords {
       [listId],
     );
     return rows.map((row) => Number(row.issue_id));
+  }
+
+  /** The planner statistics of the tables project fills (see TableStatistics). */
+  statistics(): TableStatistics {
+    // Their lookups by message and by issue read the whole table when planned for an empty one.
+    return new TableStatistics(this.db, ['issues', 'issue_email_messages', 'pull_request_email_messages']);
   }
 
   /**
