@@ -105,6 +105,20 @@ describeOnDialectDatabases('people behind the addresses on $dialect', (databases
     expect(await personOf('lx@one.example')).not.toBe(await personOf('lx@two.example'));
   });
 
+  it('keeps, of two people an automatic rule joins, the one with more mail (a merge rewrites the fewer rows), else the lower id', async () => {
+    const [carl, fay] = [await personOf('carl@old.example'), await personOf('fay@private.example')];
+    const [bobOne, bobTwo] = [await personOf('bob@one.example'), await personOf('bob@two.example')];
+    expect(carl).toBeLessThan(fay); // Carl sent one message, Fay three.
+    await withStoreAt(db.url, async (store) => {
+      expect(await store.people.keptFirst(carl, fay)).toEqual([fay, carl]);
+      expect(await store.people.keptFirst(fay, carl)).toEqual([fay, carl]);
+      expect(await store.people.keptFirst(bobTwo, bobOne)).toEqual([
+        Math.min(bobOne, bobTwo),
+        Math.max(bobOne, bobTwo),
+      ]);
+    });
+  });
+
   it('says once that without a token the chain stops before the GitHub API', async () => {
     const resolve = await cli(['people', 'resolve']);
     expect(resolve.code, resolve.stderr).toBe(0);

@@ -82,18 +82,21 @@ async function joinImportedLogins(store: Store, result: ResolveResult): Promise<
 /** Names seen with each address, and the trailer rule, over mail not read yet. */
 async function readMailEvidence(store: Store, result: ResolveResult): Promise<void> {
   const listNames = await store.people.listNames();
+  // Names with an address this run has recorded (or found recorded): an address sends most of its mail under one name.
+  const seen = new Set<string>();
   for (;;) {
-    const done = await store.transaction(async (tx) => {
+    const { done, names } = await store.transaction(async (tx) => {
+      const names = new Set<string>();
       const after = await tx.people.progress('mail');
       const mail = await tx.people.mailAfter(after, MAIL_BATCH);
-      if (mail.length === 0) return true;
-      const names = new Set<string>();
+      if (mail.length === 0) return { done: true, names };
       for (const message of mail) {
         if (message.isBot || message.senderId === null || !message.fromAddress) continue;
         // A merge re-points the mail of whom it absorbs, so a sender is always a person.
         const sender = message.senderId;
-        if (message.fromName && !names.has(`${message.fromAddress}\n${message.fromName}`)) {
-          names.add(`${message.fromAddress}\n${message.fromName}`);
+        const name = `${message.fromAddress}\n${message.fromName}`;
+        if (message.fromName && !seen.has(name) && !names.has(name)) {
+          names.add(name);
           if (await tx.people.addIdentity(sender, 'name', message.fromName, 'mail', message.fromAddress))
             result.namesRecorded++;
         }
@@ -110,8 +113,9 @@ async function readMailEvidence(store: Store, result: ResolveResult): Promise<vo
       }
       await tx.people.setProgress('mail', mail[mail.length - 1]!.id);
       result.messagesRead += mail.length;
-      return mail.length < MAIL_BATCH;
+      return { done: mail.length < MAIL_BATCH, names };
     });
+    for (const name of names) seen.add(name);
     if (done) return;
   }
 }
@@ -149,7 +153,7 @@ async function applyTrailers(
       continue;
     }
     if (other.personId === sender) continue;
-    const [kept, merged] = other.personId < sender ? [other.personId, sender] : [sender, other.personId];
+    const [kept, merged] = await store.people.keptFirst(other.personId, sender);
     const reason = `message ${messageId} from ${fromName} <${fromAddress}> carries ${String(trailer.kind)}: ${trailer.name} <${address}>`;
     const id = await store.people.mergePeople(kept, merged, 'trailer', reason, evidence);
     if (id !== undefined) result.merges.push({ id, rule: 'trailer', reason });
@@ -216,7 +220,7 @@ async function attachLogin(
       return;
     }
     if (holder.personId === personId) return;
-    const [kept, merged] = holder.personId < personId ? [holder.personId, personId] : [personId, holder.personId];
+    const [kept, merged] = await tx.people.keptFirst(holder.personId, personId);
     const reason = `${address} is GitHub user ${user.login} (${rule === 'noreply' ? 'its noreply address' : "GitHub's search"})`;
     const id = await tx.people.mergePeople(kept, merged, rule, reason, evidence);
     if (id !== undefined) result.merges.push({ id, rule, reason });

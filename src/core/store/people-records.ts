@@ -206,6 +206,24 @@ export class PeopleRecords {
   }
 
   /**
+   * Two people an automatic rule joins (as they stand now), the one to keep
+   * first: the one with more mail, so that the merge re-points the fewer
+   * messages (each a row rewritten), else the lower id.
+   */
+  async keptFirst(one: number, other: number): Promise<[number, number]> {
+    // A sender read before a merge of this run may have been absorbed since: count its person's mail.
+    const a = (await this.current(one)) ?? one;
+    const b = (await this.current(other)) ?? other;
+    const rows = await this.db.all<{ sender_id: number; n: number }>(
+      'SELECT sender_id, COUNT(*) AS n FROM email_messages WHERE sender_id IN (?, ?) GROUP BY sender_id',
+      [a, b],
+    );
+    const mail = new Map(rows.map((r) => [Number(r.sender_id), Number(r.n)]));
+    const [first, second] = a < b ? [a, b] : [b, a];
+    return (mail.get(second) ?? 0) > (mail.get(first) ?? 0) ? [second, first] : [first, second];
+  }
+
+  /**
    * Merges person `mergedId` into `keptId`: its identities move, its mail and
    * authorships are re-pointed, and the row is marked absorbed. Undefined
    * when both are already one person.
