@@ -242,7 +242,9 @@ class ProjectRun implements ListStage<ListProjectResult> {
     task: string,
     failed: Set<number>,
   ): Promise<void> {
+    const examined = result.examined;
     const error = await this.tryThreads(list, policy, rootIds, result, failed);
+    await this.statistics.grew(result.examined - examined);
     if (error !== undefined) {
       if (rootIds.length > 1) {
         for (const rootId of rootIds) await this.projectThreads(list, policy, [rootId], result, task, failed);
@@ -283,7 +285,6 @@ class ProjectRun implements ListStage<ListProjectResult> {
         });
         for (const rootId of rootIds) failed.delete(rootId);
         addCounts(result, delta);
-        await this.statistics.grew(delta.examined);
         return undefined;
       } catch (error) {
         // Contributors made in a rolled-back transaction do not exist.
