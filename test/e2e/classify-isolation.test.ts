@@ -101,7 +101,8 @@ describeOnDialectDatabases('classify isolates one message on $dialect', (databas
 
   it('shunts the one message whose row the database refuses, with the reason, and labels the rest of its batch', async () => {
     // A trigger refuses the row of the message the rule `refused` labels, on either engine (a lone surrogate
-    // in a capture was such a row on PostgreSQL until text became storable at the envelope's boundary).
+    // in a capture was such a row on PostgreSQL until text became storable at the envelope's boundary),
+    // whether sync stages it labelled or classify labels it after.
     const systems = writeSystems(
       'refused.yaml',
       `      - name: refused\n        class: discuss\n        subject: '^refuse me'\n`,
@@ -109,15 +110,19 @@ describeOnDialectDatabases('classify isolates one message on $dialect', (databas
     const mbox = writeMbox('refused.mbox', ['refuse me']);
     const store = await openStore(db.url);
     if (databases.dialect === 'sqlite') {
-      await store.db.run(
-        `CREATE TRIGGER refuse_row BEFORE UPDATE OF msg_class ON staged_messages WHEN NEW.class_source LIKE 'refused:%' BEGIN SELECT RAISE(ABORT, 'refused by a test trigger'); END`,
-      );
+      for (const [name, event] of [
+        ['refuse_row', 'UPDATE OF msg_class'],
+        ['refuse_new_row', 'INSERT'],
+      ])
+        await store.db.run(
+          `CREATE TRIGGER ${name} BEFORE ${event} ON staged_messages WHEN NEW.class_source LIKE 'refused:%' BEGIN SELECT RAISE(ABORT, 'refused by a test trigger'); END`,
+        );
     } else {
       await store.db.run(
         `CREATE FUNCTION refuse_row() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.class_source LIKE 'refused:%' THEN RAISE EXCEPTION 'refused by a test trigger'; END IF; RETURN NEW; END $$`,
       );
       await store.db.run(
-        'CREATE TRIGGER refuse_row BEFORE UPDATE OF msg_class ON staged_messages FOR EACH ROW EXECUTE FUNCTION refuse_row()',
+        'CREATE TRIGGER refuse_row BEFORE INSERT OR UPDATE OF msg_class ON staged_messages FOR EACH ROW EXECUTE FUNCTION refuse_row()',
       );
     }
     await store.close();

@@ -32,6 +32,24 @@ async function labels(url: string): Promise<Record<string, string>> {
   );
 }
 
+/** Records every UPDATE that sets a staged message's class, in a table of the test's own. */
+async function countRelabels(url: string, dialect: string): Promise<void> {
+  await withStoreAt(url, async (store) => {
+    if (dialect === 'sqlite') {
+      await store.db.exec(
+        `CREATE TABLE relabelled (staged_message_id INTEGER);
+         CREATE TRIGGER count_relabels AFTER UPDATE OF msg_class ON staged_messages BEGIN INSERT INTO relabelled VALUES (NEW.id); END;`,
+      );
+      return;
+    }
+    await store.db.exec(
+      `CREATE TABLE relabelled (staged_message_id BIGINT);
+       CREATE FUNCTION count_relabel() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO relabelled VALUES (NEW.id); RETURN NEW; END $$;
+       CREATE TRIGGER count_relabels AFTER UPDATE OF msg_class ON staged_messages FOR EACH ROW EXECUTE FUNCTION count_relabel();`,
+    );
+  });
+}
+
 /**
  * sync labels each batch as fetch stages it (classify-on-arrival.ts), on a
  * worker thread where there is a second CPU; the stage commands label what
@@ -69,6 +87,7 @@ describeOnDialectDatabases('sync labelling mail as it is fetched, on $dialect', 
 
     bySync = await databases.create();
     await add(bySync);
+    await countRelabels(bySync.url, databases.dialect);
     const sync = await runCliJson<SyncResult>(['sync', '--now', '--full', '--db', bySync.url], { env });
     expect(sync.code, sync.stderr).toBe(0);
     synced = sync.json;
@@ -97,6 +116,13 @@ describeOnDialectDatabases('sync labelling mail as it is fetched, on $dialect', 
     const { locks: _syncLocks, ...sync } = await digestStore(bySync.url);
     const { locks: _stageLocks, ...stages } = await digestStore(byStages.url);
     expect(sync).toEqual(stages);
+  });
+
+  it('writes each row it labels once: staged with its label, never staged and then labelled', async () => {
+    const relabelled = await withStoreAt(bySync.url, (store) =>
+      store.db.get<{ n: number | string }>('SELECT COUNT(*) AS n FROM relabelled'),
+    );
+    expect(Number(relabelled!.n)).toBe(0);
   });
 
   it('parses nothing again when the archive hands over only mail it holds', async () => {

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { LISTMINER_VERSION } from '../listminer-version.js';
+import type { LabelProvenance } from '../store/classify-records.js';
 import type { ListRecord } from '../store/list-records.js';
 import type { MessageToStage, StagedRow } from '../store/staging-records.js';
 import { StoreFailure } from '../store/store-failure.js';
@@ -35,16 +36,17 @@ export interface ArrivalOptions {
  * sync's classify of the mail fetch hands it (docs/classify.md, "In sync:
  * labelled on arrival"). Each batch fetch reads is parsed and labelled while
  * fetch reads and writes the batches around it, on a worker thread once the
- * run is large enough to pay for one, and the verdicts of the messages fetch
- * staged are saved right after them, through the classify stage's own
- * save. This spares classify reading back and inflating every message
- * fetch has just compressed, and puts the parsing on a second core.
+ * run is large enough to pay for one, and fetch stages each message with its
+ * label, its row written once. This spares classify reading back and
+ * inflating every message fetch has just compressed, and puts the parsing
+ * on a second core.
  *
  * Nothing depends on it: a message it did not label (one another process
  * stored first, a copy fetch compares byte by byte with the one held under
  * its Message-ID, a batch whose parsing failed or was cut short by a stop,
- * a run stopped between the two transactions) stays staged, and the
- * classify stage that follows in sync labels it as any other.
+ * a batch the database refused with its labels and whose labelling after
+ * was stopped) stays staged, and the classify stage that follows in sync
+ * labels it as any other.
  */
 export class ArrivalClassifier {
   private readonly book: RuleBook;
@@ -103,14 +105,47 @@ export class ArrivalClassifier {
     }
   }
 
-  /** Saves the verdicts of the rows fetch has just staged. */
+  /** The batch's messages with the labels made of them, for fetch to stage labelled, with the provenance to write. */
+  labelled(
+    messages: readonly MessageToStage[],
+    verdicts: ArrivalVerdicts,
+  ): { messages: MessageToStage[]; provenance: LabelProvenance } {
+    return {
+      messages: messages.map((message, index) => {
+        const label = verdicts.get(index);
+        return label ? { ...message, label } : message;
+      }),
+      provenance: this.tally.provenance,
+    };
+  }
+
+  /** Counts the labels fetch staged with their rows (`labelled`). */
+  staged(list: ListRecord, messages: readonly MessageToStage[], rows: readonly StagedRow[]): void {
+    const outcome = this.outcomeOf(list);
+    for (const { index } of rows) {
+      const { label } = messages[index]!;
+      if (!label) continue;
+      if ('error' in label) {
+        outcome.shunted++;
+        continue;
+      }
+      outcome.classified++;
+      const { msgClass } = label.classification;
+      this.tally.classes[msgClass] = (this.tally.classes[msgClass] ?? 0) + 1;
+    }
+  }
+
+  /**
+   * Saves the verdicts of rows fetch has just staged without them, through
+   * the classify stage's own save: when the database refused the batch
+   * written labelled, this finds the message it refused and shunts it.
+   */
   async save(
     list: ListRecord,
     messages: readonly MessageToStage[],
     rows: readonly StagedRow[],
-    verdicts: ArrivalVerdicts | undefined,
+    verdicts: ArrivalVerdicts,
   ): Promise<void> {
-    if (!verdicts) return;
     const batch = [];
     const judged: StoredVerdict[] = [];
     for (const row of rows) {

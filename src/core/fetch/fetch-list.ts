@@ -16,7 +16,8 @@ import type { ProgressListener } from '../progress.js';
 import type { LockOwner } from '../locks/lock-owner.js';
 import type { DeletionToRecord } from '../store/fetch-state-records.js';
 import type { ListRecord } from '../store/list-records.js';
-import type { MessageToStage } from '../store/staging-records.js';
+import type { LabelProvenance } from '../store/classify-records.js';
+import type { MessageToStage, StageResult } from '../store/staging-records.js';
 import { StoreFailure } from '../store/store-failure.js';
 import type { Store } from '../store/store.js';
 import type { TableStatistics } from '../store/table-statistics.js';
@@ -394,8 +395,8 @@ class ListFetch {
   }
 
   /**
-   * Stages a batch in one transaction, the month's checkpoint with the last; in
-   * sync, the labels of what it staged follow in a second. Counted once
+   * Stages a batch in one transaction, the month's checkpoint with the last;
+   * in sync, with the labels made of its messages on arrival. Counted once
    * committed: a batch that fails (a full disk) was never stored.
    */
   private async stage(
@@ -405,8 +406,46 @@ class ListFetch {
     verdicts?: ArrivalVerdicts,
   ): Promise<void> {
     const { store, list, settings, result } = this;
-    const written = await store.transaction(async (tx) => {
-      const outcome = await tx.staging.stage(list.id, month, batch.messages, isSameMail);
+    const { arrivals } = settings;
+    let written: StageResult & { recorded: number };
+    if (arrivals && verdicts) {
+      const labelled = arrivals.labelled(batch.messages, verdicts);
+      try {
+        written = await this.stageInOne(month, batch, tally, labelled.messages, labelled.provenance);
+        arrivals.staged(list, labelled.messages, written.rows);
+      } catch (error) {
+        if (error instanceof StoreFailure || !(await store.reachable())) throw error;
+        // The database refused the batch with its labels (a value it cannot store): the batch goes in without
+        // them, and classify's own save labels its rows after, one by one where it must, shunting the one refused.
+        written = await this.stageInOne(month, batch, tally, batch.messages);
+        await arrivals.save(list, batch.messages, written.rows, verdicts);
+      }
+    } else written = await this.stageInOne(month, batch, tally, batch.messages);
+    await settings.statistics.grew(written.staged);
+    tally.staged += written.staged;
+    result.staged += written.staged;
+    result.duplicates += written.duplicates;
+    result.deletions += written.recorded;
+    if (!batch.last)
+      this.progress({
+        type: 'update',
+        task: this.task,
+        done: result.monthsFetched,
+        detail: `${month}  ${result.staged} staged`,
+      });
+  }
+
+  /** The transaction of `stage`. */
+  private stageInOne(
+    month: Month,
+    batch: MonthBatch,
+    tally: { seen: number; staged: number },
+    messages: readonly MessageToStage[],
+    provenance?: LabelProvenance,
+  ): Promise<StageResult & { recorded: number }> {
+    const { list, settings } = this;
+    return this.store.transaction(async (tx) => {
+      const outcome = await tx.staging.stage(list.id, month, messages, isSameMail, provenance);
       const recorded = await tx.fetchState.recordDeletions(list.id, batch.deletions);
       if (batch.last) {
         await tx.staging.checkpoint(list.id, {
@@ -420,19 +459,6 @@ class ListFetch {
       await tx.locks.touch(list.id, 'fetch', settings.owner);
       return { ...outcome, recorded };
     });
-    await settings.statistics.grew(written.staged);
-    await settings.arrivals?.save(list, batch.messages, written.rows, verdicts);
-    tally.staged += written.staged;
-    result.staged += written.staged;
-    result.duplicates += written.duplicates;
-    result.deletions += written.recorded;
-    if (!batch.last)
-      this.progress({
-        type: 'update',
-        task: this.task,
-        done: result.monthsFetched,
-        detail: `${month}  ${result.staged} staged`,
-      });
   }
 }
 

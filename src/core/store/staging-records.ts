@@ -1,3 +1,4 @@
+import type { LabelProvenance, StoredLabel } from './classify-records.js';
 import { decodeRaw, encodeRaw } from './raw-codec.js';
 import { TableStatistics } from './table-statistics.js';
 import { chunkRows, inPlaceholders, valuesPlaceholders, type SqlSession } from './sql-driver.js';
@@ -19,7 +20,12 @@ export interface MessageToStage extends StagingIdentity {
   raw: Buffer;
   /** Set for a message staged but never to be parsed (larger than max_message_bytes): it is stored shunted with this reason and its bytes. */
   shunt?: string;
+  /** sync: what classify made of it before it was staged, written with its row (status `classified`, or `shunted` with the error). */
+  label?: ArrivedLabel;
 }
+
+/** A label made on arrival (docs/classify.md, "In sync: labelled on arrival"): the label and its envelope, or why there is none. */
+export type ArrivedLabel = { classification: StoredLabel; envelopeJson: string } | { error: string };
 
 /**
  * Whether a message the store holds under a Message-ID and a new copy with
@@ -62,11 +68,39 @@ const STAGE_COLUMNS = [
   'content_hash',
   'size',
   'archive_month',
-  'status',
-  'error',
   'fetched_at',
   'updated_at',
+  // What labelColumns gives.
+  'status',
+  'error',
+  'msg_class',
+  'class_source',
+  'captures',
+  'rules_hash',
+  'listminer_version',
 ];
+
+/**
+ * A row's status, error and label: shunted when too large to parse or when
+ * parsing it failed, classified when it came labelled, else staged for
+ * classify.
+ */
+function labelColumns({ shunt, label }: MessageToStage, provenance: LabelProvenance | undefined): unknown[] {
+  if (shunt !== undefined) return ['shunted', shunt, null, null, null, null, null];
+  if (!label) return ['staged', null, null, null, null, null, null];
+  if ('error' in label) return ['shunted', label.error, null, null, null, null, null];
+  if (!provenance) throw new Error('a labelled message is staged with the provenance of its label');
+  const { msgClass, source, captures } = label.classification;
+  return [
+    'classified',
+    null,
+    msgClass,
+    source,
+    JSON.stringify(captures),
+    provenance.rulesHash,
+    provenance.listminerVersion,
+  ];
+}
 
 /**
  * Writes raw messages into staging. Identity is (list, message key); the
@@ -97,15 +131,20 @@ export class StagingRecords {
    * when that makes them smaller), in one transaction (the caller's, when it
    * is in one). With `sameMail`, a copy whose Message-ID is held under
    * another content hash is compared with the held message's bytes before
-   * it is taken for a different mail.
+   * it is taken for a different mail. A message that comes with its label
+   * (sync) is written labelled, with its envelope, under `provenance`: its
+   * row is written once, not staged and then labelled.
    */
   async stage(
     listId: number,
     month: string | null,
     messages: readonly MessageToStage[],
     sameMail?: SameMail,
+    provenance?: LabelProvenance,
   ): Promise<StageResult> {
     if (messages.length === 0) return { staged: 0, duplicates: 0, rows: [] };
+    const { jsonParameter } = this.db.capabilities;
+    const row = `(${STAGE_COLUMNS.map((column) => (column === 'captures' ? jsonParameter : '?')).join(', ')})`;
     return this.db.transaction(async (tx) => {
       const staging = new StagingRecords(tx);
       const stored = await staging.storedHashes(listId, messages);
@@ -135,17 +174,16 @@ export class StagingRecords {
           message.contentHash,
           message.raw.length,
           month,
-          message.shunt ? 'shunted' : 'staged',
-          message.shunt ?? null,
           now,
           now,
+          ...labelColumns(message, provenance),
         ]);
       }
       const inserted: unknown[][] = [];
       const staged: StagedRow[] = [];
       for (const chunk of chunkRows(rows, STAGE_COLUMNS.length, this.db.capabilities)) {
         const ids = await tx.all<{ id: number; message_key: string }>(
-          `INSERT INTO staged_messages (${STAGE_COLUMNS.join(', ')}) VALUES ${valuesPlaceholders(chunk.length, STAGE_COLUMNS.length)}
+          `INSERT INTO staged_messages (${STAGE_COLUMNS.join(', ')}) VALUES ${new Array(chunk.length).fill(row).join(', ')}
            ON CONFLICT (list_id, message_key) DO NOTHING RETURNING id, message_key`,
           chunk.flat() as never[],
         );
@@ -161,6 +199,17 @@ export class StagingRecords {
         await tx.run(
           `INSERT INTO staged_message_raws (staged_message_id, raw, raw_codec) VALUES ${valuesPlaceholders(chunk.length, 3)}`,
           chunk.flat() as never[],
+        );
+      }
+      // Drain copies an envelope into email_messages and message_bodies, then deletes it.
+      const envelopes = staged.flatMap(({ id, index }) => {
+        const label = messages[index]!.label;
+        return label && 'envelopeJson' in label ? [[id, label.envelopeJson]] : [];
+      });
+      for (const chunk of chunkRows(envelopes, 2, this.db.capabilities)) {
+        await tx.run(
+          `INSERT INTO staged_envelopes (staged_message_id, envelope) VALUES ${valuesPlaceholders(chunk.length, 2)}`,
+          chunk.flat(),
         );
       }
       // A row another writer inserted between our read and our write is a duplicate too.
