@@ -1,8 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { LISTMINER_VERSION } from '../listminer-version.js';
-import type { LabelProvenance } from '../store/classify-records.js';
 import type { ListRecord } from '../store/list-records.js';
-import type { MessageToStage, StagedRow } from '../store/staging-records.js';
+import type { LabelProvenance, MessageToStage, StagedRow } from '../store/staging-records.js';
 import { StoreFailure } from '../store/store-failure.js';
 import type { Store } from '../store/store.js';
 import type { Systems } from '../systems/load-systems.js';

@@ -1,19 +1,12 @@
 import { availableParallelism } from 'node:os';
 import { BATCH_BYTES, BATCH_MESSAGES } from '../pipeline/batch-bytes.js';
 import type { ProgressListener } from '../progress.js';
-import type {
-  ClassifyOutcome,
-  ClassifySelection,
-  LabelProvenance,
-  MessageToClassify,
-  ProvenLabel,
-  StoredLabel,
-} from '../store/classify-records.js';
+import type { ClassifyOutcome, ClassifySelection, MessageToClassify, ProvenLabel } from '../store/classify-records.js';
 import { LISTMINER_VERSION } from '../listminer-version.js';
 import { selectLists } from '../registry/select-lists.js';
 import type { ListRecord } from '../store/list-records.js';
 import { sameJson } from '../store/row-mapping.js';
-import type { StagedStatus } from '../store/staging-records.js';
+import type { LabelProvenance, StagedStatus, StoredLabel } from '../store/staging-records.js';
 import type { Store } from '../store/store.js';
 import { StoreFailure } from '../store/store-failure.js';
 import type { TableStatistics } from '../store/table-statistics.js';

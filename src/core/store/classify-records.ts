@@ -2,7 +2,7 @@ import { decodeRaw } from './raw-codec.js';
 import { idsIn, readBoundedBatch } from './read-bounded-batch.js';
 import { parseJson } from './row-mapping.js';
 import { chunkRows, inPlaceholders, valuesPlaceholders, type SqlSession } from './sql-driver.js';
-import type { StagedStatus } from './staging-records.js';
+import type { LabelProvenance, StagedStatus, StoredLabel } from './staging-records.js';
 
 /** A staged message as classify reads it. */
 export interface MessageToClassify {
@@ -14,19 +14,6 @@ export interface MessageToClassify {
   msgClass: string | null;
   /** The label it has now (null: none yet), which a new one may replace. */
   label: ProvenLabel | null;
-}
-
-/** A message's label as the store keeps it: its class, the rule that gave it, and the rule's captures. */
-export interface StoredLabel {
-  msgClass: string;
-  source: string;
-  captures: Record<string, string>;
-}
-
-/** Which rules made a label: the systems file's sha256 and listminer's version (docs/systems.md, Provenance). */
-export interface LabelProvenance {
-  rulesHash: string;
-  listminerVersion: string;
 }
 
 /** A stored label with what made it; labels written before provenance was recorded have nulls. */

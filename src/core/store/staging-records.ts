@@ -1,9 +1,21 @@
-import type { LabelProvenance, StoredLabel } from './classify-records.js';
 import { decodeRaw, encodeRaw } from './raw-codec.js';
 import { TableStatistics } from './table-statistics.js';
 import { chunkRows, inPlaceholders, valuesPlaceholders, type SqlSession } from './sql-driver.js';
 
 export type StagedStatus = 'staged' | 'classified' | 'drained' | 'deferred' | 'shunted';
+
+/** A message's label as the store keeps it: its class, the rule that gave it, and the rule's captures. */
+export interface StoredLabel {
+  msgClass: string;
+  source: string;
+  captures: Record<string, string>;
+}
+
+/** Which rules made a label: the systems file's sha256 and listminer's version (docs/systems.md, Provenance). */
+export interface LabelProvenance {
+  rulesHash: string;
+  listminerVersion: string;
+}
 
 /** Who a message is, worked out from its bytes before it reaches the store. */
 export interface StagingIdentity {
