@@ -49,6 +49,30 @@ describeOnDialects('staging contract on $dialect', (getStore) => {
     expect(await keys()).toEqual(once);
   });
 
+  it('looks a batch up by its keys, and by a variant key only where the key holds other mail', async () => {
+    const store = getStore();
+    await store.staging.stageBatch(listId, null, [stage(mail('held@x', 'first text'))]);
+    const batch = [
+      stage(mail('held@x', 'second text')),
+      ...Array.from({ length: 9 }, (_, i) => stage(mail(`new${i}@x`, `text ${i}`))),
+    ];
+    const looked: unknown[] = [];
+    const { db } = store;
+    const all = db.all.bind(db);
+    db.all = ((sql: string, params?: unknown[]) => {
+      if (sql.includes('FROM staged_messages WHERE list_id = ? AND message_key IN')) looked.push(...params!.slice(1));
+      return all(sql, params as never);
+    }) as typeof db.all;
+    try {
+      // The first is a second mail under a held Message-ID: it goes under its variant key.
+      expect(await store.staging.unstored(listId, batch)).toEqual(batch.map((_, index) => index));
+    } finally {
+      db.all = all;
+    }
+    expect(batch.every((m) => m.variantKey !== null)).toBe(true);
+    expect(looked.sort()).toEqual([...batch.map((m) => m.key), batch[0]!.variantKey].sort());
+  });
+
   it('takes the same mail re-exported with another MIME boundary and quoting as the message it already holds', async () => {
     const store = getStore();
     const exported = (boundary: string, quote: string, text = 'reply text') =>

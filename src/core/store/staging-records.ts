@@ -295,15 +295,32 @@ export class StagingRecords {
     return raws;
   }
 
-  /** Every stored key a batch could collide with, with its content hash. */
+  /**
+   * The stored keys a batch could collide with, with their content hashes:
+   * its messages' keys, then the variant keys of those whose key holds
+   * other content (stored, or earlier in the batch), which is when
+   * chooseKey turns to a variant. Most mail is new: half as many keys are
+   * looked up as when every variant was. A variant missed here (a key held
+   * by a variant chosen earlier in the batch) that is stored all the same
+   * is refused by the unique key on insert: a duplicate, as chooseKey
+   * would have said.
+   */
   private async storedHashes(listId: number, messages: readonly MessageToStage[]): Promise<Map<string, string>> {
-    const candidates = new Set<string>();
+    const stored = await this.hashesOf(listId, new Set(messages.map((m) => m.key)));
+    const earlier = new Map<string, string>();
+    const variants = new Set<string>();
     for (const m of messages) {
-      candidates.add(m.key);
-      if (m.variantKey) candidates.add(m.variantKey);
+      const holder = stored.get(m.key) ?? earlier.get(m.key);
+      if (holder === undefined) earlier.set(m.key, m.contentHash);
+      else if (holder !== m.contentHash && m.variantKey) variants.add(m.variantKey);
     }
+    for (const [key, hash] of await this.hashesOf(listId, variants)) stored.set(key, hash);
+    return stored;
+  }
+
+  private async hashesOf(listId: number, keys: ReadonlySet<string>): Promise<Map<string, string>> {
     const stored = new Map<string, string>();
-    for (const chunk of chunkRows([...candidates], 1, this.db.capabilities)) {
+    for (const chunk of chunkRows([...keys], 1, this.db.capabilities)) {
       const rows = await this.db.all<{ message_key: string; content_hash: string }>(
         `SELECT message_key, content_hash FROM staged_messages WHERE list_id = ? AND message_key IN (${inPlaceholders(chunk.length)})`,
         [listId, ...chunk],
