@@ -19,7 +19,9 @@ export interface StoredRaw {
 
 /** The form a message is stored in: compressed, unless that would not make it smaller. */
 export function encodeRaw(raw: Buffer): StoredRaw {
-  const deflated = deflateRawSync(raw, { level: DEFLATE_LEVEL });
+  // zlib writes into chunks of 16 KiB by default, and a result of one chunk is a view of it: each stored
+  // message held 16 KiB until its batch was written. Half the message's size holds most list mail in one.
+  const deflated = deflateRawSync(raw, { level: DEFLATE_LEVEL, chunkSize: Math.max(64, Math.ceil(raw.length / 2)) });
   return deflated.length < raw.length ? { bytes: deflated, codec: 'deflate' } : { bytes: raw, codec: null };
 }
 
