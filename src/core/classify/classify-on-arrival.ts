@@ -8,6 +8,7 @@ import type { Systems } from '../systems/load-systems.js';
 import type { StoredVerdict } from './classify-message.js';
 import { ClassifyPool } from './classify-pool.js';
 import {
+  countSaved,
   judgeBatch,
   listOutcome,
   rulesSystemOf,
@@ -123,14 +124,7 @@ export class ArrivalClassifier {
     const outcome = this.outcomeOf(list);
     for (const { index } of rows) {
       const { label } = messages[index]!;
-      if (!label) continue;
-      if ('error' in label) {
-        outcome.shunted++;
-        continue;
-      }
-      outcome.classified++;
-      const { msgClass } = label.classification;
-      this.tally.classes[msgClass] = (this.tally.classes[msgClass] ?? 0) + 1;
+      if (label) countSaved(outcome, this.tally.classes, label);
     }
   }
 

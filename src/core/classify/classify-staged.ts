@@ -369,15 +369,9 @@ export async function saveBatch(
   const before = new Map(batch.map((m) => [m.id, m.msgClass]));
   for (const saved of savedOutcomes) {
     if (!written.has(saved.id)) continue;
-    if ('error' in saved) {
-      outcome.shunted++;
-      continue;
-    }
-    outcome.classified++;
-    const cls = saved.classification.msgClass;
-    classes[cls] = (classes[cls] ?? 0) + 1;
+    const cls = countSaved(outcome, classes, saved);
     const previous = before.get(saved.id);
-    if (previous && previous !== cls) {
+    if (cls !== undefined && previous && previous !== cls) {
       outcome.changed++;
       const key = `${previous}\u0000${cls}`;
       const change = changes.get(key) ?? { from: previous, to: cls, count: 0 };
@@ -386,6 +380,22 @@ export async function saveBatch(
     }
   }
   if (!dryRun) await statistics.grew(written.size);
+}
+
+/** Counts a label or shunt written into the list's figures and the run's classes; the class, for a label. */
+export function countSaved(
+  outcome: ListClassifyResult,
+  classes: Record<string, number>,
+  saved: { error: string } | { classification: StoredLabel },
+): string | undefined {
+  if ('error' in saved) {
+    outcome.shunted++;
+    return undefined;
+  }
+  outcome.classified++;
+  const cls = saved.classification.msgClass;
+  classes[cls] = (classes[cls] ?? 0) + 1;
+  return cls;
 }
 
 /**

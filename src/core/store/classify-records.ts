@@ -2,7 +2,7 @@ import { decodeRaw } from './raw-codec.js';
 import { idsIn, readBoundedBatch } from './read-bounded-batch.js';
 import { parseJson } from './row-mapping.js';
 import { chunkRows, inPlaceholders, valuesPlaceholders, type SqlSession } from './sql-driver.js';
-import type { LabelProvenance, StagedStatus, StoredLabel } from './staging-records.js';
+import { writeEnvelopes, type LabelProvenance, type StagedStatus, type StoredLabel } from './staging-records.js';
 
 /** A staged message as classify reads it. */
 export interface MessageToClassify {
@@ -194,15 +194,11 @@ export class ClassifyRecords {
           if (row.status === 'drained') stillDrained.add(Number(row.id));
         }
       }
-      // Drain copies the envelope into email_messages and message_bodies and deletes it: drained mail whose labels stay takes none back.
-      const envelopes = labels.filter((o) => written.has(o.id) && !stillDrained.has(o.id));
-      for (const chunk of chunkRows(envelopes, 2, this.db.capabilities)) {
-        await tx.run(
-          `INSERT INTO staged_envelopes (staged_message_id, envelope) VALUES ${chunk.map(() => '(?, ?)').join(', ')}
-           ON CONFLICT (staged_message_id) DO UPDATE SET envelope = excluded.envelope`,
-          chunk.flatMap((o) => [o.id, o.envelopeJson]),
-        );
-      }
+      // Drained mail whose labels stay takes no envelope back.
+      await writeEnvelopes(
+        tx,
+        labels.filter((o) => written.has(o.id) && !stillDrained.has(o.id)),
+      );
       // Drained mail whose class and captures stay: only the rule that gave them may have another name.
       const renamed = labels.filter((o) => stillDrained.has(o.id));
       for (const chunk of chunkRows(renamed, 2, this.db.capabilities)) {

@@ -115,6 +115,24 @@ function labelColumns({ shunt, label }: MessageToStage, provenance: LabelProvena
 }
 
 /**
+ * Keeps what classify read out of each message beside its staged row, in
+ * place of one it had; drain copies it into email_messages and
+ * message_bodies, then deletes it.
+ */
+export async function writeEnvelopes(
+  session: SqlSession,
+  envelopes: readonly { id: number; envelopeJson: string }[],
+): Promise<void> {
+  for (const chunk of chunkRows(envelopes, 2, session.capabilities)) {
+    await session.run(
+      `INSERT INTO staged_envelopes (staged_message_id, envelope) VALUES ${valuesPlaceholders(chunk.length, 2)}
+       ON CONFLICT (staged_message_id) DO UPDATE SET envelope = excluded.envelope`,
+      chunk.flatMap((e) => [e.id, e.envelopeJson]),
+    );
+  }
+}
+
+/**
  * Writes raw messages into staging. Identity is (list, message key); the
  * decision of which key a message gets is made against what is stored and
  * what came earlier in the batch, so re-runs, resumed runs and any order of
@@ -213,17 +231,13 @@ export class StagingRecords {
           chunk.flat() as never[],
         );
       }
-      // Drain copies an envelope into email_messages and message_bodies, then deletes it.
-      const envelopes = staged.flatMap(({ id, index }) => {
-        const label = messages[index]!.label;
-        return label && 'envelopeJson' in label ? [[id, label.envelopeJson]] : [];
-      });
-      for (const chunk of chunkRows(envelopes, 2, this.db.capabilities)) {
-        await tx.run(
-          `INSERT INTO staged_envelopes (staged_message_id, envelope) VALUES ${valuesPlaceholders(chunk.length, 2)}`,
-          chunk.flat(),
-        );
-      }
+      await writeEnvelopes(
+        tx,
+        staged.flatMap(({ id, index }) => {
+          const label = messages[index]!.label;
+          return label && 'envelopeJson' in label ? [{ id, envelopeJson: label.envelopeJson }] : [];
+        }),
+      );
       // A row another writer inserted between our read and our write is a duplicate too.
       return { staged: inserted.length, duplicates: duplicates + (rows.length - inserted.length), rows: staged };
     });
