@@ -249,20 +249,21 @@ export class ReportRecords {
    * Stored messages of one list that are one mail in two forms: the same
    * Message-ID, subject and decoded body (or no body, both) under different
    * keys. An archive that rebuilds mail on export (HyperKitty) made such
-   * pairs before fetch compared re-exports by their text; the later key of
-   * each pair is named.
+   * pairs before fetch compared re-exports by their text; every copy after
+   * the first, in key order, is named. One sort of the rows, not a lookup of
+   * each message's twins: SQLite, which plans without statistics, looked
+   * those up through the list's keys above the message's own, a range read
+   * again for every message.
    */
   async nearDuplicates(scope: ReportScope): Promise<Offenders> {
-    const where = scopeClause('a.list_id', scope);
+    const where = scopeClause('e.list_id', scope);
     return this.offenders(
-      `FROM email_messages a
-       JOIN email_messages b ON b.list_id = a.list_id AND b.message_id = a.message_id AND b.message_key > a.message_key
-       LEFT JOIN email_message_bodies ab ON ab.email_message_id = a.id
-       LEFT JOIN email_message_bodies bb ON bb.email_message_id = b.id
-       WHERE a.message_id IS NOT NULL ${where.sql ? `AND ${where.sql}` : ''}
-         AND (a.subject = b.subject OR (a.subject IS NULL AND b.subject IS NULL))
-         AND (ab.body_id = bb.body_id OR (ab.body_id IS NULL AND bb.body_id IS NULL))`,
-      "b.list_id || ' ' || b.message_key",
+      `FROM (SELECT e.list_id, e.message_key,
+               ROW_NUMBER() OVER (PARTITION BY e.list_id, e.message_id, e.subject, b.body_id ORDER BY e.message_key) AS nth
+             FROM email_messages e LEFT JOIN email_message_bodies b ON b.email_message_id = e.id
+             WHERE e.message_id IS NOT NULL ${where.sql ? `AND ${where.sql}` : ''}) d
+       WHERE d.nth > 1`,
+      "d.list_id || ' ' || d.message_key",
       where.params,
     );
   }
@@ -435,17 +436,29 @@ export class ReportRecords {
   /**
    * Synthetic issues (made by project from mail) whose key a native issue of
    * the same repo carries as a `[KEY]` prefix of its title: the mail should
-   * have linked to the native issue. Counted per synthetic issue.
+   * have linked to the native issue. Counted per synthetic issue. Each
+   * native title is cut once per length a synthetic key has (a handful) and
+   * the pieces are matched to the keys by equality: comparing every
+   * synthetic issue with every native title of its repo grew with their
+   * product.
    */
   async missedLinkShadows(repoIds: readonly number[] | undefined): Promise<number> {
-    const where = scopeClause('s.repo_id', repoIds);
+    const synthetic = "(s.is_synthetic = TRUE OR s.id < 0) AND s.external_key IS NOT NULL AND s.external_key <> ''";
+    const inScope = (column: string) => {
+      const where = scopeClause(column, repoIds);
+      return { sql: where.sql ? `AND ${where.sql}` : '', params: where.params };
+    };
+    const [keys, titles, shadows] = [inScope('s.repo_id'), inScope('n.repo_id'), inScope('s.repo_id')];
     const row = await this.db.get<{ n: number }>(
-      `SELECT COUNT(DISTINCT s.id) AS n FROM issues s JOIN issues n ON n.repo_id = s.repo_id AND n.id <> s.id
-       WHERE (s.is_synthetic = TRUE OR s.id < 0) AND s.external_key IS NOT NULL AND s.external_key <> ''
-         AND n.is_synthetic = FALSE AND n.id > 0 AND n.title IS NOT NULL
-         AND lower(substr(ltrim(n.title), 1, length(s.external_key) + 2)) = lower('[' || s.external_key || ']')
-         ${where.sql ? `AND ${where.sql}` : ''}`,
-      where.params,
+      `WITH key_lengths AS (SELECT DISTINCT length(s.external_key) AS len FROM issues s WHERE ${synthetic} ${keys.sql}),
+         title_prefixes AS (
+           SELECT DISTINCT n.repo_id, lower(substr(ltrim(n.title), 1, key_lengths.len + 2)) AS prefix
+           FROM issues n CROSS JOIN key_lengths
+           WHERE n.is_synthetic = FALSE AND n.id > 0 AND n.title IS NOT NULL ${titles.sql})
+       SELECT COUNT(DISTINCT s.id) AS n FROM issues s
+         JOIN title_prefixes p ON p.repo_id = s.repo_id AND p.prefix = lower('[' || s.external_key || ']')
+       WHERE ${synthetic} ${shadows.sql}`,
+      [...keys.params, ...titles.params, ...shadows.params],
     );
     return Number(row?.n ?? 0);
   }
