@@ -48,6 +48,7 @@ for (const run of after.runs) {
   const pairs = [
     ...run.stages.map((stage) => [stage, old.stages.find((s) => s.stage === stage.stage)]),
     [run.sync, old.sync],
+    [run.verify, old.verify],
   ];
   for (const [now, was] of pairs) {
     if (!now || !was) continue;

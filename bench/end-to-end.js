@@ -2,7 +2,8 @@
  * The end-to-end benchmark (`npm run bench`, docs/performance.md): writes an
  * archive, then for each engine and worker count runs fetch, classify, drain
  * and project as fresh processes of the built CLI on a fresh store, and the
- * whole pipeline again as one `sync` on a second fresh store. Each process
+ * whole pipeline again as one `sync` on a second fresh store, then `verify`
+ * of that store. Each process
  * is timed and its peak RSS taken; the store is measured after each stage.
  * The Python standard library parses the same mbox as a baseline. Prints a
  * table per run and writes every figure to a JSON file.
@@ -188,7 +189,16 @@ function runBaseline(archive) {
 // ---- One engine, one worker count: the stages one by one, then sync.
 
 async function benchmarkEngine(engine, workers, archive) {
-  const run = { engine, workers, stages: [], sync: undefined, rows: undefined, syncRows: undefined, checks: [] };
+  const run = {
+    engine,
+    workers,
+    stages: [],
+    sync: undefined,
+    verify: undefined,
+    rows: undefined,
+    syncRows: undefined,
+    checks: [],
+  };
   log(`\n${engine}, --workers ${workers}`);
   try {
     const store = options.only === 'sync' ? undefined : await createStore(engine, `stages-w${workers}`);
@@ -222,6 +232,11 @@ async function benchmarkEngine(engine, workers, archive) {
         );
         run.syncRows = await syncStore.rows();
         run.checks.push(...checkSync(run, archive.messages));
+        // What a CI job runs on the store next: verify reads all of it.
+        run.verify = await measureStage(syncStore, 'verify', ['verify'], archive);
+        log(
+          `  ${'verify'.padEnd(8)} ${run.verify.wallSeconds.toFixed(1).padStart(7)} s  ${summarise('verify', run.verify.result)}`,
+        );
       } finally {
         await syncStore.drop();
       }
@@ -281,6 +296,8 @@ function compactResult(stage, json) {
       return pick(json, ['drained', 'deferred', 'shunted', 'threadsRepaired']);
     case 'project':
       return pick(json, ['examined', 'linked', 'created', 'inherited', 'mirror', 'none', 'issuesCreated']);
+    case 'verify':
+      return pick(json, ['lists', 'ok', 'failing']);
     case 'sync':
       return {
         fetch: compactResult('fetch', json.fetch),
@@ -304,6 +321,8 @@ function summarise(stage, result) {
       return `${result.drained} drained, ${result.deferred} deferred, ${result.shunted} shunted`;
     case 'project':
       return `${result.examined} examined, ${result.issuesCreated} issues created`;
+    case 'verify':
+      return `${result.lists} lists, ${result.failing.length} branches or invariants failing`;
     default:
       return `${result.fetch.staged} staged, ${result.classify?.classified} classified, ${result.drain?.drained} drained, ${result.project?.examined} projected`;
   }
@@ -476,6 +495,7 @@ function printRun(run, archive, baseline) {
   for (const stage of run.stages) table.push(row(stage.stage, stage));
   if (run.stages.length === STAGES.length) table.push(row('4 stages', totalOf(run.stages, archive)));
   if (run.sync) table.push(row('sync', run.sync));
+  if (run.verify) table.push(row('verify', run.verify));
   if (!baseline.skipped && run.sync)
     table.push([
       'sync ÷ Python baseline',
