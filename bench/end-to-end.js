@@ -3,8 +3,8 @@
  * archive, then for each engine and worker count runs fetch, classify, drain
  * and project as fresh processes of the built CLI on a fresh store, and the
  * whole pipeline again as one `sync` on a second fresh store, then `verify`
- * of that store. Each process
- * is timed and its peak RSS taken; the store is measured after each stage.
+ * of that store. Each process is timed and its peak RSS taken; the store is
+ * measured after each stage.
  * The Python standard library parses the same mbox as a baseline. Prints a
  * table per run and writes every figure to a JSON file.
  */

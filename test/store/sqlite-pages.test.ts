@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { identifyMessage } from '../../src/core/archive/message-key.js';
-import { PAGE_BYTES } from '../../src/core/store/sqlite/sqlite-driver.js';
 import { openStore } from '../../src/core/store/open-store.js';
 import type { Store } from '../../src/core/store/store.js';
 
@@ -36,7 +35,6 @@ describe('the page size of a SQLite store', () => {
 
   it('is 16 KiB in a new file, with a checkpoint every 400 MiB of WAL', async () => {
     store = await openStore(join(folder, 'new.db'));
-    expect(PAGE_BYTES).toBe(16_384);
     expect(await settings(store)).toEqual({ pageSize: 16_384, checkpointPages: 25_600 });
   });
 

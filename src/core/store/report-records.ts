@@ -448,7 +448,7 @@ export class ReportRecords {
       const where = scopeClause(column, repoIds);
       return { sql: where.sql ? `AND ${where.sql}` : '', params: where.params };
     };
-    const [keys, titles, shadows] = [inScope('s.repo_id'), inScope('n.repo_id'), inScope('s.repo_id')];
+    const [keys, titles] = [inScope('s.repo_id'), inScope('n.repo_id')];
     const row = await this.db.get<{ n: number }>(
       `WITH key_lengths AS (SELECT DISTINCT length(s.external_key) AS len FROM issues s WHERE ${synthetic} ${keys.sql}),
          title_prefixes AS (
@@ -457,8 +457,8 @@ export class ReportRecords {
            WHERE n.is_synthetic = FALSE AND n.id > 0 AND n.title IS NOT NULL ${titles.sql})
        SELECT COUNT(DISTINCT s.id) AS n FROM issues s
          JOIN title_prefixes p ON p.repo_id = s.repo_id AND p.prefix = lower('[' || s.external_key || ']')
-       WHERE ${synthetic} ${shadows.sql}`,
-      [...keys.params, ...titles.params, ...shadows.params],
+       WHERE ${synthetic} ${keys.sql}`,
+      [...keys.params, ...titles.params, ...keys.params],
     );
     return Number(row?.n ?? 0);
   }

@@ -16,7 +16,7 @@ const STATEMENT_CACHE_SIZE = 100;
  * a file 0.88 of the size (docs/performance.md, "16 KiB pages"). A file
  * keeps the page size it was made with.
  */
-export const PAGE_BYTES = 16_384;
+const PAGE_BYTES = 16_384;
 
 /** How much the WAL grows before a checkpoint copies it into the file, whatever the file's page size. */
 const WAL_CHECKPOINT_BYTES = 400 * 1024 * 1024;
