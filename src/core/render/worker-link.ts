@@ -92,16 +92,26 @@ export class WorkerLink<Request, Answer> {
   }
 }
 
-/** The worker's end of a WorkerLink: each request handled in the order sent, and answered. */
+/**
+ * The worker's end of a WorkerLink: each request handled in the order sent,
+ * and answered. After a request fails, the later ones are answered with its
+ * failure and not handled, as the main thread's end fails them: requests
+ * sent before the failure reached it (render's files, then its manifest)
+ * must not be carried out past it.
+ */
 export function serveRequests<Request, Answer>(handle: (request: Request) => Answer | Promise<Answer>): void {
   let queue = Promise.resolve();
+  let failure: CrossingError | undefined;
   parentPort!.on('message', ({ seq, request }: { seq: number; request: Request }) => {
     queue = queue.then(async () => {
-      try {
-        parentPort!.postMessage({ seq, reply: await handle(request) } satisfies Reply<Answer>);
-      } catch (error) {
-        parentPort!.postMessage({ seq, error: toCrossing(error) } satisfies Reply<Answer>);
-      }
+      if (!failure)
+        try {
+          parentPort!.postMessage({ seq, reply: await handle(request) } satisfies Reply<Answer>);
+          return;
+        } catch (error) {
+          failure = toCrossing(error);
+        }
+      parentPort!.postMessage({ seq, error: failure } satisfies Reply<Answer>);
     });
   });
 }
