@@ -1,5 +1,15 @@
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,8 +45,8 @@ export interface DovecotServer {
   /** The self-signed certificate (PEM file), to trust as a CA. */
   caFile: string;
   password: string;
-  /** Adds a user with an empty INBOX. */
-  addUser(user: string): void;
+  /** Adds a user with an empty INBOX; resolves once Dovecot takes the user's login. */
+  addUser(user: string): Promise<void>;
   /** Writes a message into the user's INBOX as a Maildir file (new/), as a delivery agent would. */
   deliver(user: string, raw: string | Buffer): void;
   /** Throws the user's INBOX away (UIDs, UIDVALIDITY, flags) and writes these messages anew: a recreated mailbox. */
@@ -52,6 +62,38 @@ function freePort(): Promise<number> {
       const { port } = server.address() as { port: number };
       server.close(() => resolve(port));
     });
+  });
+}
+
+/**
+ * Whether Dovecot takes this login over POP3 (USER, PASS, then QUIT, so the
+ * maildrop is not left locked): '+OK', or the line it refused PASS with.
+ */
+function pop3Login(port: number, user: string, password: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const said = ['', `USER ${user}`, `PASS ${password}`];
+    let buffered = '';
+    socket.setEncoding('utf8');
+    socket.setTimeout(10_000, () => socket.destroy(new Error('no answer from Dovecot over POP3 in 10 s')));
+    socket.on('data', (chunk: string) => {
+      buffered += chunk;
+      for (let end = buffered.indexOf('\r\n'); end >= 0; end = buffered.indexOf('\r\n')) {
+        const line = buffered.slice(0, end);
+        buffered = buffered.slice(end + 2);
+        const step = said.shift();
+        if (!line.startsWith('+OK')) {
+          socket.end('QUIT\r\n');
+          return resolve(`${step || 'greeting'}: ${line}`);
+        }
+        if (said.length > 0) socket.write(`${said[0]}\r\n`);
+        else {
+          socket.end('QUIT\r\n');
+          return resolve('+OK');
+        }
+      }
+    });
+    socket.once('error', reject);
   });
 }
 
@@ -202,9 +244,20 @@ service stats {
     pop3sPort,
     caFile,
     password,
-    addUser(user) {
-      writeFileSync(passwd, `${readFileSync(passwd, 'utf8')}${user}:{PLAIN}${password}\n`);
+    async addUser(user) {
+      // Written whole and renamed into place, so Dovecot never reads a file cut halfway. Dovecot looks at the
+      // file again at most once a second, and a login refused now and then right after a user was added
+      // (fetch failing with "PASS was refused"): the user is ready once a login of its own is taken.
+      writeFileSync(`${passwd}.new`, `${readFileSync(passwd, 'utf8')}${user}:{PLAIN}${password}\n`);
+      renameSync(`${passwd}.new`, passwd);
       makeMaildir(user);
+      let answer = '';
+      for (let attempt = 0; attempt < 10; attempt++) {
+        answer = await pop3Login(pop3Port, user, password);
+        if (answer === '+OK') return;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      throw new Error(`Dovecot refused the login of ${user} it was given: ${answer}\n${log()}`);
     },
     deliver,
     recreateInbox(user, messages) {

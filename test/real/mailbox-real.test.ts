@@ -118,7 +118,7 @@ for (const protocol of ['imap', 'pop3'] as const) {
         tag = `${protocol}-${databases.dialect}`;
         user = `reader-${tag}`;
         env = { LISTMINER_CACHE: join(dir, `cache-${tag}`), LISTMINER_MAIL_PASSWORD: server.password };
-        server.addUser(user);
+        await server.addUser(user);
         for (const mail of firstMail(tag)) server.deliver(user, message(mail));
         const port = protocol === 'imap' ? server.imapPort : server.pop3Port;
         for (const list of [DEV, USERS]) {
@@ -220,7 +220,7 @@ describeOnDialectDatabases(
           db = await databases.create();
           user = `tls-${protocol}-${databases.dialect}`;
           cache = join(dir, `cache-${user}`);
-          server.addUser(user);
+          await server.addUser(user);
           server.deliver(user, message({ id: `tls-${user}@example.org`, date: back(1, 3), list: DEV }));
           const port = protocol === 'imap' ? server.imapsPort : server.pop3sPort;
           const add = await runCli(

@@ -106,7 +106,7 @@ for (const protocol of ['imap', 'pop3'] as const) {
       const user = `resume-${protocol}-${databases.dialect}`;
       beforeAll(async () => {
         dovecot ??= await startDovecot();
-        dovecot.addUser(user);
+        await dovecot.addUser(user);
         for (let i = 0; i < MESSAGES; i++) {
           dovecot.deliver(
             user,
