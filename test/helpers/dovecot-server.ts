@@ -66,34 +66,38 @@ function freePort(): Promise<number> {
 }
 
 /**
- * Whether Dovecot takes this login over POP3 (USER, PASS, then QUIT, so the
- * maildrop is not left locked): '+OK', or the line it refused PASS with.
+ * Whether Dovecot takes this login over IMAP: 'OK', or the line it refused
+ * LOGIN with. No mailbox is opened (a POP3 login would open the maildrop and
+ * move mail from new/ to cur/ while the test writes it), and the answer comes
+ * once Dovecot has closed the connection after LOGOUT.
  */
-function pop3Login(port: number, user: string, password: string): Promise<string> {
+function imapLogin(port: number, user: string, password: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
-    const said = ['', `USER ${user}`, `PASS ${password}`];
     let buffered = '';
+    let answer: string | undefined;
+    let greeted = false;
     socket.setEncoding('utf8');
-    socket.setTimeout(10_000, () => socket.destroy(new Error('no answer from Dovecot over POP3 in 10 s')));
+    socket.setTimeout(10_000, () => socket.destroy(new Error('no answer from Dovecot over IMAP in 10 s')));
     socket.on('data', (chunk: string) => {
       buffered += chunk;
       for (let end = buffered.indexOf('\r\n'); end >= 0; end = buffered.indexOf('\r\n')) {
         const line = buffered.slice(0, end);
         buffered = buffered.slice(end + 2);
-        const step = said.shift();
-        if (!line.startsWith('+OK')) {
-          socket.end('QUIT\r\n');
-          return resolve(`${step || 'greeting'}: ${line}`);
+        if (!greeted && line.startsWith('* OK')) {
+          greeted = true;
+          socket.write(`a LOGIN "${user}" "${password}"\r\n`);
         }
-        if (said.length > 0) socket.write(`${said[0]}\r\n`);
-        else {
-          socket.end('QUIT\r\n');
-          return resolve('+OK');
+        if (line.startsWith('a ')) {
+          answer = line.startsWith('a OK') ? 'OK' : line;
+          socket.write('b LOGOUT\r\n');
         }
       }
     });
-    socket.once('error', reject);
+    socket.once('close', () =>
+      answer === undefined ? reject(new Error('Dovecot closed the IMAP connection')) : resolve(answer),
+    );
+    socket.once('error', (error) => answer === undefined && reject(error));
   });
 }
 
@@ -253,8 +257,8 @@ service stats {
       makeMaildir(user);
       let answer = '';
       for (let attempt = 0; attempt < 10; attempt++) {
-        answer = await pop3Login(pop3Port, user, password);
-        if (answer === '+OK') return;
+        answer = await imapLogin(imapPort, user, password);
+        if (answer === 'OK') return;
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
       throw new Error(`Dovecot refused the login of ${user} it was given: ${answer}\n${log()}`);
