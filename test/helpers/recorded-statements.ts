@@ -2,12 +2,20 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach } from 'vitest';
 import { createTestStore, type TestStore } from './databases.js';
 
+export interface PlanStep {
+  id: number;
+  parent: number;
+  detail: string;
+}
+
 export interface RecordingStore {
   store(): TestStore;
   /** The SQL of every statement prepared since the test began, in order. */
   prepared(): string[];
   /** The query plan SQLite makes for the statement, one line per step, its `?` bound to `value`. */
   plan(sql: string, value?: string | number): Promise<string>;
+  /** The same plan's steps, each with its id and its parent's (a step after another under one parent loops inside it). */
+  planSteps(sql: string, value?: string | number): Promise<PlanStep[]>;
 }
 
 /**
@@ -35,14 +43,13 @@ export function sqliteStoreRecordingStatements(): RecordingStore {
     await store?.dropDatabase();
   });
 
+  const planSteps = (sql: string, value: string | number) =>
+    store!.db.all<PlanStep>(`EXPLAIN QUERY PLAN ${sql}`, Array((sql.match(/\?/g) ?? []).length).fill(value));
+
   return {
     store: () => store!,
     prepared: () => prepared,
-    plan: async (sql, value = 1) => {
-      const parameters = Array((sql.match(/\?/g) ?? []).length).fill(value);
-      return (await store!.db.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, parameters))
-        .map((row) => row.detail)
-        .join(' | ');
-    },
+    plan: async (sql, value = 1) => (await planSteps(sql, value)).map((step) => step.detail).join(' | '),
+    planSteps: (sql, value = 1) => planSteps(sql, value),
   };
 }

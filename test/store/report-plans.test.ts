@@ -43,11 +43,7 @@ describe('the report queries of verify and stats on SQLite', () => {
     const reads = [...new Set(recording.prepared().slice(before))].filter((sql) => /^\s*(SELECT|WITH)\b/i.test(sql));
     expect(reads.length).toBeGreaterThan(10);
     for (const sql of reads) {
-      const parameters = Array((sql.match(/\?/g) ?? []).length).fill(1);
-      const steps = await store.db.all<{ id: number; parent: number; detail: string }>(
-        `EXPLAIN QUERY PLAN ${sql}`,
-        parameters,
-      );
+      const steps = await recording.planSteps(sql);
       // A table read after another under the same parent is a loop inside it: a scan there, or a range
       // search (col>? or col<?), reads the table or a range of it again for each row of the loop outside.
       // Not counted: a scan of what the statement materialized once (missed-link shadows: the few lengths
