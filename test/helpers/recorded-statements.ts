@@ -43,13 +43,13 @@ export function sqliteStoreRecordingStatements(): RecordingStore {
     await store?.dropDatabase();
   });
 
-  const planSteps = (sql: string, value: string | number) =>
+  const planSteps = (sql: string, value: string | number = 1) =>
     store!.db.all<PlanStep>(`EXPLAIN QUERY PLAN ${sql}`, Array((sql.match(/\?/g) ?? []).length).fill(value));
 
   return {
     store: () => store!,
     prepared: () => prepared,
-    plan: async (sql, value = 1) => (await planSteps(sql, value)).map((step) => step.detail).join(' | '),
-    planSteps: (sql, value = 1) => planSteps(sql, value),
+    plan: async (sql, value) => (await planSteps(sql, value)).map((step) => step.detail).join(' | '),
+    planSteps,
   };
 }

@@ -104,13 +104,14 @@ export function serveRequests<Request, Answer>(handle: (request: Request) => Ans
   let failure: CrossingError | undefined;
   parentPort!.on('message', ({ seq, request }: { seq: number; request: Request }) => {
     queue = queue.then(async () => {
-      if (!failure)
+      if (failure === undefined) {
         try {
           parentPort!.postMessage({ seq, reply: await handle(request) } satisfies Reply<Answer>);
           return;
         } catch (error) {
           failure = toCrossing(error);
         }
+      }
       parentPort!.postMessage({ seq, error: failure } satisfies Reply<Answer>);
     });
   });
