@@ -74,10 +74,14 @@ export async function expectDrainAccountsForEveryMessage(
   for (const raw of mail.withRepo) await stageClassified(store, withRepo, raw);
   for (const raw of mail.kernel) await stageClassified(store, lkml, raw);
   for (const raw of mail.noRepo) await stageClassified(store, noRepo, raw);
-  // Two that cannot be drained: no class (the table refuses it) and no envelope.
+  // Two that cannot be drained: no class (the table refuses it) and an envelope that is not one.
   await stageClassified(store, withRepo, contractMail('no-class@x'), { msgClass: null });
-  const broken = await stageClassified(store, withRepo, contractMail('no-envelope@x'));
-  await store.db.run('DELETE FROM staged_envelopes WHERE staged_message_id = ?', [broken.stagedId]);
+  const broken = await stageClassified(store, withRepo, contractMail('bad-envelope@x'));
+  await store.db.run("UPDATE staged_envelopes SET envelope = '[]' WHERE staged_message_id = ?", [broken.stagedId]);
+  // One whose envelope is missing, as sync leaves mail it labelled to drain on arrival and was stopped before
+  // draining: read again from its bytes and drained.
+  const bare = await stageClassified(store, withRepo, contractMail('bare@x'));
+  await store.db.run('DELETE FROM staged_envelopes WHERE staged_message_id = ?', [bare.stagedId]);
 
   const first = await drain(store, { workers: 2 });
   for (const listId of [withRepo, lkml, noRepo]) {
@@ -99,8 +103,14 @@ export async function expectDrainAccountsForEveryMessage(
   const shunted = await store.db.all<{ message_key: string; error: string }>(
     "SELECT message_key, error FROM staged_messages WHERE status = 'shunted' ORDER BY message_key",
   );
-  expect(shunted.map((r) => r.message_key)).toEqual(['no-class@x', 'no-envelope@x']);
+  expect(shunted.map((r) => r.message_key)).toEqual(['bad-envelope@x', 'no-class@x']);
   expect(shunted.every((r) => r.error.length > 0)).toBe(true);
+  expect(
+    await store.db.get('SELECT subject FROM email_messages WHERE list_id = ? AND message_key = ?', [
+      withRepo,
+      'bare@x',
+    ]),
+  ).toEqual({ subject: expect.any(String) });
 
   const before = await snapshotTables(store);
   const second = await drain(store, { workers: 2 });

@@ -86,11 +86,17 @@ describeOnDialects('staging contract on $dialect', (getStore) => {
     const again = exported('===============222==', '');
     const other = exported('===============333==', '', 'a different reply under the same id');
     expect(first.contentHash).not.toBe(again.contentHash);
-    expect(await store.staging.stage(listId, null, [first], isSameMail)).toMatchObject({ staged: 1, duplicates: 0 });
-    expect(await store.staging.stage(listId, null, [again], isSameMail)).toMatchObject({ staged: 0, duplicates: 1 });
+    expect(await store.staging.stage(listId, null, [first], { sameMail: isSameMail })).toMatchObject({
+      staged: 1,
+      duplicates: 0,
+    });
+    expect(await store.staging.stage(listId, null, [again], { sameMail: isSameMail })).toMatchObject({
+      staged: 0,
+      duplicates: 1,
+    });
     // In one batch too, and a really different mail under that id is still kept.
     expect(
-      await store.staging.stage(listId, null, [exported('===============444==', '>'), other], isSameMail),
+      await store.staging.stage(listId, null, [exported('===============444==', '>'), other], { sameMail: isSameMail }),
     ).toMatchObject({ staged: 1, duplicates: 1 });
     expect(await keys()).toEqual(['re@x', `re@x#${other.contentHash.slice(0, 16)}`]);
   });

@@ -10,9 +10,11 @@ const WORKER_FILE = fileURLToPath(new URL('./classify-worker.js', import.meta.ur
 /**
  * A worker's young generation kept small: each worker is a heap of its own, and
  * with V8's default two workers took the stage from 180 MB to 305 MB RSS on
- * 100,000 messages. 8 MB: 265 MB, for 4% more CPU.
+ * 100,000 messages. 8 MB: 265 MB, for 4% more CPU. sync, whose main thread
+ * drains beside the worker and is the slower of the two, asks for less
+ * (classify-on-arrival.ts).
  */
-const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8 };
+export const WORKER_YOUNG_GENERATION_MB = 8;
 
 interface Pending {
   resolve: (reply: WorkerReply) => void;
@@ -54,10 +56,15 @@ export class ClassifyPool {
    * none is asked for or none is available (running from TypeScript source,
    * where the compiled worker does not exist).
    */
-  static start(size: number, setup: WorkerSetup): ClassifyPool | undefined {
+  static start(
+    size: number,
+    setup: WorkerSetup,
+    youngGenerationMb = WORKER_YOUNG_GENERATION_MB,
+  ): ClassifyPool | undefined {
     if (size < 1 || !existsSync(WORKER_FILE)) return undefined;
+    const resourceLimits = { maxYoungGenerationSizeMb: youngGenerationMb };
     return new ClassifyPool(
-      Array.from({ length: size }, () => new Worker(WORKER_FILE, { workerData: setup, resourceLimits: WORKER_LIMITS })),
+      Array.from({ length: size }, () => new Worker(WORKER_FILE, { workerData: setup, resourceLimits })),
     );
   }
 

@@ -30,6 +30,8 @@ export interface DrainOptions {
   batchSize?: number;
   /** Aborting stops the run after the batch being written; locks are released, the rest waits for the next run. */
   signal?: AbortSignal;
+  /** sync's: what was drained as fetch staged it (drain-on-arrival.ts), counted in with what this run drains. */
+  arrived?: ReadonlyMap<number, ListDrainResult>;
 }
 
 export type ListDrainStatus = 'drained' | 'deferred' | 'busy' | 'failed' | 'interrupted';
@@ -84,14 +86,40 @@ export async function drainLists(
     progress,
   );
   if (results.some((r) => r.drained > 0)) await store.drain.reclaimSpace();
+  return drainResultOf(withArrived(results, options.arrived), Boolean(options.signal?.aborted));
+}
+
+/** The run's figures from its lists' results. */
+export function drainResultOf(lists: ListDrainResult[], interrupted: boolean): DrainResult {
   return {
-    lists: results,
-    drained: sum(results, 'drained'),
-    deferred: sum(results, 'deferred'),
-    shunted: sum(results, 'shunted'),
-    threadsRepaired: sum(results, 'threadsRepaired'),
-    interrupted: Boolean(options.signal?.aborted),
+    lists,
+    drained: sum(lists, 'drained'),
+    deferred: sum(lists, 'deferred'),
+    shunted: sum(lists, 'shunted'),
+    threadsRepaired: sum(lists, 'threadsRepaired'),
+    interrupted,
   };
+}
+
+/** Each list's result with what was drained of it on arrival added; a list drained only then has that result alone. */
+function withArrived(
+  results: readonly ListDrainResult[],
+  arrived: ReadonlyMap<number, ListDrainResult> | undefined,
+): ListDrainResult[] {
+  if (!arrived) return [...results];
+  const merged = results.map((result) => {
+    const before = arrived.get(result.listId);
+    return before
+      ? {
+          ...result,
+          drained: result.drained + before.drained,
+          shunted: result.shunted + before.shunted,
+          threadsRepaired: result.threadsRepaired + before.threadsRepaired,
+        }
+      : result;
+  });
+  for (const [listId, before] of arrived) if (!results.some((r) => r.listId === listId)) merged.push({ ...before });
+  return merged.sort((a, b) => a.listId - b.listId);
 }
 
 function sum(results: ListDrainResult[], field: 'drained' | 'deferred' | 'shunted' | 'threadsRepaired'): number {
@@ -99,7 +127,7 @@ function sum(results: ListDrainResult[], field: 'drained' | 'deferred' | 'shunte
 }
 
 /** What one drain run shares across its lists: the lock owner and the sender and repo caches. */
-class DrainRun implements ListStage<ListDrainResult> {
+export class DrainRun implements ListStage<ListDrainResult> {
   readonly stage = 'drain';
   readonly owner = currentLockOwner();
   private readonly senders = new Map<string, number>();
@@ -142,19 +170,30 @@ class DrainRun implements ListStage<ListDrainResult> {
       : `${result.shunted} shunted, ${result.threadsRepaired} thread roots repaired`;
   }
 
-  private async drainList(list: ListRecord, repoId: number, result: ListDrainResult, task: string): Promise<void> {
+  /** What every message of the list is prepared with. */
+  contextOf(list: ListRecord): ListContext {
     const template =
       this.options.systems.systems.get(list.rulesSystem ?? list.system)?.repoUrlTemplate ??
       this.options.systems.systems.get(list.system)?.repoUrlTemplate;
     // A list registered by address is named by it; a local list's name is a path.
-    const own = new ListAddresses([list.listAddress, list.name.includes('/') ? null : list.name]);
-    // Stored mail drained under another mirror handling goes back to `classified` and is drained again below.
-    await this.store.transaction((tx) =>
+    return { template, own: new ListAddresses([list.listAddress, list.name.includes('/') ? null : list.name]) };
+  }
+
+  /**
+   * Brings the list's stored mail to the run's mirror handling: mail drained
+   * under another goes back to `classified`, to be drained again. Counts it.
+   */
+  applyMirrorHandling(list: ListRecord): Promise<number> {
+    return this.store.transaction((tx) =>
       tx.drain.applyMirrorHandling(list.id, this.options.mirrorHandling ?? 'metadata_only', MIRROR_CLASSES),
     );
+  }
+
+  private async drainList(list: ListRecord, repoId: number, result: ListDrainResult, task: string): Promise<void> {
+    await this.applyMirrorHandling(list);
     // Mail deferred while the list had no repo first, then the rest; each in staging order.
     for (const status of ['deferred', 'classified'] as const) {
-      await this.drainStatus(list, repoId, { template, own }, status, result, task);
+      await this.drainStatus(list, repoId, this.contextOf(list), status, result, task);
     }
   }
 
@@ -184,7 +223,8 @@ class DrainRun implements ListStage<ListDrainResult> {
     });
   }
 
-  private async drainBatch(
+  /** Drains a batch of the list's mail in staging order: what cannot be drained is shunted with the reason. */
+  async drainBatch(
     list: ListRecord,
     repoId: number,
     context: ListContext,
@@ -195,6 +235,7 @@ class DrainRun implements ListStage<ListDrainResult> {
     const messages: NewEmailMessage[] = [];
     for (const candidate of batch) {
       // A stored message drained again (a change of mirror handling, or set back by hand): its envelope went at its first drain.
+      // Or mail sync labelled to drain on arrival, stopped before it was drained: its envelope was never written.
       if (candidate.envelope === null && candidate.storedRaw) candidate.envelope = await readRaw(candidate.storedRaw);
       const prepared = this.prepare(candidate, repoId, context);
       if (typeof prepared === 'string') {
@@ -337,7 +378,7 @@ class DrainRun implements ListStage<ListDrainResult> {
 }
 
 /** What every message of a list is prepared with. */
-interface ListContext {
+export interface ListContext {
   /** The system's repo_url_template, for a bare `repo` capture. */
   template: string | undefined;
   /** The list's own addresses, which never become contributors. */

@@ -16,7 +16,7 @@ import type { ProgressListener } from '../progress.js';
 import type { LockOwner } from '../locks/lock-owner.js';
 import type { DeletionToRecord } from '../store/fetch-state-records.js';
 import type { ListRecord } from '../store/list-records.js';
-import type { LabelProvenance, MessageToStage, StageResult } from '../store/staging-records.js';
+import type { LabelProvenance, MessageToStage, StageOptions, StageResult } from '../store/staging-records.js';
 import { StoreFailure } from '../store/store-failure.js';
 import type { Store } from '../store/store.js';
 import type { TableStatistics } from '../store/table-statistics.js';
@@ -24,6 +24,7 @@ import type { SystemDefinition } from '../systems/load-systems.js';
 import { tooLargeReason } from '../pipeline/too-large-reason.js';
 import { overlapBatches } from '../pipeline/overlap-batches.js';
 import type { ArrivalClassifier, ArrivalVerdicts } from '../classify/classify-on-arrival.js';
+import type { ArrivalDrainer } from '../drain/drain-on-arrival.js';
 import { isGapMonth, recordListFailure } from './fetch-policy.js';
 import { planMonths } from './plan-months.js';
 
@@ -76,6 +77,8 @@ export interface ListFetchSettings {
   statistics: TableStatistics;
   /** sync's: labels each batch while it is read and written, and saves the labels of what was staged. */
   arrivals?: ArrivalClassifier;
+  /** sync's: drains each labelled batch once it is staged, where the list allows (ArrivalDrainer.begin). */
+  drainer?: ArrivalDrainer;
 }
 
 /** Thrown inside a fetch when Ctrl-C arrives: not a failure of the list. */
@@ -405,13 +408,20 @@ class ListFetch {
     verdicts?: ArrivalVerdicts,
   ): Promise<void> {
     const { store, list, settings, result } = this;
-    const { arrivals } = settings;
+    const { arrivals, drainer } = settings;
+    // A batch drained as soon as it is staged keeps its envelopes in memory: they are never written.
+    const drainNow = drainer?.takes(list.id) ?? false;
     let written: StageResult & { recorded: number };
+    let staged: { messages: readonly MessageToStage[]; provenance?: LabelProvenance } = { messages: batch.messages };
     if (arrivals && verdicts) {
       const labelled = arrivals.labelled(batch.messages, verdicts);
       try {
-        written = await this.stageInOne(month, batch, tally, labelled.messages, labelled.provenance);
+        written = await this.stageInOne(month, batch, tally, labelled.messages, {
+          provenance: labelled.provenance,
+          keepEnvelopes: !drainNow,
+        });
         arrivals.staged(list, labelled.messages, written.rows);
+        staged = labelled;
       } catch (error) {
         if (error instanceof StoreFailure || !(await store.reachable())) throw error;
         // The database refused the batch with its labels (a value it cannot store): the batch goes in without
@@ -420,6 +430,7 @@ class ListFetch {
         await arrivals.save(list, batch.messages, written.rows, verdicts);
       }
     } else written = await this.stageInOne(month, batch, tally, batch.messages);
+    if (drainNow) await drainer!.drain(list.id, staged.messages, written.rows, staged.provenance);
     await settings.statistics.grew(written.staged);
     tally.staged += written.staged;
     result.staged += written.staged;
@@ -440,11 +451,11 @@ class ListFetch {
     batch: MonthBatch,
     tally: { seen: number; staged: number },
     messages: readonly MessageToStage[],
-    provenance?: LabelProvenance,
+    labels: Pick<StageOptions, 'provenance' | 'keepEnvelopes'> = {},
   ): Promise<StageResult & { recorded: number }> {
     const { list, settings } = this;
     return this.store.transaction(async (tx) => {
-      const outcome = await tx.staging.stage(list.id, month, messages, isSameMail, provenance);
+      const outcome = await tx.staging.stage(list.id, month, messages, { sameMail: isSameMail, ...labels });
       const recorded = await tx.fetchState.recordDeletions(list.id, batch.deletions);
       if (batch.last) {
         await tx.staging.checkpoint(list.id, {

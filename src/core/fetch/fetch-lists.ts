@@ -4,6 +4,7 @@ import type { ProgressListener } from '../progress.js';
 import type { ListRecord } from '../store/list-records.js';
 import type { Store } from '../store/store.js';
 import type { ArrivalClassifier } from '../classify/classify-on-arrival.js';
+import type { ArrivalDrainer } from '../drain/drain-on-arrival.js';
 import type { TableStatistics } from '../store/table-statistics.js';
 import { BACKENDS, type BackendName } from '../systems/backend-names.js';
 import { requireSystem, type Systems } from '../systems/load-systems.js';
@@ -45,6 +46,8 @@ export interface FetchOptions {
   clock?: () => Date;
   /** sync's: labels what is fetched as it is staged (classify-on-arrival.ts). */
   arrivals?: ArrivalClassifier;
+  /** sync's: drains what was labelled as it is staged (drain-on-arrival.ts). */
+  drainer?: ArrivalDrainer;
 }
 
 export interface FetchResult {
@@ -318,6 +321,7 @@ class FetchRun {
       };
     }
     try {
+      await options.drainer?.begin(list);
       const result = await fetchList(
         store,
         list,
@@ -336,13 +340,18 @@ class FetchRun {
           clock,
           statistics: this.statistics,
           arrivals: options.arrivals,
+          drainer: options.drainer,
         },
         progress,
       );
       await this.holds.record(list, system, result, progress);
       return result;
     } finally {
-      await source.close?.();
+      try {
+        await options.drainer?.end(list.id);
+      } finally {
+        await source.close?.();
+      }
     }
   }
 }

@@ -19,7 +19,7 @@ export interface DrainCandidate {
   listminerVersion: string | null;
   envelope: unknown;
   size: number;
-  /** For a message drained before, whose envelope drain dropped then: its raw bytes, to be read again (null when unreadable). */
+  /** For a message without its envelope (drained before, or labelled by sync to drain on arrival): its raw bytes, to be read again (null when unreadable). */
   storedRaw: Buffer | null;
 }
 
@@ -169,6 +169,15 @@ export class DrainRecords {
     return result.changes;
   }
 
+  /** Whether any of the list's mail waits for classify or drain (staged, classified or deferred). */
+  async hasWaiting(listId: number): Promise<boolean> {
+    const row = await this.db.get(
+      "SELECT 1 AS waiting FROM staged_messages WHERE list_id = ? AND status IN ('staged', 'classified', 'deferred') LIMIT 1",
+      [listId],
+    );
+    return row !== undefined;
+  }
+
   async countWithStatus(listId: number, status: string): Promise<number> {
     const row = await this.db.get<{ n: number }>(
       'SELECT COUNT(*) AS n FROM staged_messages WHERE list_id = ? AND status = ?',
@@ -203,27 +212,24 @@ export class DrainRecords {
         candidate.storedRaw = null;
         return candidate;
       });
+      // No envelope: a stored message drained again (its envelope went at its first drain), or a message sync
+      // labelled to drain as it arrived and was stopped before it could. Either is read again from its bytes.
       const bare = candidates.filter((c) => c.envelope === null);
       if (bare.length > 0) {
-        const raws = await this.storedRaws(
-          listId,
-          bare.map((c) => c.id),
-        );
+        const raws = await this.storedRaws(bare.map((c) => c.id));
         for (const candidate of bare) candidate.storedRaw = raws.get(candidate.id) ?? null;
       }
       return candidates;
     });
   }
 
-  /** The raw bytes of staged messages that are already drained (a message never drained has none here: classify it again). */
-  private async storedRaws(listId: number, stagedIds: readonly number[]): Promise<Map<number, Buffer>> {
+  /** The raw bytes of staged messages, by id. */
+  private async storedRaws(stagedIds: readonly number[]): Promise<Map<number, Buffer>> {
     const out = new Map<number, Buffer>();
     for (const chunk of chunkRows(stagedIds, 1, this.db.capabilities)) {
       const rows = await this.db.all<{ id: number; raw: Uint8Array; raw_codec: string | null }>(
-        `SELECT s.id, r.raw, r.raw_codec FROM staged_messages s JOIN staged_message_raws r ON r.staged_message_id = s.id
-         WHERE s.id IN (${inPlaceholders(chunk.length)})
-           AND EXISTS (SELECT 1 FROM email_messages e WHERE e.list_id = ? AND e.message_key = s.message_key)`,
-        [...chunk, listId],
+        `SELECT staged_message_id AS id, raw, raw_codec FROM staged_message_raws WHERE staged_message_id IN (${inPlaceholders(chunk.length)})`,
+        chunk,
       );
       for (const row of rows) {
         try {

@@ -47,6 +47,15 @@ export type ArrivedLabel = { classification: StoredLabel; envelopeJson: string }
  */
 export type SameMail = (stored: Buffer, incoming: Buffer) => boolean;
 
+export interface StageOptions {
+  /** Compares a copy held under its Message-ID with another content hash (SameMail). */
+  sameMail?: SameMail;
+  /** Which rules made the labels the messages come with. */
+  provenance?: LabelProvenance;
+  /** False: the labelled rows' envelopes are not written, for the caller drains them from memory (sync). */
+  keepEnvelopes?: boolean;
+}
+
 export interface StageResult {
   /** Messages written now. */
   staged: number;
@@ -169,8 +178,7 @@ export class StagingRecords {
     listId: number,
     month: string | null,
     messages: readonly MessageToStage[],
-    sameMail?: SameMail,
-    provenance?: LabelProvenance,
+    { sameMail, provenance, keepEnvelopes = true }: StageOptions = {},
   ): Promise<StageResult> {
     if (messages.length === 0) return { staged: 0, duplicates: 0, rows: [] };
     const { jsonParameter } = this.db.capabilities;
@@ -231,13 +239,14 @@ export class StagingRecords {
           chunk.flat() as never[],
         );
       }
-      await writeEnvelopes(
-        tx,
-        staged.flatMap(({ id, index }) => {
-          const label = messages[index]!.label;
-          return label && 'envelopeJson' in label ? [{ id, envelopeJson: label.envelopeJson }] : [];
-        }),
-      );
+      if (keepEnvelopes)
+        await writeEnvelopes(
+          tx,
+          staged.flatMap(({ id, index }) => {
+            const label = messages[index]!.label;
+            return label && 'envelopeJson' in label ? [{ id, envelopeJson: label.envelopeJson }] : [];
+          }),
+        );
       // A row another writer inserted between our read and our write is a duplicate too.
       return { staged: inserted.length, duplicates: duplicates + (rows.length - inserted.length), rows: staged };
     });

@@ -1,7 +1,8 @@
 import { ArrivalClassifier } from '../classify/classify-on-arrival.js';
 import { classifyStaged, type ClassifyResult } from '../classify/classify-staged.js';
 import type { MirrorHandling } from '../config/load-config.js';
-import { drainLists, type DrainResult } from '../drain/drain-lists.js';
+import { drainLists, drainResultOf, type DrainResult } from '../drain/drain-lists.js';
+import { ArrivalDrainer } from '../drain/drain-on-arrival.js';
 import { describeFailures, fetchLists, type FetchOptions, type FetchResult } from '../fetch/fetch-lists.js';
 import { describeStageFailures } from '../pipeline/each-claimed-list.js';
 import type { ProgressEvent, ProgressListener } from '../progress.js';
@@ -57,6 +58,7 @@ export interface SyncResult {
   fetch: FetchResult;
   /** Absent when a signal stopped the run before the stage began and nothing had been labelled on arrival. */
   classify?: ClassifyResult;
+  /** Absent when a signal stopped the run before the stage began and nothing had been drained on arrival. */
   drain?: DrainResult;
   project?: ProjectResult;
   /** The resolution chain run after the stages (docs/people.md); set by the sync command. */
@@ -88,6 +90,8 @@ export async function syncLists(
     matchBudgetMs: options.matchBudgetMs,
     signal: options.signal,
   });
+  // And drained right after, where the list allows: the drain stage then finds only what that left.
+  const drainer = new ArrivalDrainer(store, { mirrorHandling: options.mirrorHandling, systems });
   let fetch: FetchResult;
   try {
     fetch = await runStage('fetch', progress, options.signal, (stageProgress) =>
@@ -101,6 +105,7 @@ export async function syncLists(
           workers: options.workers,
           signal: options.signal,
           arrivals,
+          drainer,
         },
         stageProgress,
       ),
@@ -109,6 +114,9 @@ export async function syncLists(
     await arrivals.close();
   }
   const result: SyncResult = { fetch, failed: fetch.totals.failed, interrupted: fetch.interrupted };
+  // What was drained on arrival is reported whether or not the drain stage runs.
+  const drainedOnArrival = drainer.results();
+  if (drainedOnArrival.size > 0) result.drain = drainResultOf([...drainedOnArrival.values()], stopped());
   // Stopped in fetch, the classify stage labels nothing, but it still reports what was labelled on arrival.
   if (stopped() && arrivals.results().lists.size === 0) return { ...result, interrupted: true };
 
@@ -133,7 +141,14 @@ export async function syncLists(
   result.drain = await runStage('drain', progress, options.signal, (stageProgress) =>
     drainLists(
       store,
-      { listIds, workers: options.workers, mirrorHandling: options.mirrorHandling, systems, signal: options.signal },
+      {
+        listIds,
+        workers: options.workers,
+        mirrorHandling: options.mirrorHandling,
+        systems,
+        signal: options.signal,
+        arrived: drainedOnArrival,
+      },
       stageProgress,
     ),
   );
