@@ -86,11 +86,16 @@ export async function drainLists(
     progress,
   );
   if (results.some((r) => r.drained > 0)) await store.drain.reclaimSpace();
-  return drainResultOf(withArrived(results, options.arrived), Boolean(options.signal?.aborted));
+  return drainResultOf(results, options.arrived, Boolean(options.signal?.aborted));
 }
 
-/** The run's figures from its lists' results. */
-export function drainResultOf(lists: ListDrainResult[], interrupted: boolean): DrainResult {
+/** The run's figures from its lists' results, with what was drained of them on arrival (sync) counted in. */
+export function drainResultOf(
+  results: readonly ListDrainResult[],
+  arrived: ReadonlyMap<number, ListDrainResult> | undefined,
+  interrupted: boolean,
+): DrainResult {
+  const lists = withArrived(results, arrived);
   return {
     lists,
     drained: sum(lists, 'drained'),

@@ -45,7 +45,7 @@ export class ArrivalDrainer {
     options: ArrivalDrainOptions,
   ) {
     // Its progress is the fetch's: the drain stage reports the lists' figures (results()).
-    this.run = new DrainRun(store, { ...options }, () => {});
+    this.run = new DrainRun(store, options, () => {});
   }
 
   /** Before the list is fetched: takes its drain lock when its mail can be drained on arrival. */
@@ -54,19 +54,16 @@ export class ArrivalDrainer {
     const { owner } = this.run;
     await this.store.locks.recoverDead('drain', owner);
     if (!(await this.store.locks.claim(list.id, 'drain', owner))) return;
+    let open = false;
     try {
       // As the drain stage would first: mail drained under another mirror handling goes back to `classified`,
       // and then waits, with anything else waiting, for the drain stage.
       await this.run.applyMirrorHandling(list);
-      if (await this.store.drain.hasWaiting(list.id)) {
-        await this.store.locks.release(list.id, 'drain', owner);
-        return;
-      }
-    } catch (error) {
-      await this.store.locks.release(list.id, 'drain', owner);
-      throw error;
+      open = !(await this.store.drain.hasWaiting(list.id));
+    } finally {
+      if (!open) await this.store.locks.release(list.id, 'drain', owner);
     }
-    this.lists.set(list.id, { list, repoId: list.repoId, context: this.run.contextOf(list), open: true });
+    if (open) this.lists.set(list.id, { list, repoId: list.repoId, context: this.run.contextOf(list), open: true });
   }
 
   /** Whether the list's next batch is to be drained as it is staged; its envelopes are then not written. */

@@ -430,7 +430,7 @@ class ListFetch {
         await arrivals.save(list, batch.messages, written.rows, verdicts);
       }
     } else written = await this.stageInOne(month, batch, tally, batch.messages);
-    if (drainNow) await drainer!.drain(list.id, staged.messages, written.rows, staged.provenance);
+    if (drainNow) await drainer?.drain(list.id, staged.messages, written.rows, staged.provenance);
     await settings.statistics.grew(written.staged);
     tally.staged += written.staged;
     result.staged += written.staged;

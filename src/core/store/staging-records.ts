@@ -52,7 +52,7 @@ export interface StageOptions {
   sameMail?: SameMail;
   /** Which rules made the labels the messages come with. */
   provenance?: LabelProvenance;
-  /** False: the labelled rows' envelopes are not written, for the caller drains them from memory (sync). */
+  /** False: the labelled rows' envelopes are not written; the caller drains them from memory (sync). */
   keepEnvelopes?: boolean;
 }
 

@@ -116,7 +116,7 @@ export async function syncLists(
   const result: SyncResult = { fetch, failed: fetch.totals.failed, interrupted: fetch.interrupted };
   // What was drained on arrival is reported whether or not the drain stage runs.
   const drainedOnArrival = drainer.results();
-  if (drainedOnArrival.size > 0) result.drain = drainResultOf([...drainedOnArrival.values()], stopped());
+  if (drainedOnArrival.size > 0) result.drain = drainResultOf([], drainedOnArrival, stopped());
   // Stopped in fetch, the classify stage labels nothing, but it still reports what was labelled on arrival.
   if (stopped() && arrivals.results().lists.size === 0) return { ...result, interrupted: true };
 
