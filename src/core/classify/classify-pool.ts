@@ -14,7 +14,7 @@ const WORKER_FILE = fileURLToPath(new URL('./classify-worker.js', import.meta.ur
  * drains beside the worker and is the slower of the two, asks for less
  * (classify-on-arrival.ts).
  */
-export const WORKER_YOUNG_GENERATION_MB = 8;
+const WORKER_YOUNG_GENERATION_MB = 8;
 
 interface Pending {
   resolve: (reply: WorkerReply) => void;

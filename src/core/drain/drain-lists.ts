@@ -186,19 +186,20 @@ export class DrainRun implements ListStage<ListDrainResult> {
 
   /**
    * Brings the list's stored mail to the run's mirror handling: mail drained
-   * under another goes back to `classified`, to be drained again. Counts it.
+   * under another goes back to `classified`, to be drained again.
    */
-  applyMirrorHandling(list: ListRecord): Promise<number> {
-    return this.store.transaction((tx) =>
+  async applyMirrorHandling(list: ListRecord): Promise<void> {
+    await this.store.transaction((tx) =>
       tx.drain.applyMirrorHandling(list.id, this.options.mirrorHandling ?? 'metadata_only', MIRROR_CLASSES),
     );
   }
 
   private async drainList(list: ListRecord, repoId: number, result: ListDrainResult, task: string): Promise<void> {
     await this.applyMirrorHandling(list);
+    const context = this.contextOf(list);
     // Mail deferred while the list had no repo first, then the rest; each in staging order.
     for (const status of ['deferred', 'classified'] as const) {
-      await this.drainStatus(list, repoId, this.contextOf(list), status, result, task);
+      await this.drainStatus(list, repoId, context, status, result, task);
     }
   }
 

@@ -139,7 +139,8 @@ const MESSAGE_COLUMNS = [
   'thread_root_id',
 ];
 
-const DRAINABLE = "status IN ('classified', 'deferred')";
+const DRAINABLE_STATUSES = "'classified', 'deferred'";
+const DRAINABLE = `status IN (${DRAINABLE_STATUSES})`;
 
 /**
  * The queries of drain: reading classified mail, writing email_messages
@@ -172,7 +173,8 @@ export class DrainRecords {
   /** Whether any of the list's mail waits for classify or drain (staged, classified or deferred). */
   async hasWaiting(listId: number): Promise<boolean> {
     const row = await this.db.get(
-      "SELECT 1 AS waiting FROM staged_messages WHERE list_id = ? AND status IN ('staged', 'classified', 'deferred') LIMIT 1",
+      // One IN list: both engines seek the (list_id, status) index with it, where an OR read every row of the list.
+      `SELECT 1 AS waiting FROM staged_messages WHERE list_id = ? AND status IN ('staged', ${DRAINABLE_STATUSES}) LIMIT 1`,
       [listId],
     );
     return row !== undefined;
