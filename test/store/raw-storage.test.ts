@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { deflateRawSync } from 'node:zlib';
 import { expect, it } from 'vitest';
 import { identifyMessage } from '../../src/core/archive/message-key.js';
 import { classifyStaged } from '../../src/core/classify/classify-staged.js';
@@ -88,9 +89,9 @@ describeOnDialects('raw bytes and envelopes in the store on $dialect', (getStore
     );
     const forms = await storedForms(store);
     expect(forms.map((f) => f.size)).toEqual(messages.map((m) => m.length));
-    expect(forms[0]).toMatchObject({ raw_codec: 'deflate' });
+    expect(forms[0]).toMatchObject({ raw_codec: 'zstd' });
     expect(forms[0]!.stored).toBeLessThan(forms[0]!.size / 4);
-    // Noise and a single byte stay as they came: deflating them would not save a byte.
+    // Noise and a single byte stay as they came: compressing them would not save a byte.
     expect(forms.slice(3)).toEqual([
       { raw_codec: null, stored: messages[3]!.length, size: messages[3]!.length },
       { raw_codec: null, stored: 1, size: 1 },
@@ -103,12 +104,41 @@ describeOnDialects('raw bytes and envelopes in the store on $dialect', (getStore
     const garbage = Buffer.concat([Buffer.from([0, 1]), Buffer.from(' not mail at all\n'.repeat(200))]);
     await store.staging.stageBatch(listId, null, [stage(garbage)]);
     expect((await classifyStaged(store, loadSystems(), {}, silentProgress)).shunted).toBe(1);
-    expect((await storedForms(store))[0]).toMatchObject({ raw_codec: 'deflate' });
+    expect((await storedForms(store))[0]).toMatchObject({ raw_codec: 'zstd' });
 
     expect(await readBack(store, listId, ['shunted'])).toEqual([garbage]);
     const retried = await classifyStaged(store, loadSystems(), { retryShunted: true }, silentProgress);
     expect(retried).toMatchObject({ classified: 0, shunted: 1 });
     expect(await readBack(store, listId, ['shunted'])).toEqual([garbage]);
+  });
+
+  it('reads the raw bytes a listminer before zstd deflated, and drains them', async () => {
+    const store = getStore();
+    const listId = await addTestList(store, 'dev@kafka.apache.org', KAFKA);
+    const messages = [listMail('vote@x', '[VOTE] KIP-221: Enhance KStream'), listMail('talk@x', 'Release plan')];
+    await store.staging.stageBatch(listId, '2024-01', messages.map(stage));
+    // Rewritten as listminer wrote them from migration 010 to 023: raw DEFLATE at level 1.
+    const rows = await store.db.all<{ id: number }>(
+      'SELECT staged_message_id AS id FROM staged_message_raws ORDER BY 1',
+    );
+    for (const [index, row] of rows.entries()) {
+      await store.db.run("UPDATE staged_message_raws SET raw = ?, raw_codec = 'deflate' WHERE staged_message_id = ?", [
+        deflateRawSync(messages[index]!, { level: 1 }),
+        row.id,
+      ]);
+    }
+    expect((await storedForms(store)).map((f) => f.raw_codec)).toEqual(['deflate', 'deflate']);
+
+    expect(await readBack(store, listId)).toEqual(messages);
+    await classifyStaged(store, loadSystems(), {}, silentProgress);
+    await store.db.run('DELETE FROM staged_envelopes'); // so drain reads the bytes again
+    await drain(store);
+    expect(await statusCounts(store, listId)).toEqual({ drained: 2 });
+    expect(await store.db.all('SELECT message_key, msg_class FROM email_messages ORDER BY message_key')).toEqual([
+      { message_key: 'talk@x', msg_class: 'discuss' },
+      { message_key: 'vote@x', msg_class: 'vote' },
+    ]);
+    expect(await readBack(store, listId, ['drained'])).toEqual(messages);
   });
 
   it('drops the envelope once drained, and labels drained mail again from its stored bytes', async () => {
