@@ -1,7 +1,7 @@
 import type { Month } from './archive-source.js';
 import { monthOf } from './month.js';
 import { parseMailDate } from './parse-mail-date.js';
-import { firstField, readHeaderBlock, type HeaderBlock } from './raw-headers.js';
+import { firstField, firstHeaderField, type HeaderBlock } from './raw-headers.js';
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 const ASCTIME =
@@ -25,7 +25,7 @@ export function messageMonth(
   fromLine?: string,
   now = new Date(),
 ): Month {
-  const date = firstField(Buffer.isBuffer(message) ? readHeaderBlock(message) : message, 'date');
+  const date = Buffer.isBuffer(message) ? firstHeaderField(message, 'date') : firstField(message, 'date');
   if (date) {
     const parsed = new Date(parseMailDate(date));
     if (plausible(parsed, now)) return monthOf(parsed);
