@@ -1,7 +1,7 @@
 import type { MirrorHandling } from '../config/load-config.js';
 import type { DrainCandidate } from '../store/drain-records.js';
 import type { ListRecord } from '../store/list-records.js';
-import type { LabelProvenance, MessageToStage, StagedRow } from '../store/staging-records.js';
+import type { ArrivedLabel, LabelProvenance, MessageToStage, StagedRow } from '../store/staging-records.js';
 import { StoreFailure } from '../store/store-failure.js';
 import type { Store } from '../store/store.js';
 import type { Systems } from '../systems/load-systems.js';
@@ -19,6 +19,10 @@ interface ArrivingList {
   context: ListContext;
   /** False once a batch could not be drained on arrival: the rest of the list's mail waits for the drain stage. */
   open: boolean;
+  /** The drain of the batch staged last, while fetch stages the next (PostgreSQL); settled when there is none. */
+  draining: Promise<void>;
+  /** Whether that drain is still running. */
+  behind: boolean;
 }
 
 /**
@@ -34,6 +38,11 @@ interface ArrivingList {
  * mail waits for the drain stage, in staging order as always. A row staged
  * labelled but not drained here (a stop, a failure) has no envelope: the
  * drain stage reads it again from its raw bytes.
+ *
+ * Where the store runs two transactions at once (PostgreSQL), a batch is
+ * drained on a connection of its own while fetch stages the next one, so
+ * the server's work on the one overlaps listminer's on the other; batches
+ * are still drained one at a time, in the order they were staged.
  */
 export class ArrivalDrainer {
   private readonly run: DrainRun;
@@ -63,7 +72,15 @@ export class ArrivalDrainer {
     } finally {
       if (!open) await this.store.locks.release(list.id, 'drain', owner);
     }
-    if (open) this.lists.set(list.id, { list, repoId: list.repoId, context: this.run.contextOf(list), open: true });
+    if (open)
+      this.lists.set(list.id, {
+        list,
+        repoId: list.repoId,
+        context: this.run.contextOf(list),
+        open: true,
+        draining: Promise.resolve(),
+        behind: false,
+      });
   }
 
   /** Whether the list's next batch is to be drained as it is staged; its envelopes are then not written. */
@@ -75,7 +92,9 @@ export class ArrivalDrainer {
    * Drains the rows fetch has just staged (`messages` as staged, `rows` the
    * rows written) when every one of them came labelled; otherwise the list's
    * mail waits for the drain stage from here on. A failure that is not the
-   * database's leaves the batch to the drain stage, which reports it.
+   * database's leaves the batch to the drain stage, which reports it. Where
+   * the store runs transactions at once, returns once the drain of the batch
+   * before has ended (raising its database failure) and this one has begun.
    */
   async drain(
     listId: number,
@@ -84,17 +103,43 @@ export class ArrivalDrainer {
     provenance: LabelProvenance | undefined,
   ): Promise<void> {
     const arriving = this.lists.get(listId);
-    if (!arriving?.open) return;
-    if (rows.length === 0) {
+    if (!arriving) return;
+    // What drain needs of each row, taken now: the batch's raw bytes are not held while its turn comes.
+    const arrived = rows.map((row) => arrivedOf(row, messages[row.index]!));
+    await arriving.draining;
+    const draining = this.drainArrived(arriving, arrived, provenance);
+    if (!this.store.db.capabilities.concurrentTransactions) return draining;
+    // Held, not left unhandled: the next batch, or the end of the list's fetch, awaits it and raises its failure.
+    arriving.draining = draining;
+    arriving.behind = true;
+    void draining.catch(() => {}).finally(() => (arriving.behind = draining !== arriving.draining));
+  }
+
+  /**
+   * Whether a batch of the list is still being drained while fetch goes on
+   * (PostgreSQL). Fetch then reads one batch ahead, not two: the batch being
+   * drained is the one more held in memory.
+   */
+  behind(listId: number): boolean {
+    return this.lists.get(listId)?.behind ?? false;
+  }
+
+  private async drainArrived(
+    arriving: ArrivingList,
+    arrived: readonly Arrived[],
+    provenance: LabelProvenance | undefined,
+  ): Promise<void> {
+    if (!arriving.open) return;
+    if (arrived.length === 0) {
       // Mail the list holds already: nothing to drain, but the lock is held on as fetch goes on.
-      await this.store.locks.touch(listId, 'drain', this.run.owner);
+      await this.store.locks.touch(arriving.list.id, 'drain', this.run.owner);
       return;
     }
-    if (!provenance || rows.some((row) => !messages[row.index]!.label)) {
+    if (!provenance || arrived.some((row) => !row.label)) {
       arriving.open = false;
       return;
     }
-    const batch = rows.flatMap((row) => candidateOf(row, messages[row.index]!, provenance));
+    const batch = arrived.flatMap((row) => candidateOf(row, provenance));
     if (batch.length === 0) return;
     const outcome = this.outcomeOf(arriving.list);
     try {
@@ -105,10 +150,16 @@ export class ArrivalDrainer {
     }
   }
 
-  /** After the list's fetch, however it ended: gives its drain lock back. */
+  /** After the list's fetch, however it ended: waits for the drain of its last batch, then gives its drain lock back. */
   async end(listId: number): Promise<void> {
-    if (!this.lists.delete(listId)) return;
-    await this.store.locks.release(listId, 'drain', this.run.owner);
+    const arriving = this.lists.get(listId);
+    if (!arriving) return;
+    this.lists.delete(listId);
+    try {
+      await arriving.draining;
+    } finally {
+      await this.store.locks.release(listId, 'drain', this.run.owner);
+    }
   }
 
   /** What was drained, list by list (lists with nothing drained on arrival are absent). */
@@ -123,17 +174,32 @@ export class ArrivalDrainer {
   }
 }
 
+/** A staged row and what drain needs of the message staged in it: not its bytes, only their length. */
+interface Arrived {
+  row: StagedRow;
+  messageId: string | null;
+  contentHash: string;
+  label: ArrivedLabel | undefined;
+  size: number;
+}
+
+function arrivedOf(row: StagedRow, { messageId, contentHash, label, raw }: MessageToStage): Arrived {
+  return { row, messageId, contentHash, label, size: raw.length };
+}
+
 /** A staged row as drain reads it from the store, its envelope parsed from the label's JSON; none for a row shunted on arrival. */
-function candidateOf(row: StagedRow, message: MessageToStage, provenance: LabelProvenance): DrainCandidate[] {
-  const { label } = message;
+function candidateOf(
+  { row, messageId, contentHash, label, size }: Arrived,
+  provenance: LabelProvenance,
+): DrainCandidate[] {
   if (!label || !('envelopeJson' in label)) return [];
   const { msgClass, source, captures } = label.classification;
   return [
     {
       id: row.id,
       messageKey: row.key,
-      messageId: message.messageId,
-      contentHash: message.contentHash,
+      messageId,
+      contentHash,
       status: 'classified',
       msgClass,
       classSource: source,
@@ -141,7 +207,7 @@ function candidateOf(row: StagedRow, message: MessageToStage, provenance: LabelP
       rulesHash: provenance.rulesHash,
       listminerVersion: provenance.listminerVersion,
       envelope: JSON.parse(label.envelopeJson) as unknown,
-      size: message.raw.length,
+      size,
       storedRaw: null,
     },
   ];

@@ -367,12 +367,13 @@ class ListFetch {
         return batch;
       }
     };
-    const { arrivals } = this.settings;
+    const { arrivals, drainer } = this.settings;
     try {
       await overlapBatches({
         read,
         // Labelling a batch (on a worker) overlaps writing the one before it and reading the one after.
         ...(arrivals ? { prepare: (batch: MonthBatch) => arrivals.judge(this.list, batch.messages), depth: 2 } : {}),
+        ...(drainer ? { roomFor: () => !drainer.behind(this.list.id) } : {}),
         write: (batch, verdicts) => this.stage(month, batch, tally, verdicts),
       });
     } finally {

@@ -54,6 +54,11 @@ export interface SqlCapabilities {
   analyzeSql(tables: readonly string[]): string;
   /** The statement that hands the pages of deleted rows back to the file system ('' when the engine does not). */
   readonly reclaimSql: string;
+  /**
+   * Whether two transactions of one process run at once, each on a connection of its own
+   * (PostgreSQL's pool), rather than one after the other on the one connection (SQLite).
+   */
+  readonly concurrentTransactions: boolean;
 }
 
 export interface SqlDriver extends SqlExecutor {

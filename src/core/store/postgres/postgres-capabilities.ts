@@ -14,4 +14,5 @@ export const postgresCapabilities: SqlCapabilities = {
   analyzeSql: (tables) => `ANALYZE ${tables.join(', ')}`,
   // Autovacuum makes the space of deleted rows reusable; a file never shrinks by itself.
   reclaimSql: '',
+  concurrentTransactions: true,
 };

@@ -18,4 +18,5 @@ export const sqliteCapabilities: SqlCapabilities = {
   // The store's queries are written so SQLite picks the right index without statistics.
   analyzeSql: () => '',
   reclaimSql: 'PRAGMA incremental_vacuum',
+  concurrentTransactions: false,
 };
