@@ -109,10 +109,11 @@ export class ArrivalDrainer {
     await arriving.draining;
     const draining = this.drainArrived(arriving, arrived, provenance);
     if (!this.store.db.capabilities.concurrentTransactions) return draining;
-    // Held, not left unhandled: the next batch, or the end of the list's fetch, awaits it and raises its failure.
-    arriving.draining = draining;
+    // Behind until it ends, which is before the next batch's drain, awaiting it, goes on.
     arriving.behind = true;
-    void draining.catch(() => {}).finally(() => (arriving.behind = draining !== arriving.draining));
+    arriving.draining = draining.finally(() => (arriving.behind = false));
+    // Held, not left unhandled: the next batch, or the end of the list's fetch, awaits it and raises its failure.
+    void arriving.draining.catch(() => {});
   }
 
   /**
