@@ -23,6 +23,26 @@ export interface SqlExecutor {
    * Nothing else runs on the connection until the iteration ends.
    */
   stream<T = Record<string, unknown>>(sql: string, params: readonly SqlValue[], batchSize: number): AsyncIterable<T[]>;
+  /**
+   * Writes rows that are all new into a table. Nothing may refuse one: a
+   * row a constraint refuses fails the whole call (and its transaction),
+   * with the engine's reason. Each engine takes them its fastest way:
+   * PostgreSQL in one binary COPY, SQLite in multi-row INSERTs.
+   */
+  append(shape: TableShape, rows: readonly (readonly SqlValue[])[]): Promise<void>;
+}
+
+/**
+ * A column's type in the store's schema, as far as an engine that is sent
+ * values in its binary form (PostgreSQL's COPY) must know it. Only the
+ * types of the tables written with `append` are here.
+ */
+export type ColumnType = 'bigint' | 'text' | 'bytea';
+
+/** A table and the columns `append` gives values for, in the order each row gives them. */
+export interface TableShape {
+  readonly table: string;
+  readonly columns: readonly (readonly [name: string, type: ColumnType])[];
 }
 
 export interface SqlCapabilities {
@@ -101,6 +121,7 @@ export function driverSession(driver: SqlDriver): SqlSession {
     run: (sql, params) => driver.run(sql, params),
     exec: (script) => driver.exec(script),
     stream: (sql, params, batchSize) => driver.stream(sql, params, batchSize),
+    append: (shape, rows) => driver.append(shape, rows),
     transaction: (fn) => driver.transaction((executor) => fn(transactionSession(executor, driver.capabilities))),
   };
 }
@@ -114,6 +135,7 @@ function transactionSession(executor: SqlExecutor, capabilities: SqlCapabilities
     run: (sql, params) => executor.run(sql, params),
     exec: (script) => executor.exec(script),
     stream: (sql, params, batchSize) => executor.stream(sql, params, batchSize),
+    append: (shape, rows) => executor.append(shape, rows),
     transaction: (fn) => fn(session),
   };
   return session;
@@ -151,6 +173,21 @@ export function chunkRows<T>(
     chunks.push(rows.slice(i, i + size));
   }
   return chunks;
+}
+
+/** `append` as multi-row INSERTs, for an engine with nothing faster. */
+export async function appendByInsert(
+  run: SqlExecutor['run'],
+  capabilities: SqlCapabilities,
+  shape: TableShape,
+  rows: readonly (readonly SqlValue[])[],
+): Promise<void> {
+  const names = shape.columns.map(([name]) => name);
+  for (const chunk of chunkRows(rows, names.length, capabilities))
+    await run(
+      `INSERT INTO ${shape.table} (${names.join(', ')}) VALUES ${valuesPlaceholders(chunk.length, names.length)}`,
+      chunk.flat(),
+    );
 }
 
 /** Builds `?, ?, ?` for an IN list. */

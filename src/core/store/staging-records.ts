@@ -1,6 +1,13 @@
 import { decodeRaw, encodeRaw } from './raw-codec.js';
 import { TableStatistics } from './table-statistics.js';
-import { chunkRows, inPlaceholders, valuesPlaceholders, type SqlSession } from './sql-driver.js';
+import {
+  chunkRows,
+  inPlaceholders,
+  valuesPlaceholders,
+  type SqlSession,
+  type SqlValue,
+  type TableShape,
+} from './sql-driver.js';
 
 export type StagedStatus = 'staged' | 'classified' | 'drained' | 'deferred' | 'shunted';
 
@@ -81,6 +88,16 @@ export interface MonthCheckpoint {
   /** What a local source held for the month when it was read (null or absent: nothing to compare later). */
   fingerprint?: string | null;
 }
+
+/** A staged message's raw bytes, written with `append`: its row was just inserted, so nothing else holds its id. */
+const RAW_SHAPE: TableShape = {
+  table: 'staged_message_raws',
+  columns: [
+    ['staged_message_id', 'bigint'],
+    ['raw', 'bytea'],
+    ['raw_codec', 'text'],
+  ],
+};
 
 const STAGE_COLUMNS = [
   'list_id',
@@ -217,7 +234,7 @@ export class StagingRecords {
           ...labelColumns(message, provenance),
         ]);
       }
-      const inserted: unknown[][] = [];
+      const inserted: SqlValue[][] = [];
       const staged: StagedRow[] = [];
       for (const chunk of chunkRows(rows, STAGE_COLUMNS.length, this.db.capabilities)) {
         const ids = await tx.all<{ id: number; message_key: string }>(
@@ -233,12 +250,7 @@ export class StagingRecords {
           staged.push({ id: Number(row.id), key: row.message_key, index });
         }
       }
-      for (const chunk of chunkRows(inserted, 3, this.db.capabilities)) {
-        await tx.run(
-          `INSERT INTO staged_message_raws (staged_message_id, raw, raw_codec) VALUES ${valuesPlaceholders(chunk.length, 3)}`,
-          chunk.flat() as never[],
-        );
-      }
+      await tx.append(RAW_SHAPE, inserted);
       if (keepEnvelopes)
         await writeEnvelopes(
           tx,

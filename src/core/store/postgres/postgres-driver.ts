@@ -1,7 +1,9 @@
+import { connect as connectSocket, type Socket } from 'node:net';
 import postgres from 'postgres';
 import { redactUrl } from '../../db-target.js';
 import type { StoreFailure } from '../store-failure.js';
-import type { IntegrityReport, SqlDriver, SqlExecutor, SqlRunResult, SqlValue } from '../sql-driver.js';
+import type { IntegrityReport, SqlDriver, SqlExecutor, SqlRunResult, SqlValue, TableShape } from '../sql-driver.js';
+import { copyStatement, encodeBinaryCopy } from './binary-copy.js';
 import { postgresCapabilities } from './postgres-capabilities.js';
 import { explainPostgresError, interruptedFailure, notPostgresFailure, stalledFailure } from './postgres-errors.js';
 
@@ -109,6 +111,8 @@ export class PostgresDriver implements SqlDriver {
     process.on('SIGTERM', this.onStop);
     this.sql = postgres(url, {
       max: 8,
+      // A documented option (README, "Custom socket") the client's types leave out.
+      ...{ socket: noDelaySocket() },
       connect_timeout: this.connectTimeoutMs / 1000,
       onnotice: () => {},
       connection: options.schema ? { search_path: options.schema } : {},
@@ -144,6 +148,11 @@ export class PostgresDriver implements SqlDriver {
     return this.explained(() => this.runOn(this.sql, sql, params));
   }
 
+  /** Outside a transaction a COPY is one of its own: all of its rows are written, or none. */
+  append(shape: TableShape, rows: readonly (readonly SqlValue[])[]): Promise<void> {
+    return this.explained(() => this.copy(this.sql, shape, rows));
+  }
+
   async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     // Its own statements have their deadlines; BEGIN (with the wait for a connection) and COMMIT or ROLLBACK get one here.
     const outside = this.arm();
@@ -159,6 +168,7 @@ export class PostgresDriver implements SqlDriver {
             // another process's migration, may rightly take longer than any statement a stage runs.
             exec: async (script) => void (await tx.unsafe(script)),
             stream: (sql, params, batchSize) => this.cursor(tx, sql, params, batchSize),
+            append: (shape, rows) => this.copy(tx, shape, rows),
           };
           try {
             return await fn(executor);
@@ -372,6 +382,37 @@ export class PostgresDriver implements SqlDriver {
     return { changes: result.count ?? 0 };
   }
 
+  /**
+   * The rows in one binary COPY, sent in one piece. The client (postgres
+   * 3.4.9) settles neither the COPY's stream nor the statement when the
+   * server refuses the rows after the last of them has gone: only the
+   * statement's own reject is called (porsager/postgres#1173), so it is
+   * watched here, and the transaction then fails and rolls back as for
+   * any other statement.
+   */
+  private async copy(on: Queryable, shape: TableShape, rows: readonly (readonly SqlValue[])[]): Promise<void> {
+    if (rows.length === 0) return;
+    const payload = encodeBinaryCopy(shape, rows);
+    const statement = on.unsafe(copyStatement(shape)) as ReturnType<Queryable['unsafe']> & {
+      reject: (error: unknown) => void;
+    };
+    const refused = new Promise<never>((_, reject) => {
+      const own = statement.reject;
+      statement.reject = (error) => {
+        reject(error);
+        own(error);
+      };
+    });
+    const written = statement.writable().then(
+      (stream) =>
+        new Promise<void>((resolve, reject) => {
+          stream.on('error', reject);
+          stream.end(payload, () => resolve());
+        }),
+    );
+    await this.guarded(Promise.race([written, refused]));
+  }
+
   /** `sql` with its parameters, as the client sends it. */
   private statement(on: Queryable, sql: string, params: readonly SqlValue[] = []) {
     const { text, prepare } = this.sent(sql);
@@ -397,6 +438,24 @@ export class PostgresDriver implements SqlDriver {
     }
     return sent;
   }
+}
+
+/**
+ * The client's connections with Nagle's algorithm off, as libpq opens
+ * them: postgres.js leaves it on, and the last message of a COPY (5 bytes)
+ * then waited for the server's delayed acknowledgement of the rows before
+ * it, 40 ms on Linux for every COPY. Several hosts are tried in turn, each
+ * connection the next, as the client does with its own sockets.
+ */
+function noDelaySocket(): (options: { host: string[]; port: number[]; path?: string | false }) => Socket {
+  let next = 0;
+  return ({ host, port, path }) => {
+    if (path) return connectSocket({ path });
+    const index = next++ % host.length;
+    const at = { host: host[index]!, port: port[index] ?? port[0]! };
+    // host and port are what the client's own sentences name ("write CONNECT_TIMEOUT host:port").
+    return Object.assign(connectSocket({ ...at, noDelay: true }), at);
+  };
 }
 
 /** host:port of a database URL, or the redacted URL when it does not parse. */

@@ -1,7 +1,15 @@
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { Mutex } from '../mutex.js';
-import type { IntegrityReport, SqlDriver, SqlExecutor, SqlRunResult, SqlValue } from '../sql-driver.js';
+import {
+  appendByInsert,
+  type IntegrityReport,
+  type SqlDriver,
+  type SqlExecutor,
+  type SqlRunResult,
+  type SqlValue,
+  type TableShape,
+} from '../sql-driver.js';
 import { sqliteCapabilities } from './sqlite-capabilities.js';
 import { explainSqliteError, fileReplacedFailure } from './sqlite-errors.js';
 
@@ -76,6 +84,8 @@ export class SqliteDriver implements SqlDriver {
       run: async (sql, params) => runStatement(this.prepare(sql), params),
       exec: async (script) => void this.db.exec(script),
       stream: (sql, params, batchSize) => this.iterate(sql, params, batchSize),
+      append: (shape, rows) =>
+        appendByInsert((sql, params) => this.direct.run(sql, params), this.capabilities, shape, rows),
     };
   }
 
@@ -113,6 +123,11 @@ export class SqliteDriver implements SqlDriver {
 
   run(sql: string, params?: readonly SqlValue[]): Promise<SqlRunResult> {
     return this.serialized(() => this.direct.run(sql, params));
+  }
+
+  /** In one transaction, as a COPY is on PostgreSQL: a row refused leaves none of the others. */
+  append(shape: TableShape, rows: readonly (readonly SqlValue[])[]): Promise<void> {
+    return this.transaction((tx) => tx.append(shape, rows));
   }
 
   async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
