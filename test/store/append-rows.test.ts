@@ -12,6 +12,17 @@ const PROBE: TableShape = {
   ],
 };
 
+const TYPED: TableShape = {
+  table: 'append_typed',
+  columns: [
+    ['id', 'bigint'],
+    ['count', 'integer'],
+    ['flag', 'boolean'],
+    ['at', 'timestamptz'],
+    ['doc', 'jsonb'],
+  ],
+};
+
 interface ProbeRow {
   id: number;
   body: Uint8Array | null;
@@ -28,7 +39,7 @@ const digest = (bytes: Uint8Array | null) =>
  * multi-row INSERTs. Both must store every value as it was given, and both
  * must fail, with the engine's own reason, when a constraint refuses a row.
  */
-describeOnDialects('append on $dialect', (getStore) => {
+describeOnDialects('append on $dialect', (getStore, dialect) => {
   const createProbe = () =>
     getStore().db.exec('CREATE TABLE append_probe (id BIGINT PRIMARY KEY, body BYTEA, label TEXT NOT NULL)');
   const readProbe = async () =>
@@ -53,6 +64,42 @@ describeOnDialects('append on $dialect', (getStore) => {
       [...rows]
         .sort((a, b) => Number(a[0]) - Number(b[0]))
         .map(([id, body, label]) => ({ id, body: digest(body as Buffer | null), label })),
+    );
+  });
+
+  it('stores whole numbers, booleans, times and JSON of every kind as either engine reads them back', async () => {
+    await getStore().db.exec(
+      'CREATE TABLE append_typed (id BIGINT PRIMARY KEY, count INTEGER, flag BOOLEAN, at TIMESTAMPTZ, doc JSONB)',
+    );
+    const rows: SqlValue[][] = [
+      [1, 0, false, '2024-01-01T09:00:00.000Z', '{"a": [1, 2.5, "x"], "b": null}'],
+      [2, -(2 ** 31), true, '1970-01-01T00:00:00.000Z', '"text"'],
+      [3, 2 ** 31 - 1, null, '1999-12-31T23:59:59.999Z', '[]'],
+      [4, null, true, '2262-04-11T23:47:16.854Z', '{"ü": "€ 𝄞", "quote": "\\"\\u0041"}'],
+      [5, 7, false, null, null],
+    ];
+    await getStore().db.append(TYPED, rows);
+    const stored = await getStore().db.all<Record<string, unknown>>(
+      'SELECT id, count, flag, at, doc FROM append_typed ORDER BY id',
+    );
+    // PostgreSQL's driver gives jsonb back parsed; SQLite keeps JSON as its text.
+    const json = (value: unknown) => (dialect === 'sqlite' ? (JSON.parse(value as string) as unknown) : value);
+    expect(
+      stored.map((row) => [
+        Number(row.id),
+        row.count === null ? null : Number(row.count),
+        row.flag === null ? null : Boolean(row.flag),
+        row.at === null ? null : new Date(row.at as string).toISOString(),
+        row.doc === null ? null : json(row.doc),
+      ]),
+    ).toEqual(
+      rows.map(([id, count, flag, at, doc]) => [
+        id,
+        count,
+        flag,
+        at,
+        doc === null ? null : (JSON.parse(doc as string) as unknown),
+      ]),
     );
   });
 

@@ -2,7 +2,7 @@ import { decodeRaw } from './raw-codec.js';
 import { idsIn, readBoundedBatch } from './read-bounded-batch.js';
 import { mapRow, parseJson, sameJson } from './row-mapping.js';
 import { TableStatistics } from './table-statistics.js';
-import { chunkRows, inPlaceholders, valuesPlaceholders, type SqlSession } from './sql-driver.js';
+import { chunkRows, inPlaceholders, valuesPlaceholders, type SqlSession, type TableShape } from './sql-driver.js';
 
 /** A classified staged message as drain reads it (the raw bytes stay where they are). */
 export interface DrainCandidate {
@@ -102,42 +102,55 @@ export interface ThreadRow {
   threadRootId: number | null;
 }
 
-const MESSAGE_COLUMNS = [
-  'list_id',
-  'message_key',
-  'message_id',
-  'staged_message_id',
-  'repo_id',
-  'sender_id',
-  'from_name',
-  'from_address',
-  'is_bot',
-  'subject',
-  'sent_at',
-  'sent_at_offset',
-  'in_reply_to',
-  'references_ids',
-  'msg_class',
-  'class_source',
-  'rules_hash',
-  'listminer_version',
-  'captures',
-  'has_patch',
-  'patch_version',
-  'patch_index',
-  'patch_total',
-  'is_rfc',
-  'is_resend',
-  'trailers',
-  'size',
-  'body_stored',
-  'signaled_repo_url',
-  'signaled_repo_id',
-  'drained_at',
-  'id',
-  'thread_root_key',
-  'thread_root_id',
-];
+/** A drained message's row, written with `append`: placeMessages gave it an id and a key no row of the list holds. */
+const MESSAGE_SHAPE: TableShape = {
+  table: 'email_messages',
+  columns: [
+    ['list_id', 'bigint'],
+    ['message_key', 'text'],
+    ['message_id', 'text'],
+    ['staged_message_id', 'bigint'],
+    ['repo_id', 'bigint'],
+    ['sender_id', 'bigint'],
+    ['from_name', 'text'],
+    ['from_address', 'text'],
+    ['is_bot', 'boolean'],
+    ['subject', 'text'],
+    ['sent_at', 'timestamptz'],
+    ['sent_at_offset', 'integer'],
+    ['in_reply_to', 'text'],
+    ['references_ids', 'jsonb'],
+    ['msg_class', 'text'],
+    ['class_source', 'text'],
+    ['rules_hash', 'text'],
+    ['listminer_version', 'text'],
+    ['captures', 'jsonb'],
+    ['has_patch', 'boolean'],
+    ['patch_version', 'integer'],
+    ['patch_index', 'integer'],
+    ['patch_total', 'integer'],
+    ['is_rfc', 'boolean'],
+    ['is_resend', 'boolean'],
+    ['trailers', 'jsonb'],
+    ['size', 'integer'],
+    ['body_stored', 'boolean'],
+    ['signaled_repo_url', 'text'],
+    ['signaled_repo_id', 'bigint'],
+    ['drained_at', 'timestamptz'],
+    ['id', 'bigint'],
+    ['thread_root_key', 'text'],
+    ['thread_root_id', 'bigint'],
+  ],
+};
+
+/** A drained message's tie to its body, written with `append` after the message itself. */
+const BODY_LINK_SHAPE: TableShape = {
+  table: 'email_message_bodies',
+  columns: [
+    ['email_message_id', 'bigint'],
+    ['body_id', 'bigint'],
+  ],
+};
 
 const DRAINABLE_STATUSES = "'classified', 'deferred'";
 const DRAINABLE = `status IN (${DRAINABLE_STATUSES})`;
@@ -540,29 +553,13 @@ export class DrainRecords {
         root.id,
       ];
     });
-    let written = 0;
-    for (const chunk of chunkRows(rows, MESSAGE_COLUMNS.length, this.db.capabilities)) {
-      written += (
-        await this.db.run(
-          `INSERT INTO email_messages (${MESSAGE_COLUMNS.join(', ')}) VALUES ${valuesPlaceholders(chunk.length, MESSAGE_COLUMNS.length)}
-           ON CONFLICT (list_id, message_key) DO NOTHING`,
-          chunk.flat(),
-        )
-      ).changes;
-    }
-    // Only a second writer on the list, which the drain lock keeps out, could have stored one since placeMessages looked.
-    // Its roots would then name an id nobody holds: the batch is written again, message by message.
-    if (written !== messages.length)
-      throw new Error(`${messages.length - written} of the messages were drained by another process meanwhile`);
+    // Only a second writer on the list, which the drain lock keeps out, could have stored one since placeMessages
+    // looked; the key's unique index then refuses the batch, and it is written again, message by message.
+    await this.db.append(MESSAGE_SHAPE, rows);
     const bridges = messages
       .filter((m) => m.body !== null)
       .map((m) => [placement(m.messageKey).id, bodyIds.get(m.body!.hash)!]);
-    for (const chunk of chunkRows(bridges, 2, this.db.capabilities)) {
-      await this.db.run(
-        `INSERT INTO email_message_bodies (email_message_id, body_id) VALUES ${valuesPlaceholders(chunk.length, 2)} ON CONFLICT (email_message_id) DO NOTHING`,
-        chunk.flat(),
-      );
-    }
+    await this.db.append(BODY_LINK_SHAPE, bridges);
     const links = messages.flatMap((m) =>
       m.ancestors.map((ancestor, position) => [listId, m.messageKey, position, ancestor]),
     );

@@ -35,9 +35,11 @@ export interface SqlExecutor {
 /**
  * A column's type in the store's schema, as far as an engine that is sent
  * values in its binary form (PostgreSQL's COPY) must know it. Only the
- * types of the tables written with `append` are here.
+ * types of the tables written with `append` are here. Values come as the
+ * store gives them to either engine: numbers, booleans, text, timestamps as
+ * ISO text (to the millisecond) and JSON as its text.
  */
-export type ColumnType = 'bigint' | 'text' | 'bytea';
+export type ColumnType = 'bigint' | 'integer' | 'boolean' | 'timestamptz' | 'text' | 'jsonb' | 'bytea';
 
 /** A table and the columns `append` gives values for, in the order each row gives them. */
 export interface TableShape {
