@@ -49,6 +49,16 @@ describe('binary COPY rows', () => {
     expect(out.toString('hex')).toBe(expected.toString('hex'));
   });
 
+  it.each([-7, -(2 ** 40) - 3, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER, 12n])(
+    "writes the bigint %s as its eight bytes, in two's complement",
+    (id) => {
+      const out = encodeBinaryCopy({ table: 'probe', columns: [['id', 'bigint']] }, [[id]]);
+      const expected = Buffer.alloc(8);
+      expected.writeBigInt64BE(BigInt(id));
+      expect(out.subarray(19 + 2 + 4, 19 + 2 + 4 + 8).toString('hex')).toBe(expected.toString('hex'));
+    },
+  );
+
   it.each([
     ['id', 1.5],
     ['id', '12'],
