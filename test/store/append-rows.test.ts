@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
 import type { SqlValue, TableShape } from '../../src/core/store/sql-driver.js';
 import { describeOnDialects } from '../helpers/describe-on-dialects.js';
+import { TYPED_COLUMNS } from '../helpers/typed-columns.js';
 
 const PROBE: TableShape = {
   table: 'append_probe',
@@ -12,16 +13,7 @@ const PROBE: TableShape = {
   ],
 };
 
-const TYPED: TableShape = {
-  table: 'append_typed',
-  columns: [
-    ['id', 'bigint'],
-    ['count', 'integer'],
-    ['flag', 'boolean'],
-    ['at', 'timestamptz'],
-    ['doc', 'jsonb'],
-  ],
-};
+const TYPED: TableShape = { table: 'append_typed', columns: TYPED_COLUMNS };
 
 interface ProbeRow {
   id: number;

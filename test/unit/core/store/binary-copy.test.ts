@@ -1,18 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { copyStatement, encodeBinaryCopy } from '../../../../src/core/store/postgres/binary-copy.js';
 import type { SqlValue, TableShape } from '../../../../src/core/store/sql-driver.js';
+import { TYPED_COLUMNS } from '../../../helpers/typed-columns.js';
 
 const SHAPE: TableShape = {
   table: 'probe',
-  columns: [
-    ['id', 'bigint'],
-    ['count', 'integer'],
-    ['flag', 'boolean'],
-    ['at', 'timestamptz'],
-    ['doc', 'jsonb'],
-    ['label', 'text'],
-    ['body', 'bytea'],
-  ],
+  columns: [...TYPED_COLUMNS, ['label', 'text'], ['body', 'bytea']],
 };
 
 const ROW: SqlValue[] = [1, 2, true, '2000-01-01T00:00:00.001Z', '{}', 'é', Buffer.from([7])];
