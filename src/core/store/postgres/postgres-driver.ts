@@ -452,7 +452,8 @@ function noDelaySocket(): (options: { host: string[]; port: number[]; path?: str
   return ({ host, port, path }) => {
     if (path) return connectSocket({ path });
     const index = next++ % host.length;
-    const at = { host: host[index]!, port: port[index] ?? port[0]! };
+    // The client gives a port for each host, in the same order.
+    const at = { host: host[index]!, port: port[index]! };
     // host and port are what the client's own sentences name ("write CONNECT_TIMEOUT host:port").
     return Object.assign(connectSocket({ ...at, noDelay: true }), at);
   };
