@@ -5,6 +5,45 @@ export const DEFAULT_DB = './listminer.db';
 
 export type DbTarget = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
 
+/** Where a PostgreSQL URL points, and the URL to give the client. */
+export interface PostgresAddress {
+  /** The URL without the `host` and `port` settings of its query string, which the client would send the server as settings of the session. */
+  url: string;
+  /** A host name, or the directory of the server's unix socket; '' when the URL names none. */
+  host: string;
+  /** The port of the `port` setting, else of the URL, else undefined (5432). */
+  port: number | undefined;
+  /** Whether host and port are not the URL's own, and must be given to the client apart from it. */
+  apart: boolean;
+  /** What a sentence about the server names: host:port, or the socket's path. */
+  display: string;
+}
+
+/**
+ * A PostgreSQL URL read as libpq reads one: the `host` and `port` settings of
+ * the query string stand over the URL's own host and port, and a host that
+ * starts with `/` is the directory of the server's unix socket, written
+ * %2F-escaped when it is the URL's host
+ * (postgres://me@%2Fvar%2Frun%2Fpostgresql/db, or postgres://me@localhost/db?host=/var/run/postgresql).
+ */
+export function postgresAddress(value: string): PostgresAddress {
+  const url = new URL(value);
+  const given = { host: url.searchParams.get('host'), port: url.searchParams.get('port') };
+  url.searchParams.delete('host');
+  url.searchParams.delete('port');
+  const own = decodeURIComponent(url.hostname);
+  const host = given.host ?? own;
+  const port = given.port ?? url.port;
+  const socket = host.startsWith('/');
+  return {
+    url: given.host === null && given.port === null ? value : url.toString(),
+    host,
+    port: port === '' ? undefined : Number(port),
+    apart: given.host !== null || given.port !== null || socket,
+    display: socket ? `${host}/.s.PGSQL.${port || 5432}` : port ? `${host}:${port}` : host,
+  };
+}
+
 /**
  * `postgres://` or `postgresql://` URLs open Postgres; anything else is a
  * SQLite file path. A URL that does not parse is the user's input, refused
@@ -18,7 +57,7 @@ export function parseDbTarget(value: string): DbTarget {
 }
 
 const URL_HINT =
-  'A database URL reads postgres://HOST:PORT/DATABASE, with USER:PASSWORD@ before the host when needed; write special characters of the password as %XX escapes (@ as %40).';
+  'A database URL reads postgres://HOST:PORT/DATABASE, with USER:PASSWORD@ before the host when needed; write special characters of the password as %XX escapes (@ as %40). Through a unix socket, its directory %XX-escaped as the host: postgres://USER@%2Fvar%2Frun%2Fpostgresql/DATABASE.';
 
 function checkDatabaseUrl(value: string): string {
   let url: URL;
@@ -27,8 +66,7 @@ function checkDatabaseUrl(value: string): string {
   } catch {
     throw new InputError(`The database URL ${redactSecrets(value)} is not a valid URL.`, URL_HINT);
   }
-  if (!url.hostname) throw new InputError(`The database URL ${redactUrl(value)} names no host.`, URL_HINT);
-  for (const part of [url.username, url.password, url.pathname]) {
+  for (const part of [url.username, url.password, url.pathname, url.hostname, url.search]) {
     try {
       decodeURIComponent(part);
     } catch {
@@ -38,6 +76,14 @@ function checkDatabaseUrl(value: string): string {
       );
     }
   }
+  const { host, port } = postgresAddress(value);
+  if (!host) throw new InputError(`The database URL ${redactUrl(value)} names no host.`, URL_HINT);
+  const givenPort = url.searchParams.get('port');
+  if (givenPort !== null && !(/^\d{1,5}$/.test(givenPort) && port! > 0 && port! < 65536))
+    throw new InputError(
+      `The database URL ${redactUrl(value)} names port "${givenPort}", which is not a TCP port.`,
+      URL_HINT,
+    );
   return value;
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { chooseDb, parseDbTarget, redactSecrets, redactUrl } from '../../../src/core/db-target.js';
+import type { InputError } from '../../../src/core/errors.js';
+import { chooseDb, parseDbTarget, postgresAddress, redactSecrets, redactUrl } from '../../../src/core/db-target.js';
 
 describe('database target', () => {
   it('opens Postgres for postgres:// and postgresql:// URLs and SQLite for anything else', () => {
@@ -21,5 +22,54 @@ describe('database target', () => {
     expect(redactSecrets('failed for postgresql://me:p%40ss@h/x today')).toBe(
       'failed for postgresql://me:*****@h/x today',
     );
+  });
+
+  it('reads a unix socket directory as libpq does: the host %2F-escaped, or the host setting of the query', () => {
+    expect(postgresAddress('postgres://me@%2Fvar%2Frun%2Fpostgresql/lm')).toEqual({
+      url: 'postgres://me@%2Fvar%2Frun%2Fpostgresql/lm',
+      host: '/var/run/postgresql',
+      port: undefined,
+      apart: true,
+      display: '/var/run/postgresql/.s.PGSQL.5432',
+    });
+    expect(postgresAddress('postgres:///lm?host=/tmp&port=5433&application_name=x')).toEqual({
+      url: 'postgres:///lm?application_name=x',
+      host: '/tmp',
+      port: 5433,
+      apart: true,
+      display: '/tmp/.s.PGSQL.5433',
+    });
+    expect(postgresAddress('postgresql://me:pw@localhost:6000/lm?host=db.example.org')).toMatchObject({
+      url: 'postgresql://me:pw@localhost:6000/lm',
+      host: 'db.example.org',
+      port: 6000,
+      display: 'db.example.org:6000',
+    });
+  });
+
+  it('gives the client a URL with nothing of its own taken apart', () => {
+    const url = 'postgres://me:p%40ss@db.example.org:5432/lm?sslmode=require';
+    expect(postgresAddress(url)).toEqual({
+      url,
+      host: 'db.example.org',
+      port: 5432,
+      apart: false,
+      display: 'db.example.org:5432',
+    });
+  });
+
+  it('refuses a URL that names no host or no TCP port, with the way to write a socket', () => {
+    expect(() => parseDbTarget('postgres:///lm')).toThrow(/names no host/);
+    const refusal = (() => {
+      try {
+        parseDbTarget('postgres:///lm');
+      } catch (error) {
+        return error as InputError;
+      }
+    })();
+    expect(refusal?.hint).toContain('postgres://USER@%2Fvar%2Frun%2Fpostgresql/DATABASE');
+    expect(() => parseDbTarget('postgres://h/lm?port=many')).toThrow('names port "many", which is not a TCP port');
+    expect(() => parseDbTarget('postgres://h/lm?port=70000')).toThrow('not a TCP port');
+    expect(parseDbTarget('postgres:///lm?host=/var/run/postgresql').kind).toBe('postgres');
   });
 });

@@ -1,6 +1,6 @@
 import { connect as connectSocket, type Socket } from 'node:net';
 import postgres from 'postgres';
-import { redactUrl } from '../../db-target.js';
+import { postgresAddress, redactUrl } from '../../db-target.js';
 import type { StoreFailure } from '../store-failure.js';
 import type { IntegrityReport, SqlDriver, SqlExecutor, SqlRunResult, SqlValue, TableShape } from '../sql-driver.js';
 import { copyStatement, encodeBinaryCopy } from './binary-copy.js';
@@ -105,11 +105,13 @@ export class PostgresDriver implements SqlDriver {
     this.displayName = redactUrl(url);
     this.connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.queryTimeoutMs = options.queryTimeoutMs ?? queryTimeoutFromEnv() ?? DEFAULT_QUERY_TIMEOUT_MS;
-    this.host = hostOf(url);
+    const address = postgresAddress(url);
+    this.host = address.display;
     this.prepare = options.prepare ?? prepareFromEnv();
     process.on('SIGINT', this.onStop);
     process.on('SIGTERM', this.onStop);
-    this.sql = postgres(url, {
+    this.sql = postgres(address.url, {
+      ...(address.apart ? { host: address.host, port: address.port } : {}),
       max: 8,
       // A documented option (README, "Custom socket") the client's types leave out.
       ...{ socket: noDelaySocket() },
@@ -457,16 +459,6 @@ function noDelaySocket(): (options: { host: string[]; port: number[]; path?: str
     // host and port are what the client's own sentences name ("write CONNECT_TIMEOUT host:port").
     return Object.assign(connectSocket({ ...at, noDelay: true }), at);
   };
-}
-
-/** host:port of a database URL, or the redacted URL when it does not parse. */
-function hostOf(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return parsed.host || redactUrl(url);
-  } catch {
-    return redactUrl(url);
-  }
 }
 
 export function numberPlaceholders(sql: string): string {

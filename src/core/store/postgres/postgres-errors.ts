@@ -32,6 +32,15 @@ export function explainPostgresError(error: unknown, database: string, connectTi
       'Is the PostgreSQL server running and reachable, and is the host and port of the database URL right?',
     );
   }
+  if (code === 'ENOENT' || code === 'EACCES') {
+    // Only a unix socket gives these: a missing socket file, or one the user may not open.
+    const path = (error as { address?: unknown }).address;
+    const socket = typeof path === 'string' ? path : "the server's unix socket";
+    return fail(
+      `Cannot connect to the database ${database} (${code}): ${code === 'ENOENT' ? 'there is no socket at' : 'no permission to open'} ${socket}.`,
+      "Is the PostgreSQL server running on this machine, and does the URL name the directory of its socket (the server's unix_socket_directories)?",
+    );
+  }
   if (
     code === 'ECONNRESET' ||
     code === 'EPIPE' ||
