@@ -10,7 +10,7 @@ export interface BatchSteps<B, P> {
   prepare?(batch: B): Promise<P>;
   /** Writes a batch with what `prepare` made of it. One write at a time, in the order of reading. */
   write(batch: B, prepared: P): Promise<void>;
-  /** Batches read and not yet written, at most (default one). */
+  /** Batches read and not yet written, at most (default one), and batches prepared at once, at most. */
   depth?: number;
   /** Whether one more batch may be read ahead of those waiting (classify's cap on raw bytes held); always when absent. */
   roomFor?(waiting: readonly B[]): boolean;
@@ -29,28 +29,41 @@ export interface BatchSteps<B, P> {
  */
 export async function overlapBatches<B, P = undefined>(steps: BatchSteps<B, P>): Promise<void> {
   const depth = Math.max(1, steps.depth ?? 1);
-  const waiting: Array<{ batch: B; prepared: Ahead<P> }> = [];
-  let reading: Ahead<B | undefined> | undefined;
+  const waiting: ReadAhead<B, P>[] = [];
+  let reading: Ahead<ReadAhead<B, P> | undefined> | undefined;
   let last: B | undefined;
   let exhausted = false;
+  let preparing = 0;
   const room = () =>
     waiting.length === 0 || (waiting.length < depth && (steps.roomFor?.(waiting.map((w) => w.batch)) ?? true));
+  const prepare = (read: ReadAhead<B, P>) => {
+    if (read.prepared) return;
+    preparing++;
+    const work = steps.prepare ? steps.prepare(read.batch) : Promise.resolve(undefined as P);
+    read.prepared = new Ahead(work.finally(() => preparing--));
+  };
   const readNext = () => {
-    if (!reading && !exhausted && room()) reading = new Ahead(steps.read(last));
+    if (reading || exhausted || !room()) return;
+    const read = steps.read(last).then((batch) => {
+      if (batch === undefined) return undefined;
+      const ahead: ReadAhead<B, P> = { batch };
+      // Prepared as soon as it is read when fewer than `depth` are: the write it would wait for may be long.
+      if (preparing < depth) prepare(ahead);
+      return ahead;
+    });
+    reading = new Ahead(read);
   };
   try {
     while (!steps.signal?.aborted) {
       readNext();
       while (reading && room()) {
-        const batch = await reading.result();
+        const read = await reading.result();
         reading = undefined;
-        if (batch === undefined) exhausted = true;
+        if (read === undefined) exhausted = true;
         else {
-          last = batch;
-          waiting.push({
-            batch,
-            prepared: new Ahead(steps.prepare ? steps.prepare(batch) : Promise.resolve(undefined as P)),
-          });
+          last = read.batch;
+          prepare(read);
+          waiting.push(read);
           readNext();
         }
       }
@@ -59,7 +72,7 @@ export async function overlapBatches<B, P = undefined>(steps: BatchSteps<B, P>):
       readNext(); // read ahead while this batch is written
       let prepared: P;
       try {
-        prepared = await next.prepared.result();
+        prepared = await next.prepared!.result();
       } catch (error) {
         if (steps.signal?.aborted) return; // cut short by the stop: the batch stays for the next run
         throw error;
@@ -67,9 +80,16 @@ export async function overlapBatches<B, P = undefined>(steps: BatchSteps<B, P>):
       await steps.write(next.batch, prepared);
     }
   } finally {
-    const ahead: Ahead<unknown>[] = [...(reading ? [reading] : []), ...waiting.map((w) => w.prepared)];
+    const read = await reading?.value();
+    const ahead = [...waiting, ...(read ? [read] : [])].flatMap((w) => (w.prepared ? [w.prepared] : []));
     await Promise.all(ahead.map((work) => work.settled()));
   }
+}
+
+/** A batch read ahead of its write, and its preparation once begun. */
+interface ReadAhead<B, P> {
+  batch: B;
+  prepared?: Ahead<P>;
 }
 
 /** A promise begun ahead of its turn: its rejection is held (never unhandled) until `result` takes it. */
@@ -93,5 +113,11 @@ class Ahead<T> {
   /** Waits for it to end, however it ends (a batch that will not be written). */
   async settled(): Promise<void> {
     await this.outcome;
+  }
+
+  /** The value once it ends, or undefined when it failed. */
+  async value(): Promise<T | undefined> {
+    const outcome = await this.outcome;
+    return outcome.ok ? outcome.value : undefined;
   }
 }

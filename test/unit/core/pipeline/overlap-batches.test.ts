@@ -120,6 +120,51 @@ describe('overlapBatches', () => {
     expect(most).toBe(3);
   });
 
+  it('begins preparing a batch as soon as it is read, while the batch before it is still written', async () => {
+    const events: string[] = [];
+    const write = deferred<void>();
+    const done = overlapBatches<number, number>({
+      read: async (previous) => ((previous ?? 0) < 2 ? (previous ?? 0) + 1 : undefined),
+      prepare: async (batch) => {
+        events.push(`prepare ${batch}`);
+        return batch;
+      },
+      write: async (batch) => {
+        events.push(`write ${batch}`);
+        if (batch === 1) await write.promise;
+      },
+    });
+    await tick();
+    // The default depth, one: the second batch is read, and its preparation begun, during the first one's write.
+    expect(events).toContain('write 1');
+    expect(events).toContain('prepare 2');
+    expect(events).not.toContain('write 2');
+    write.resolve();
+    await done;
+    expect(events.filter((event) => event.startsWith('write'))).toEqual(['write 1', 'write 2']);
+  });
+
+  it('waits for a preparation begun ahead of a failure before it raises it, never leaving it unhandled', async () => {
+    let preparedAhead = false;
+    const failure = overlapBatches<number, number>({
+      read: async (previous) => (previous ?? 0) + 1,
+      prepare: async (batch) => {
+        if (batch === 1) return batch;
+        await tick();
+        preparedAhead = true;
+        throw new Error('the parse of the batch ahead failed');
+      },
+      write: async () => {
+        await tick();
+        throw new Error('the disk is full');
+      },
+    });
+    await expect(failure).rejects.toThrow('the disk is full');
+    expect(preparedAhead).toBe(true);
+    await tick();
+    expect(unhandled).toEqual([]);
+  });
+
   it('stops after the batch being written when the signal aborts, and leaves what it read ahead unwritten', async () => {
     const controller = new AbortController();
     const written: number[] = [];
