@@ -13,8 +13,6 @@ export interface PostgresAddress {
   host: string;
   /** The port of the `port` setting, else of the URL, else undefined (5432). */
   port: number | undefined;
-  /** Whether host and port are not the URL's own, and must be given to the client apart from it. */
-  apart: boolean;
   /** What a sentence about the server names: host:port, or the socket's path. */
   display: string;
 }
@@ -39,7 +37,6 @@ export function postgresAddress(value: string): PostgresAddress {
     url: given.host === null && given.port === null ? value : url.toString(),
     host,
     port: port === '' ? undefined : Number(port),
-    apart: given.host !== null || given.port !== null || socket,
     display: socket ? `${host}/.s.PGSQL.${port || 5432}` : port ? `${host}:${port}` : host,
   };
 }

@@ -29,14 +29,12 @@ describe('database target', () => {
       url: 'postgres://me@%2Fvar%2Frun%2Fpostgresql/lm',
       host: '/var/run/postgresql',
       port: undefined,
-      apart: true,
       display: '/var/run/postgresql/.s.PGSQL.5432',
     });
     expect(postgresAddress('postgres:///lm?host=/tmp&port=5433&application_name=x')).toEqual({
       url: 'postgres:///lm?application_name=x',
       host: '/tmp',
       port: 5433,
-      apart: true,
       display: '/tmp/.s.PGSQL.5433',
     });
     expect(postgresAddress('postgresql://me:pw@localhost:6000/lm?host=db.example.org')).toMatchObject({
@@ -53,7 +51,6 @@ describe('database target', () => {
       url,
       host: 'db.example.org',
       port: 5432,
-      apart: false,
       display: 'db.example.org:5432',
     });
   });

@@ -111,7 +111,9 @@ export class PostgresDriver implements SqlDriver {
     process.on('SIGINT', this.onStop);
     process.on('SIGTERM', this.onStop);
     this.sql = postgres(address.url, {
-      ...(address.apart ? { host: address.host, port: address.port } : {}),
+      // The URL's host as it reads it (a socket's directory unescaped) and the query string's host and port over the URL's.
+      host: address.host,
+      port: address.port,
       max: 8,
       // A documented option (README, "Custom socket") the client's types leave out.
       ...{ socket: noDelaySocket() },
