@@ -73,10 +73,11 @@ function checkDatabaseUrl(value: string): string {
       );
     }
   }
-  const { host, port } = postgresAddress(value);
-  if (!host) throw new InputError(`The database URL ${redactUrl(value)} names no host.`, URL_HINT);
+  if (!postgresAddress(value).host)
+    throw new InputError(`The database URL ${redactUrl(value)} names no host.`, URL_HINT);
+  // The URL's own port the URL parser checked; the query string's is text.
   const givenPort = url.searchParams.get('port');
-  if (givenPort !== null && !(/^\d{1,5}$/.test(givenPort) && port! > 0 && port! < 65536))
+  if (givenPort !== null && !(/^\d{1,5}$/.test(givenPort) && Number(givenPort) > 0 && Number(givenPort) < 65536))
     throw new InputError(
       `The database URL ${redactUrl(value)} names port "${givenPort}", which is not a TCP port.`,
       URL_HINT,
