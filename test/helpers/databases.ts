@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import { inject } from 'vitest';
 import { openStore } from '../../src/core/store/open-store.js';
+import type { SqlDriver } from '../../src/core/store/sql-driver.js';
 import type { Store } from '../../src/core/store/store.js';
 
 /**
@@ -98,6 +99,12 @@ async function makeTestDatabase(dialect: Dialect, sourceUrl?: string): Promise<T
       await sql.end();
     },
   };
+}
+
+/** A driver on the database at `url` that applies no migration: for writing a store as an earlier listminer left it. */
+export async function openDriverAt(dialect: Dialect, url: string): Promise<SqlDriver> {
+  if (dialect === 'sqlite') return new (await import('../../src/core/store/sqlite/sqlite-driver.js')).SqliteDriver(url);
+  return (await import('../../src/core/store/postgres/postgres-driver.js')).PostgresDriver.connect(url);
 }
 
 export type TestStore = Store & { dropDatabase(): Promise<void>; url: string };

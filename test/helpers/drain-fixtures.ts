@@ -32,7 +32,7 @@ export async function snapshotTables(store: Store): Promise<Record<string, unkno
     message_bodies: 'id',
     email_message_bodies: 'email_message_id',
     contributors: 'id',
-    thread_links: 'list_id, message_key, position',
+    thread_links: 'email_message_id, position',
     stage_locks: 'list_id, stage',
     repos: 'id',
     lists: 'id',

@@ -1,4 +1,7 @@
 import { beforeEach, expect, it } from 'vitest';
+import { migrate, readMigrations } from '../../src/core/store/migrate.js';
+import { openStore } from '../../src/core/store/open-store.js';
+import { createTestDatabase, openDriverAt } from '../helpers/databases.js';
 import { describeOnDialects } from '../helpers/describe-on-dialects.js';
 import {
   addTestList,
@@ -15,6 +18,7 @@ const GHOST = fixtureMessages('threads/ghost-root.mbox');
 const [GHOST_ROOT, ...GHOST_WITHOUT_ROOT] = GHOST;
 const PARENT_PRIORITY = fixtureMessages('threads/parent-priority.mbox');
 const LOOP = (n: 12 | 21) => fixtureMessages(`threads/loop-${n}.eml`)[0]!;
+const PROJECT = 'https://github.com/example/project';
 const REAL_ROOT = '000-real-root@example.org';
 const RT_FIRST = '87bmc6lp3h.fsf@len.workgroup';
 const RT_AUTOREPLY = 'rt-4.2.8-22046-1529425595-591.4711-211-0@rt.example.org';
@@ -22,11 +26,11 @@ const RT_RESOLVED = 'rt-4.2.8-6644-1530017064-1465.4711-215-0@rt.example.org';
 const COVER = '20240105-widget-v2-0-5e6f7a8b9c0d@example.org';
 const patch = (n: number) => `20240105-widget-v2-${n}-5e6f7a8b9c0d@example.org`;
 
-describeOnDialects('thread roots on $dialect', (getStore) => {
+describeOnDialects('thread roots on $dialect', (getStore, dialect) => {
   let listId: number;
   beforeEach(async () => {
     const store = getStore();
-    listId = await addTestList(store, 'list@example.org', 'https://github.com/example/project', 'mbox');
+    listId = await addTestList(store, 'list@example.org', PROJECT, 'mbox');
   });
 
   const roots = () => threadRoots(getStore(), listId);
@@ -84,6 +88,82 @@ describeOnDialects('thread roots on $dialect', (getStore) => {
       '001-great-grand-child',
     ]) {
       expect(r[`${key}@example.org`], key).toBe(REAL_ROOT);
+    }
+  });
+
+  it('repairs, when their parent arrives, children whose links an earlier listminer keyed by message key', async () => {
+    const database = await createTestDatabase(dialect);
+    try {
+      // A store at migration 024, as listminer left it: a reply and its reply drained, their root not yet arrived.
+      const driver = await openDriverAt(dialect, database.url);
+      try {
+        await migrate(
+          driver,
+          readMigrations(dialect).filter((m) => m.name < '025'),
+        );
+        const now = new Date().toISOString();
+        await driver.run(
+          "INSERT INTO repos (url, host, owner, name, created_at) VALUES (?, 'github.com', 'example', 'project', ?)",
+          [PROJECT, now],
+        );
+        await driver.run(
+          "INSERT INTO lists (system, name, repo_url, repo_id, created_at) VALUES ('mbox', 'list@example.org', ?, 1, ?)",
+          [PROJECT, now],
+        );
+        for (const key of ['child@example.org', 'grandchild@example.org'])
+          await driver.run(
+            `INSERT INTO email_messages (list_id, message_key, message_id, thread_root_key, thread_root_id, msg_class, drained_at)
+             VALUES (1, ?, ?, 'child@example.org', 1, 'discuss', ?)`,
+            [key, key, now],
+          );
+        const links: Array<[string, number, string]> = [
+          ['child@example.org', 0, 'root@example.org'],
+          ['grandchild@example.org', 0, 'root@example.org'],
+          ['grandchild@example.org', 1, 'child@example.org'],
+        ];
+        for (const link of links)
+          await driver.run(
+            'INSERT INTO thread_links (list_id, message_key, position, ancestor_id) VALUES (1, ?, ?, ?)',
+            link,
+          );
+      } finally {
+        await driver.close();
+      }
+
+      const store = await openStore(database.url);
+      try {
+        const links = await store.db.all<Record<string, unknown>>(
+          'SELECT email_message_id, position, list_id, ancestor_id FROM thread_links ORDER BY email_message_id, position',
+        );
+        expect(links.map((row) => Object.values(row).map((v) => (typeof v === 'string' ? v : Number(v))))).toEqual([
+          [1, 0, 1, 'root@example.org'],
+          [2, 0, 1, 'root@example.org'],
+          [2, 1, 1, 'child@example.org'],
+        ]);
+        await stageClassified(
+          store,
+          1,
+          mail({
+            From: 'Dana Lister <dana@example.org>',
+            Date: 'Mon, 01 Jan 2018 10:00:00 +0000',
+            Subject: 'root',
+            'Message-ID': '<root@example.org>',
+          }),
+        );
+        expect(await drain(store)).toMatchObject({ drained: 1, threadsRepaired: 2 });
+        expect(await threadRoots(store, 1)).toEqual({
+          'child@example.org': 'root@example.org',
+          'grandchild@example.org': 'root@example.org',
+          'root@example.org': 'root@example.org',
+        });
+        // The links go with their messages when the list goes.
+        await store.lists.remove(1);
+        expect(await store.db.all('SELECT * FROM thread_links')).toEqual([]);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await database.drop();
     }
   });
 

@@ -7,11 +7,10 @@ import { classifyStaged } from '../../src/core/classify/classify-staged.js';
 import { silentProgress } from '../../src/core/progress.js';
 import { migrate, readMigrations } from '../../src/core/store/migrate.js';
 import { openStore } from '../../src/core/store/open-store.js';
-import type { SqlDriver } from '../../src/core/store/sql-driver.js';
 import type { StagedStatus } from '../../src/core/store/staging-records.js';
 import type { Store } from '../../src/core/store/store.js';
 import { BUNDLED_SYSTEMS, loadSystems, validateSystems } from '../../src/core/systems/load-systems.js';
-import { createTestDatabase, type Dialect } from '../helpers/databases.js';
+import { createTestDatabase, openDriverAt } from '../helpers/databases.js';
 import { describeOnDialects } from '../helpers/describe-on-dialects.js';
 import { addTestList, drain, statusCounts } from '../helpers/drain-fixtures.js';
 import { fixtureMessages } from '../helpers/mail-files.js';
@@ -61,11 +60,6 @@ async function storedForms(store: Store): Promise<{ raw_codec: string | null; st
 
 async function envelopeCount(store: Store): Promise<number> {
   return Number((await store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM staged_envelopes'))!.n);
-}
-
-async function openDriverAt(dialect: Dialect, url: string): Promise<SqlDriver> {
-  if (dialect === 'sqlite') return new (await import('../../src/core/store/sqlite/sqlite-driver.js')).SqliteDriver(url);
-  return (await import('../../src/core/store/postgres/postgres-driver.js')).PostgresDriver.connect(url);
 }
 
 describeOnDialects('raw bytes and envelopes in the store on $dialect', (getStore, dialect) => {

@@ -42,7 +42,7 @@ export async function repairThreadRoots(
   // What is being written is known without asking the store: only older mail naming it is read.
   const older = [...affected].filter((key) => !fresh.has(key));
   const rows = await records.threadRows(listId, older);
-  const links = await records.threadLinks(listId, older);
+  const links = await records.threadLinks(rows.values());
   for (const m of placed) {
     rows.set(m.messageKey, {
       id: m.id,

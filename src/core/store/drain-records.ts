@@ -152,6 +152,17 @@ const BODY_LINK_SHAPE: TableShape = {
   ],
 };
 
+/** A drained message's ancestors, one row each, written with `append` beside the message's new row. */
+const THREAD_LINK_SHAPE: TableShape = {
+  table: 'thread_links',
+  columns: [
+    ['email_message_id', 'bigint'],
+    ['position', 'integer'],
+    ['list_id', 'bigint'],
+    ['ancestor_id', 'text'],
+  ],
+};
+
 const DRAINABLE_STATUSES = "'classified', 'deferred'";
 const DRAINABLE = `status IN (${DRAINABLE_STATUSES})`;
 
@@ -560,16 +571,11 @@ export class DrainRecords {
       .filter((m) => m.body !== null)
       .map((m) => [placement(m.messageKey).id, bodyIds.get(m.body!.hash)!]);
     await this.db.append(BODY_LINK_SHAPE, bridges);
-    const links = messages.flatMap((m) =>
-      m.ancestors.map((ancestor, position) => [listId, m.messageKey, position, ancestor]),
-    );
-    for (const chunk of chunkRows(links, 4, this.db.capabilities)) {
-      await this.db.run(
-        `INSERT INTO thread_links (list_id, message_key, position, ancestor_id) VALUES ${valuesPlaceholders(chunk.length, 4)}
-         ON CONFLICT (list_id, message_key, position) DO NOTHING`,
-        chunk.flat(),
-      );
-    }
+    const links = messages.flatMap((m) => {
+      const id = placement(m.messageKey).id;
+      return m.ancestors.map((ancestor, position) => [id, position, listId, ancestor]);
+    });
+    await this.db.append(THREAD_LINK_SHAPE, links);
   }
 
   private async storeBodies(messages: readonly NewEmailMessage[], now: string): Promise<Map<string, number>> {
@@ -609,18 +615,21 @@ export class DrainRecords {
     return out;
   }
 
-  /** Each message's ancestor ids, oldest first. */
-  async threadLinks(listId: number, keys: Iterable<string>): Promise<Map<string, string[]>> {
+  /** Each drained message's ancestor ids, oldest first, by its key. */
+  async threadLinks(messages: Iterable<ThreadRow>): Promise<Map<string, string[]>> {
+    const keyOf = new Map<number, string>();
+    for (const m of messages) keyOf.set(m.id, m.messageKey);
     const out = new Map<string, string[]>();
-    for (const chunk of chunkRows([...new Set(keys)], 1, this.db.capabilities)) {
-      const rows = await this.db.all<{ message_key: string; ancestor_id: string }>(
-        `SELECT message_key, ancestor_id FROM thread_links WHERE list_id = ? AND message_key IN (${inPlaceholders(chunk.length)}) ORDER BY message_key, position`,
-        [listId, ...chunk],
+    for (const chunk of chunkRows([...keyOf.keys()], 1, this.db.capabilities)) {
+      const rows = await this.db.all<{ email_message_id: number; ancestor_id: string }>(
+        `SELECT email_message_id, ancestor_id FROM thread_links WHERE email_message_id IN (${inPlaceholders(chunk.length)}) ORDER BY email_message_id, position`,
+        chunk,
       );
       for (const row of rows) {
-        const list = out.get(row.message_key);
+        const key = keyOf.get(Number(row.email_message_id))!;
+        const list = out.get(key);
         if (list) list.push(row.ancestor_id);
-        else out.set(row.message_key, [row.ancestor_id]);
+        else out.set(key, [row.ancestor_id]);
       }
     }
     return out;
@@ -630,9 +639,9 @@ export class DrainRecords {
   async descendantsNaming(listId: number, ids: readonly string[]): Promise<string[]> {
     const out = new Set<string>();
     for (const chunk of chunkRows([...new Set(ids)], 1, this.db.capabilities)) {
-      // No DISTINCT: it leads SQLite to walk the list's whole primary key instead of the ancestor index.
       const rows = await this.db.all<{ message_key: string }>(
-        `SELECT message_key FROM thread_links WHERE list_id = ? AND ancestor_id IN (${inPlaceholders(chunk.length)})`,
+        `SELECT m.message_key FROM thread_links t JOIN email_messages m ON m.id = t.email_message_id
+         WHERE t.list_id = ? AND t.ancestor_id IN (${inPlaceholders(chunk.length)})`,
         [listId, ...chunk],
       );
       for (const row of rows) out.add(row.message_key);
