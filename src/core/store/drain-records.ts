@@ -637,16 +637,25 @@ export class DrainRecords {
 
   /** Keys of the drained messages that name any of these ids as an ancestor. */
   async descendantsNaming(listId: number, ids: readonly string[]): Promise<string[]> {
-    const out = new Set<string>();
+    const found = new Set<number>();
     for (const chunk of chunkRows([...new Set(ids)], 1, this.db.capabilities)) {
-      const rows = await this.db.all<{ message_key: string }>(
-        `SELECT m.message_key FROM thread_links t JOIN email_messages m ON m.id = t.email_message_id
-         WHERE t.list_id = ? AND t.ancestor_id IN (${inPlaceholders(chunk.length)})`,
+      // The ancestor index alone; joined to email_messages, PostgreSQL's planner chose to scan all the links instead.
+      const rows = await this.db.all<{ email_message_id: number }>(
+        `SELECT email_message_id FROM thread_links WHERE list_id = ? AND ancestor_id IN (${inPlaceholders(chunk.length)})`,
         [listId, ...chunk],
       );
-      for (const row of rows) out.add(row.message_key);
+      for (const row of rows) found.add(Number(row.email_message_id));
     }
-    return [...out];
+    // Mail usually arrives after what it answers: most batches name no stored message, and this reads nothing.
+    const out: string[] = [];
+    for (const chunk of chunkRows([...found], 1, this.db.capabilities)) {
+      const rows = await this.db.all<{ message_key: string }>(
+        `SELECT message_key FROM email_messages WHERE id IN (${inPlaceholders(chunk.length)})`,
+        chunk,
+      );
+      for (const row of rows) out.push(row.message_key);
+    }
+    return out;
   }
 
   /** Sets the thread root of each stored message (by its id), many per statement. */
