@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { inject } from 'vitest';
+import { migrate, readMigrations } from '../../src/core/store/migrate.js';
 import { openStore } from '../../src/core/store/open-store.js';
 import type { SqlDriver } from '../../src/core/store/sql-driver.js';
 import type { Store } from '../../src/core/store/store.js';
@@ -101,10 +102,52 @@ async function makeTestDatabase(dialect: Dialect, sourceUrl?: string): Promise<T
   };
 }
 
-/** A driver on the database at `url` that applies no migration: for writing a store as an earlier listminer left it. */
-export async function openDriverAt(dialect: Dialect, url: string): Promise<SqlDriver> {
-  if (dialect === 'sqlite') return new (await import('../../src/core/store/sqlite/sqlite-driver.js')).SqliteDriver(url);
-  return (await import('../../src/core/store/postgres/postgres-driver.js')).PostgresDriver.connect(url);
+/**
+ * A new test database as an earlier listminer left it: the migrations before
+ * `migration` applied, one list (id 1) of `list.system` tied to its
+ * repository (id 1), and what `fill` writes through a driver that applies
+ * no migration. The caller drops it.
+ */
+export async function createDatabaseBefore(
+  dialect: Dialect,
+  migration: string,
+  list: { system: string; name: string; repoUrl: string },
+  fill: (driver: SqlDriver, now: string) => Promise<void>,
+): Promise<TestDatabase> {
+  const database = await createTestDatabase(dialect);
+  try {
+    const driver =
+      dialect === 'sqlite'
+        ? new (await import('../../src/core/store/sqlite/sqlite-driver.js')).SqliteDriver(database.url)
+        : await (await import('../../src/core/store/postgres/postgres-driver.js')).PostgresDriver.connect(database.url);
+    try {
+      await migrate(
+        driver,
+        readMigrations(dialect).filter((m) => m.name < migration),
+      );
+      const now = new Date().toISOString();
+      const [owner, name] = new URL(list.repoUrl).pathname.slice(1).split('/');
+      await driver.run("INSERT INTO repos (url, host, owner, name, created_at) VALUES (?, 'github.com', ?, ?, ?)", [
+        list.repoUrl,
+        owner!,
+        name!,
+        now,
+      ]);
+      await driver.run('INSERT INTO lists (system, name, repo_url, repo_id, created_at) VALUES (?, ?, ?, 1, ?)', [
+        list.system,
+        list.name,
+        list.repoUrl,
+        now,
+      ]);
+      await fill(driver, now);
+    } finally {
+      await driver.close();
+    }
+  } catch (error) {
+    await database.drop();
+    throw error;
+  }
+  return database;
 }
 
 export type TestStore = Store & { dropDatabase(): Promise<void>; url: string };

@@ -1,7 +1,6 @@
 import { beforeEach, expect, it } from 'vitest';
-import { migrate, readMigrations } from '../../src/core/store/migrate.js';
 import { openStore } from '../../src/core/store/open-store.js';
-import { createTestDatabase, openDriverAt } from '../helpers/databases.js';
+import { createDatabaseBefore } from '../helpers/databases.js';
 import { describeOnDialects } from '../helpers/describe-on-dialects.js';
 import {
   addTestList,
@@ -92,24 +91,12 @@ describeOnDialects('thread roots on $dialect', (getStore, dialect) => {
   });
 
   it('repairs, when their parent arrives, children whose links an earlier listminer keyed by message key', async () => {
-    const database = await createTestDatabase(dialect);
-    try {
-      // A store at migration 024, as listminer left it: a reply and its reply drained, their root not yet arrived.
-      const driver = await openDriverAt(dialect, database.url);
-      try {
-        await migrate(
-          driver,
-          readMigrations(dialect).filter((m) => m.name < '025'),
-        );
-        const now = new Date().toISOString();
-        await driver.run(
-          "INSERT INTO repos (url, host, owner, name, created_at) VALUES (?, 'github.com', 'example', 'project', ?)",
-          [PROJECT, now],
-        );
-        await driver.run(
-          "INSERT INTO lists (system, name, repo_url, repo_id, created_at) VALUES ('mbox', 'list@example.org', ?, 1, ?)",
-          [PROJECT, now],
-        );
+    // A store at migration 024, as listminer left it: a reply and its reply drained, their root not yet arrived.
+    const database = await createDatabaseBefore(
+      dialect,
+      '025',
+      { system: 'mbox', name: 'list@example.org', repoUrl: PROJECT },
+      async (driver, now) => {
         for (const key of ['child@example.org', 'grandchild@example.org'])
           await driver.run(
             `INSERT INTO email_messages (list_id, message_key, message_id, thread_root_key, thread_root_id, msg_class, drained_at)
@@ -126,10 +113,9 @@ describeOnDialects('thread roots on $dialect', (getStore, dialect) => {
             'INSERT INTO thread_links (list_id, message_key, position, ancestor_id) VALUES (1, ?, ?, ?)',
             link,
           );
-      } finally {
-        await driver.close();
-      }
-
+      },
+    );
+    try {
       const store = await openStore(database.url);
       try {
         const links = await store.db.all<Record<string, unknown>>(

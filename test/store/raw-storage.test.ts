@@ -5,12 +5,11 @@ import { expect, it } from 'vitest';
 import { identifyMessage } from '../../src/core/archive/message-key.js';
 import { classifyStaged } from '../../src/core/classify/classify-staged.js';
 import { silentProgress } from '../../src/core/progress.js';
-import { migrate, readMigrations } from '../../src/core/store/migrate.js';
 import { openStore } from '../../src/core/store/open-store.js';
 import type { StagedStatus } from '../../src/core/store/staging-records.js';
 import type { Store } from '../../src/core/store/store.js';
 import { BUNDLED_SYSTEMS, loadSystems, validateSystems } from '../../src/core/systems/load-systems.js';
-import { createTestDatabase, openDriverAt } from '../helpers/databases.js';
+import { createDatabaseBefore } from '../helpers/databases.js';
 import { describeOnDialects } from '../helpers/describe-on-dialects.js';
 import { addTestList, drain, statusCounts } from '../helpers/drain-fixtures.js';
 import { fixtureMessages } from '../helpers/mail-files.js';
@@ -199,29 +198,17 @@ describeOnDialects('raw bytes and envelopes in the store on $dialect', (getStore
   });
 
   it('reads mail staged before raw bytes were compressed, and drains what was classified then', async () => {
+    const messages = [
+      listMail('old-staged@x', 'Staged long ago'),
+      listMail('old-classified@x', 'Classified long ago'),
+      listMail('old-drained@x', 'Drained long ago'),
+    ];
     // A database at migration 009, written as listminer wrote it then: raw as it came, the envelope in the staged row.
-    const database = await createTestDatabase(dialect);
-    try {
-      const driver = await openDriverAt(dialect, database.url);
-      const messages = [
-        listMail('old-staged@x', 'Staged long ago'),
-        listMail('old-classified@x', 'Classified long ago'),
-        listMail('old-drained@x', 'Drained long ago'),
-      ];
-      try {
-        await migrate(
-          driver,
-          readMigrations(dialect).filter((m) => m.name < '010'),
-        );
-        const now = new Date().toISOString();
-        await driver.run(
-          "INSERT INTO repos (url, host, owner, name, created_at) VALUES (?, 'github.com', 'apache', 'kafka', ?)",
-          [KAFKA, now],
-        );
-        await driver.run(
-          "INSERT INTO lists (system, name, repo_url, repo_id, created_at) VALUES ('apache_ponymail', 'dev@kafka.apache.org', ?, 1, ?)",
-          [KAFKA, now],
-        );
+    const database = await createDatabaseBefore(
+      dialect,
+      '010',
+      { system: 'apache_ponymail', name: 'dev@kafka.apache.org', repoUrl: KAFKA },
+      async (driver, now) => {
         const statuses = ['staged', 'classified', 'drained'];
         for (const [i, raw] of messages.entries()) {
           const { key, messageId, contentHash } = identifyMessage(raw);
@@ -254,10 +241,9 @@ describeOnDialects('raw bytes and envelopes in the store on $dialect', (getStore
             ],
           );
         }
-      } finally {
-        await driver.close();
-      }
-
+      },
+    );
+    try {
       const store = await openStore(database.url);
       try {
         expect((await storedForms(store)).map((f) => f.raw_codec)).toEqual([null, null, null]);
