@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import { inject } from 'vitest';
 import { migrate, readMigrations } from '../../src/core/store/migrate.js';
-import { openStore } from '../../src/core/store/open-store.js';
+import { openDriver, openStore } from '../../src/core/store/open-store.js';
 import type { SqlDriver } from '../../src/core/store/sql-driver.js';
 import type { Store } from '../../src/core/store/store.js';
 
@@ -116,10 +116,7 @@ export async function createDatabaseBefore(
 ): Promise<TestDatabase> {
   const database = await createTestDatabase(dialect);
   try {
-    const driver =
-      dialect === 'sqlite'
-        ? new (await import('../../src/core/store/sqlite/sqlite-driver.js')).SqliteDriver(database.url)
-        : await (await import('../../src/core/store/postgres/postgres-driver.js')).PostgresDriver.connect(database.url);
+    const driver = await openDriver(database.url);
     try {
       await migrate(
         driver,

@@ -15,9 +15,10 @@ export interface OpenStoreOptions extends StoreTimeouts {
  * The one place that picks a driver; each engine's folder (sqlite/,
  * postgres/) is imported only when chosen. Each engine turns its own failures
  * (a locked, full, read-only or unreachable database) into sentences (its
- * errors module); this refuses what is wrong in the address itself.
+ * errors module); this refuses what is wrong in the address itself. It
+ * applies no migration (openStore does).
  */
-async function openDriver(value: string, options: OpenStoreOptions): Promise<SqlDriver> {
+export async function openDriver(value: string, options: OpenStoreOptions = {}): Promise<SqlDriver> {
   const target = parseDbTarget(value);
   switch (target.kind) {
     case 'sqlite': {
