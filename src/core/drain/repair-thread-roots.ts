@@ -32,16 +32,17 @@ export async function repairThreadRoots(
   const newKeys = placed.map((m) => m.messageKey);
   const fresh = new Set(newKeys);
   const affected = new Set(newKeys);
+  // What is being written is known without asking the store: only older mail naming it is read.
+  const rows = new Map<string, ThreadRow>();
   let frontier = [...newKeys];
   while (frontier.length > 0) {
-    const next = (await records.descendantsNaming(listId, frontier)).filter((key) => !affected.has(key));
-    for (const key of next) affected.add(key);
-    frontier = next;
+    const next = (await records.descendantsNaming(listId, frontier)).filter((row) => !affected.has(row.messageKey));
+    for (const row of next) {
+      affected.add(row.messageKey);
+      rows.set(row.messageKey, row);
+    }
+    frontier = next.map((row) => row.messageKey);
   }
-
-  // What is being written is known without asking the store: only older mail naming it is read.
-  const older = [...affected].filter((key) => !fresh.has(key));
-  const rows = await records.threadRows(listId, older);
   const links = await records.threadLinks(rows.values());
   for (const m of placed) {
     rows.set(m.messageKey, {

@@ -602,13 +602,11 @@ export class DrainRecords {
     const out = new Map<string, ThreadRow>();
     for (const chunk of chunkRows([...new Set(keys)], 1, this.db.capabilities)) {
       const rows = await this.db.all<Record<string, unknown>>(
-        `SELECT id, message_key, sent_at, thread_root_key, thread_root_id FROM email_messages WHERE list_id = ? AND message_key IN (${inPlaceholders(chunk.length)})`,
+        `SELECT ${THREAD_COLUMNS} FROM email_messages WHERE list_id = ? AND message_key IN (${inPlaceholders(chunk.length)})`,
         [listId, ...chunk],
       );
       for (const row of rows) {
-        const thread = mapRow<ThreadRow>(row);
-        thread.id = Number(thread.id);
-        thread.threadRootId = thread.threadRootId === null ? null : Number(thread.threadRootId);
+        const thread = threadRow(row);
         out.set(thread.messageKey, thread);
       }
     }
@@ -635,8 +633,8 @@ export class DrainRecords {
     return out;
   }
 
-  /** Keys of the drained messages that name any of these ids as an ancestor. */
-  async descendantsNaming(listId: number, ids: readonly string[]): Promise<string[]> {
+  /** The drained messages of the list that name any of these ids as an ancestor. */
+  async descendantsNaming(listId: number, ids: readonly string[]): Promise<ThreadRow[]> {
     const found = new Set<number>();
     for (const chunk of chunkRows([...new Set(ids)], 1, this.db.capabilities)) {
       // The ancestor index alone; joined to email_messages, PostgreSQL's planner chose to scan all the links instead.
@@ -647,13 +645,13 @@ export class DrainRecords {
       for (const row of rows) found.add(Number(row.email_message_id));
     }
     // Mail usually arrives after what it answers: most batches name no stored message, and this reads nothing.
-    const out: string[] = [];
+    const out: ThreadRow[] = [];
     for (const chunk of chunkRows([...found], 1, this.db.capabilities)) {
-      const rows = await this.db.all<{ message_key: string }>(
-        `SELECT message_key FROM email_messages WHERE id IN (${inPlaceholders(chunk.length)})`,
+      const rows = await this.db.all<Record<string, unknown>>(
+        `SELECT ${THREAD_COLUMNS} FROM email_messages WHERE id IN (${inPlaceholders(chunk.length)})`,
         chunk,
       );
-      for (const row of rows) out.push(row.message_key);
+      for (const row of rows) out.push(threadRow(row));
     }
     return out;
   }
@@ -671,6 +669,16 @@ export class DrainRecords {
       );
     }
   }
+}
+
+const THREAD_COLUMNS = 'id, message_key, sent_at, thread_root_key, thread_root_id';
+
+/** A row of THREAD_COLUMNS as a ThreadRow, its ids as numbers. */
+function threadRow(row: Record<string, unknown>): ThreadRow {
+  const thread = mapRow<ThreadRow>(row);
+  thread.id = Number(thread.id);
+  thread.threadRootId = thread.threadRootId === null ? null : Number(thread.threadRootId);
+  return thread;
 }
 
 /** Unreadable JSON comes back undefined, so the row is shunted rather than the batch failing. */
