@@ -85,6 +85,18 @@ describe.skipIf(Boolean(postgresSkipReason))('planner statistics of staged mail 
       expect(Number(links!.n)).toBeGreaterThan(500);
       // Before: -1, never counted.
       expect(Number(links!.planned)).toBeGreaterThan(Number(links!.n) / 2);
+      // The run's refreshes name the columns its statements look rows up by (every one exists, or sync would have failed).
+      const analyzed = await queryAt<{ tablename: string; attname: string }>(
+        db.url,
+        "SELECT tablename, attname FROM pg_stats WHERE tablename IN ('staged_messages', 'email_messages')",
+      );
+      expect(analyzed.map((row) => `${row.tablename}.${row.attname}`)).toEqual(
+        expect.arrayContaining([
+          'staged_messages.status',
+          'email_messages.message_key',
+          'email_messages.thread_root_id',
+        ]),
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
       await db.drop();

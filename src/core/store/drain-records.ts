@@ -103,6 +103,26 @@ export interface ThreadRow {
 }
 
 /** A drained message's row, written with `append`: placeMessages gave it an id and a key no row of the list holds. */
+/** The columns of `email_messages` the stages' statements look rows up, join or sort by (TableStatistics). */
+const EMAIL_LOOKUP_COLUMNS = [
+  'id',
+  'list_id',
+  'message_key',
+  'message_id',
+  'staged_message_id',
+  'repo_id',
+  'sender_id',
+  'from_address',
+  'is_bot',
+  'thread_root_id',
+  'msg_class',
+  'body_stored',
+  'signaled_repo_url',
+  'signaled_repo_id',
+  'projected_kind',
+  'patch_series_id',
+];
+
 const MESSAGE_SHAPE: TableShape = {
   table: 'email_messages',
   columns: [
@@ -330,7 +350,10 @@ export class DrainRecords {
   /** The planner statistics of the tables drain grows (see TableStatistics). */
   statistics(): TableStatistics {
     // The two whose lookups went wrong; ANALYZE of a table of large rows costs about a second.
-    return new TableStatistics(this.db, ['email_messages', 'thread_links']);
+    return new TableStatistics(this.db, [
+      { table: 'email_messages', columns: EMAIL_LOOKUP_COLUMNS },
+      { table: 'thread_links' },
+    ]);
   }
 
   async shunt(stagedId: number, error: string): Promise<void> {

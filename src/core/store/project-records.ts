@@ -301,7 +301,11 @@ export class ProjectRecords {
   /** The planner statistics of the tables project fills (see TableStatistics). */
   statistics(): TableStatistics {
     // Their lookups by message and by issue read the whole table when planned for an empty one.
-    return new TableStatistics(this.db, ['issues', 'issue_email_messages', 'pull_request_email_messages']);
+    return new TableStatistics(this.db, [
+      { table: 'issues' },
+      { table: 'issue_email_messages' },
+      { table: 'pull_request_email_messages' },
+    ]);
   }
 
   /**

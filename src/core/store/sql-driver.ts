@@ -41,6 +41,15 @@ export interface SqlExecutor {
  */
 export type ColumnType = 'bigint' | 'integer' | 'boolean' | 'timestamptz' | 'text' | 'jsonb' | 'bytea';
 
+/**
+ * A table whose planner statistics a run refreshes, and the columns its
+ * statements look rows up, join or sort by: every column when none are named.
+ */
+export interface AnalyzedTable {
+  table: string;
+  columns?: readonly string[];
+}
+
 /** A table and the columns `append` gives values for, in the order each row gives them. */
 export interface TableShape {
   readonly table: string;
@@ -73,7 +82,7 @@ export interface SqlCapabilities {
   /** The UTC month (`YYYY-MM`) of a timestamp column, as text. */
   utcMonth(column: string): string;
   /** The statement that refreshes the planner's statistics of these tables ('' when the engine plans without them). */
-  analyzeSql(tables: readonly string[]): string;
+  analyzeSql(tables: readonly AnalyzedTable[]): string;
   /** The statement that hands the pages of deleted rows back to the file system ('' when the engine does not). */
   readonly reclaimSql: string;
   /**

@@ -99,6 +99,9 @@ const RAW_SHAPE: TableShape = {
   ],
 };
 
+/** The columns of `staged_messages` the stages' statements look rows up, join or sort by (TableStatistics). */
+const STAGED_LOOKUP_COLUMNS = ['id', 'list_id', 'message_key', 'status', 'size'];
+
 const STAGE_COLUMNS = [
   'list_id',
   'message_key',
@@ -286,7 +289,7 @@ export class StagingRecords {
   statistics(): TableStatistics {
     // Without them PostgreSQL looked a batch's keys up by reading every staged row of the list,
     // and, once classify had labelled every row, planned drain's read of the classified rows for one row.
-    return new TableStatistics(this.db, ['staged_messages']);
+    return new TableStatistics(this.db, [{ table: 'staged_messages', columns: STAGED_LOOKUP_COLUMNS }]);
   }
 
   /** Records the month as done: the list's checkpoint moves to it. */

@@ -1,4 +1,4 @@
-import type { SqlSession } from './sql-driver.js';
+import type { AnalyzedTable, SqlSession } from './sql-driver.js';
 
 /** A run refreshes statistics first once it has written this many rows. */
 const FIRST_REFRESH_ROWS = 5_000;
@@ -13,6 +13,12 @@ const FIRST_REFRESH_ROWS = 5_000;
  * for the old labels. Refreshing each time the rows a run wrote double
  * keeps them within a factor of two of the truth for a few refreshes per
  * run. SQLite plans without statistics: nothing to do.
+ *
+ * A wide table's refresh names the columns listminer's statements look rows
+ * up by: ANALYZE sorts a sample of each column it is given, and the subjects,
+ * headers and JSON of `email_messages` took two thirds of its time
+ * (docs/performance.md, "ANALYZE of the columns looked up by"). Autovacuum
+ * analyzes every column once the run has left the table alone.
  */
 export class TableStatistics {
   private written = 0;
@@ -20,7 +26,7 @@ export class TableStatistics {
 
   constructor(
     private readonly db: SqlSession,
-    private readonly tables: readonly string[],
+    private readonly tables: readonly AnalyzedTable[],
   ) {}
 
   /** Counts rows written or moved; refreshes the statistics when the count has doubled since the last time. */

@@ -11,7 +11,8 @@ export const postgresCapabilities: SqlCapabilities = {
   byteOrder: (column) => `(${column} COLLATE "C")`,
   // timestamptz as text follows the session's TimeZone; the month must not.
   utcMonth: (column) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM')`,
-  analyzeSql: (tables) => `ANALYZE ${tables.join(', ')}`,
+  analyzeSql: (tables) =>
+    `ANALYZE ${tables.map(({ table, columns }) => (columns ? `${table} (${columns.join(', ')})` : table)).join(', ')}`,
   // Autovacuum makes the space of deleted rows reusable; a file never shrinks by itself.
   reclaimSql: '',
   concurrentTransactions: true,
