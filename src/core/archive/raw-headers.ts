@@ -1,3 +1,5 @@
+import { addToGroup } from '../add-to-group.js';
+
 /**
  * The cheap header work fetch needs (docs/fetch.md): find the header block, unfold
  * it, and read a few fields, without decoding MIME. Bytes are read as latin1
@@ -21,9 +23,7 @@ export function readHeaderBlock(raw: Buffer): HeaderBlock {
   let value = '';
   const flush = () => {
     if (name === undefined) return;
-    const list = fields.get(name);
-    if (list) list.push(value.trim());
-    else fields.set(name, [value.trim()]);
+    addToGroup(fields, name, value.trim());
   };
   for (let start = 0; start <= text.length;) {
     const newline = lineBreak(text, start);

@@ -15,6 +15,7 @@ import { githubReferencesOf, isGitHubRepo } from './github-references.js';
 import { mirrorTarget } from './mirror-target.js';
 import { seriesKey, seriesTitle } from './patch-title.js';
 import { planTrackerTies } from './plan-tracker-ties.js';
+import { addToGroup } from '../add-to-group.js';
 
 export interface ProjectOptions {
   /** Only these lists (ids); every list with mail to project when absent. */
@@ -304,7 +305,7 @@ class ProjectRun implements ListStage<ListProjectResult> {
     const delta = emptyCounts();
     const messages = await tx.project.threadMessages(list.id, rootIds);
     const threads = new Map<number, ProjectMessage[]>();
-    for (const m of messages) threads.set(m.threadRootId ?? m.id, [...(threads.get(m.threadRootId ?? m.id) ?? []), m]);
+    for (const m of messages) addToGroup(threads, m.threadRootId ?? m.id, m);
     const kinds = new Map<number, ProjectedKind>();
     const issueLinks: IssueLink[] = [];
     const pullRequestLinks: PullRequestLink[] = [];

@@ -51,6 +51,7 @@ import {
   type Thread,
   type ThreadLink,
 } from './thread-model.js';
+import { addToGroup } from '../add-to-group.js';
 
 export interface RenderOptions {
   outDir: string;
@@ -458,9 +459,7 @@ async function renderList(
   for (const thread of threads) {
     for (const month of new Set(thread.tree.map(({ item }) => monthOf(item.sentAt)))) {
       if (!wanted(month)) continue;
-      const inMonth = byMonth.get(month);
-      if (inMonth) inMonth.push(thread);
-      else byMonth.set(month, [thread]);
+      addToGroup(byMonth, month, thread);
     }
   }
   const monthNames = [...new Set(figures.map((f) => f.month ?? UNDATED))].sort((a, b) =>
@@ -631,9 +630,7 @@ function seriesViews(key: string, rows: readonly RenderSeries[], threads: Iterab
 function seriesThreads(placed: readonly PlacedThread[], marks: readonly RenderSeriesMark[]): ThreadOfSeries[] {
   const byRoot = new Map<number, RenderSeriesMark[]>();
   for (const mark of marks) {
-    const group = byRoot.get(mark.rootId);
-    if (group) group.push(mark);
-    else byRoot.set(mark.rootId, [mark]);
+    addToGroup(byRoot, mark.rootId, mark);
   }
   const threads: ThreadOfSeries[] = [];
   for (const entry of placed) {

@@ -1,6 +1,7 @@
 import type { RenderHead } from '../store/render-records.js';
 import { callNumber, shard } from './call-number.js';
 import { compareText } from './site-writer.js';
+import { addToGroup } from '../add-to-group.js';
 
 /** A message head with its call number. */
 export interface Item extends RenderHead {
@@ -68,9 +69,7 @@ export function buildThreads(key: string, heads: readonly RenderHead[]): Thread[
   for (const head of heads) {
     const item: Item = { ...head, call: callNumber(key, head.messageKey) };
     const root = head.threadRootId ?? head.id;
-    const group = groups.get(root);
-    if (group) group.push(item);
-    else groups.set(root, [item]);
+    addToGroup(groups, root, item);
   }
   const threads: Thread[] = [];
   for (const [rootId, items] of groups) {
@@ -110,9 +109,7 @@ function shapeThread(root: Item, items: Item[]): Thread {
   for (const item of items) {
     const parent = parents.get(item.call);
     if (parent === undefined) continue;
-    const siblings = children.get(parent);
-    if (siblings) siblings.push(item);
-    else children.set(parent, [item]);
+    addToGroup(children, parent, item);
   }
   const tree: Thread['tree'] = [];
   const visit = (item: Item, depth: number) => {

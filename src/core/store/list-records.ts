@@ -1,5 +1,6 @@
 import { mapRow } from './row-mapping.js';
 import type { SqlSession } from './sql-driver.js';
+import { addToGroup } from '../add-to-group.js';
 
 export interface ListRecord {
   id: number;
@@ -190,7 +191,7 @@ export class ListRecords {
     const entries = new Map<number, SkippedSourceEntry[]>();
     for (const row of rows) {
       const { listId, ...entry } = mapRow<SkippedSourceEntry & { listId: number }>(row);
-      entries.set(Number(listId), [...(entries.get(Number(listId)) ?? []), entry]);
+      addToGroup(entries, Number(listId), entry);
     }
     return entries;
   }

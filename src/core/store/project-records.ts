@@ -1,6 +1,7 @@
 import { mapRow } from './row-mapping.js';
 import { TableStatistics } from './table-statistics.js';
 import { chunkRows, inPlaceholders, valuesPlaceholders, type SqlSession } from './sql-driver.js';
+import { addToGroup } from '../add-to-group.js';
 
 /** What project reads of a drained message. */
 export interface ProjectMessage {
@@ -407,7 +408,7 @@ export class ProjectRecords {
   /** Sets each message's outcome; a message already holding it is not written. */
   async setProjectedKinds(kinds: ReadonlyMap<number, ProjectedKind>): Promise<void> {
     const byKind = new Map<ProjectedKind, number[]>();
-    for (const [id, kind] of kinds) byKind.set(kind, [...(byKind.get(kind) ?? []), id]);
+    for (const [id, kind] of kinds) addToGroup(byKind, kind, id);
     for (const [kind, ids] of byKind) {
       for (const chunk of chunkRows(ids, 1, this.db.capabilities)) {
         await this.db.run(
@@ -447,7 +448,7 @@ export class ProjectRecords {
   /** Sets the series of these messages (null: none); the caller passes only the ones that change. */
   async setPatchSeries(series: ReadonlyMap<number, number | null>): Promise<void> {
     const bySeries = new Map<number | null, number[]>();
-    for (const [id, seriesId] of series) bySeries.set(seriesId, [...(bySeries.get(seriesId) ?? []), id]);
+    for (const [id, seriesId] of series) addToGroup(bySeries, seriesId, id);
     for (const [seriesId, ids] of bySeries) {
       for (const chunk of chunkRows(ids, 1, this.db.capabilities)) {
         await this.db.run(

@@ -1,4 +1,5 @@
 import { chunkRows, inPlaceholders, type SqlSession } from './sql-driver.js';
+import { addToGroup } from '../add-to-group.js';
 
 /** Someone a tracker names, by login; the e-mail address only where the tracker gives one. */
 export interface TrackerPerson {
@@ -156,8 +157,7 @@ export class TrackerRecords {
   async idsByLogin(logins: readonly string[]): Promise<Map<string, number>> {
     const ids = new Map<string, number>();
     const asked = new Map<string, string[]>();
-    for (const login of new Set(logins))
-      asked.set(login.toLowerCase(), [...(asked.get(login.toLowerCase()) ?? []), login]);
+    for (const login of new Set(logins)) addToGroup(asked, login.toLowerCase(), login);
     for (const chunk of chunkRows([...asked.keys()], 1, this.db.capabilities)) {
       const rows = await this.db.all<{ id: number; login: string }>(
         `SELECT id, lower(github_login) AS login FROM contributors WHERE lower(github_login) IN (${inPlaceholders(chunk.length)})`,

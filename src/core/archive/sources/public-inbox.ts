@@ -18,6 +18,7 @@ import { createInterface } from 'node:readline';
 import { type ArchiveItem, type ArchiveSource, type Month, type SourceContext } from '../archive-source.js';
 import { monthOf } from '../month.js';
 import { GitBlobReader } from './git-blob-reader.js';
+import { addToGroup } from '../../add-to-group.js';
 
 /**
  * public-inbox v2 archives (lore.kernel.org): an inbox is a series of git
@@ -74,9 +75,7 @@ class PublicInboxSource implements ArchiveSource {
       const dir = indexDir(inbox.root, epoch);
       for (const month of readdirSync(dir)) {
         const part = `${epoch}:${statSync(join(dir, month)).size}`;
-        const list = parts.get(month);
-        if (list) list.push(part);
-        else parts.set(month, [part]);
+        addToGroup(parts, month, part);
       }
     }
     return new Map([...parts].map(([month, list]) => [month, list.join(' ')]));
