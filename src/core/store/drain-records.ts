@@ -102,7 +102,6 @@ export interface ThreadRow {
   threadRootId: number | null;
 }
 
-/** A drained message's row, written with `append`: placeMessages gave it an id and a key no row of the list holds. */
 /** The columns of `email_messages` the stages' statements look rows up, join or sort by (TableStatistics). */
 const EMAIL_LOOKUP_COLUMNS = [
   'id',
@@ -123,6 +122,7 @@ const EMAIL_LOOKUP_COLUMNS = [
   'patch_series_id',
 ];
 
+/** A drained message's row, written with `append`: placeMessages gave it an id and a key no row of the list holds. */
 const MESSAGE_SHAPE: TableShape = {
   table: 'email_messages',
   columns: [
@@ -349,7 +349,7 @@ export class DrainRecords {
 
   /** The planner statistics of the tables drain grows (see TableStatistics). */
   statistics(): TableStatistics {
-    // The two whose lookups went wrong; ANALYZE of a table of large rows costs about a second.
+    // The two whose lookups went wrong; the wide rows of email_messages are analyzed by the columns looked up by.
     return new TableStatistics(this.db, [
       { table: 'email_messages', columns: EMAIL_LOOKUP_COLUMNS },
       { table: 'thread_links' },

@@ -16,7 +16,7 @@ const FIRST_REFRESH_ROWS = 5_000;
  *
  * A wide table's refresh names the columns listminer's statements look rows
  * up by: ANALYZE sorts a sample of each column it is given, and the subjects,
- * headers and JSON of `email_messages` took two thirds of its time
+ * headers and JSON of `email_messages` took more than half of its time
  * (docs/performance.md, "ANALYZE of the columns looked up by"). Autovacuum
  * analyzes every column once the run has left the table alone.
  */
