@@ -71,6 +71,24 @@ const fetchedMonths = async (url: string, list: string) =>
     )
   ).map((r) => r.month);
 
+/**
+ * `whole` (the gzip of `plainLength` bytes) cut short so that what can still
+ * be unpacked ends past byte `from` of the plain text and 100 bytes or more
+ * before its end.
+ */
+function cutGzip(whole: Buffer, plainLength: number, from: number): Buffer {
+  for (let length = whole.length - 1; length > 0; length--) {
+    let out: Buffer;
+    try {
+      out = gunzipSync(whole.subarray(0, length), { finishFlush: 2 });
+    } catch {
+      continue;
+    }
+    if (out.length > from && out.length < plainLength - 100) return whole.subarray(0, length);
+  }
+  throw new Error('no cut of the gzip data ends where asked');
+}
+
 /** A file replaced as a whole (a new inode), as a copy or a download does. */
 function replaceFile(path: string, content: string | Buffer): void {
   writeFileSync(`${path}.new`, content);
@@ -276,18 +294,7 @@ describeOnDialectDatabases('fetch of local sources on $dialect', (databases) => 
       ids.map(([id, at]) => `${fromLine(at)}\n${mail(id, at).replace('\n\n', `\n\n${filler}`)}\n`).join(''),
     );
     const whole = gzipSync(plain, { level: 1 });
-    const lastStart = plain.indexOf('From: z3@');
-    let cut: Buffer | undefined;
-    for (let length = whole.length - 1; length > 0 && !cut; length--) {
-      let out: Buffer;
-      try {
-        out = gunzipSync(whole.subarray(0, length), { finishFlush: 2 });
-      } catch {
-        continue;
-      }
-      if (out.length > lastStart + 100 && out.length < plain.length - 100) cut = whole.subarray(0, length);
-    }
-    writeFileSync(path, cut!);
+    writeFileSync(path, cutGzip(whole, plain.length, plain.indexOf('From: z3@') + 100));
     await add('mbox', path);
 
     const failed = await fetch(path);
@@ -310,5 +317,23 @@ describeOnDialectDatabases('fetch of local sources on $dialect', (databases) => 
     expect(mended.list).toMatchObject({ status: 'done', staged: 1 });
     expect(await stagedKeys(db.url, path)).toEqual(ids.map(([id]) => `${id}@example.org`).sort());
     expect((await listRow(db.url, path)).last_month).toBe(NOW_MONTH);
+  });
+  it('stages in sync every whole message of a cut .mbox.gz that fetch stages, across batches read ahead', async () => {
+    // sync reads two batches ahead of its write: the read that meets the cut must not cost the batches before it.
+    const messages = Array.from({ length: 1300 }, (_, i): [string, Date] => [`cut${i}`, inMonth(1, 1 + (i % 27))]);
+    const plain = Buffer.from(mbox(messages));
+    const whole = gzipSync(plain, { level: 1 });
+    const cut = cutGzip(whole, plain.length, plain.indexOf('From: cut1200@'));
+    const [fetched, synced] = [join(dir, 'cut-fetch.mbox.gz'), join(dir, 'cut-sync.mbox.gz')];
+    for (const path of [fetched, synced]) {
+      writeFileSync(path, cut);
+      await add('mbox', path);
+    }
+    const byFetch = await fetch(fetched);
+    expect(byFetch.list).toMatchObject({ status: 'failed', error: { kind: 'transient' } });
+    expect(byFetch.list.staged).toBeGreaterThanOrEqual(1200);
+    const bySync = await runCliJson<{ fetch: FetchJson }>(['sync', '--list', synced, '--db', db.url], { env });
+    expect(bySync.json.fetch.lists[0]).toMatchObject({ status: 'failed', staged: byFetch.list.staged });
+    expect((await stagedKeys(db.url, synced)).length).toBe(byFetch.list.staged);
   });
 });

@@ -23,7 +23,8 @@ export interface BatchSteps<B, P> {
  * is guarded here, so a failure of work ahead is never unhandled, and it is
  * awaited before the loop ends, so it is never dropped unseen: the loop
  * raises the first failure in batch order (batch N's write before batch
- * N+1's read). Work ahead that fails after a batch before it failed, or
+ * N+1's read): a read that fails is raised once every batch read before it,
+ * however far ahead, is written (a cut archive's whole mail). Work ahead that fails after a batch before it failed, or
  * after the signal stopped the loop, was for a batch that is never written,
  * and its failure goes with it.
  */
@@ -33,6 +34,8 @@ export async function overlapBatches<B, P = undefined>(steps: BatchSteps<B, P>):
   let reading: Ahead<ReadAhead<B, P> | undefined> | undefined;
   let last: B | undefined;
   let exhausted = false;
+  /** A read that failed: raised once every batch read before it is written. */
+  let readFailure: { error: unknown } | undefined;
   let preparing = 0;
   const room = () =>
     waiting.length === 0 || (waiting.length < depth && (steps.roomFor?.(waiting.map((w) => w.batch)) ?? true));
@@ -57,8 +60,10 @@ export async function overlapBatches<B, P = undefined>(steps: BatchSteps<B, P>):
     while (!steps.signal?.aborted) {
       readNext();
       while (reading && room()) {
-        const read = await reading.result();
+        const outcome = await reading.ended();
         reading = undefined;
+        if (!outcome.ok) readFailure = { error: outcome.error };
+        const read = outcome.ok ? outcome.value : undefined;
         if (read === undefined) exhausted = true;
         else {
           last = read.batch;
@@ -68,7 +73,10 @@ export async function overlapBatches<B, P = undefined>(steps: BatchSteps<B, P>):
         }
       }
       const next = steps.signal?.aborted ? undefined : waiting.shift();
-      if (!next) return;
+      if (!next) {
+        if (readFailure && !steps.signal?.aborted) throw readFailure.error;
+        return;
+      }
       readNext(); // read ahead while this batch is written
       let prepared: P;
       try {
@@ -92,9 +100,11 @@ interface ReadAhead<B, P> {
   prepared?: Ahead<P>;
 }
 
+type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
 /** A promise begun ahead of its turn: its rejection is held (never unhandled) until `result` takes it. */
 class Ahead<T> {
-  private readonly outcome: Promise<{ ok: true; value: T } | { ok: false; error: unknown }>;
+  private readonly outcome: Promise<Outcome<T>>;
 
   constructor(promise: Promise<T>) {
     this.outcome = promise.then(
@@ -108,6 +118,11 @@ class Ahead<T> {
     const outcome = await this.outcome;
     if (!outcome.ok) throw outcome.error;
     return outcome.value;
+  }
+
+  /** How it ended, the failure taken, not raised. */
+  ended(): Promise<Outcome<T>> {
+    return this.outcome;
   }
 
   /** Waits for it to end, however it ends (a batch that will not be written). */

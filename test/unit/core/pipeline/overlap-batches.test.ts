@@ -78,6 +78,28 @@ describe('overlapBatches', () => {
     expect(unhandled).toEqual([]);
   });
 
+  it('writes every batch read before a failed read, however many are read ahead, then raises it', async () => {
+    // sync reads two batches ahead: a cut archive fails the read after them, and both are written first.
+    const written: number[] = [];
+    const done = overlapBatches<number, number>({
+      read: async (previous) => {
+        const next = (previous ?? 0) + 1;
+        if (next > 3) throw new Error('the archive broke off');
+        return next;
+      },
+      prepare: async (batch) => batch * 10,
+      write: async (batch, prepared) => {
+        await tick();
+        written.push(prepared);
+      },
+      depth: 2,
+    });
+    await expect(done).rejects.toThrow('the archive broke off');
+    expect(written).toEqual([10, 20, 30]);
+    await tick();
+    expect(unhandled).toEqual([]);
+  });
+
   it("raises a write's failure before a later read's, and waits for the read ahead before it does", async () => {
     let readAheadEnded = false;
     const failure = overlapBatches<number>({
