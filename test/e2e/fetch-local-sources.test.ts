@@ -278,6 +278,60 @@ describeOnDialectDatabases('fetch of local sources on $dialect', (databases) => 
     ]);
   });
 
+  it('reads the mail of files with a byte-order mark or a banner above it, and names what it left out, every run', async () => {
+    const folder = join(dir, 'exported');
+    mkdirSync(folder);
+    writeFileSync(
+      join(folder, 'bom.mbox'),
+      Buffer.concat([
+        Buffer.from([0xef, 0xbb, 0xbf]),
+        Buffer.from(
+          mbox([
+            ['b1', inMonth(2)],
+            ['b2', inMonth(1)],
+          ]),
+        ),
+      ]),
+    );
+    const banner = 'Exported by a mail client, 3 messages\n';
+    writeFileSync(
+      join(folder, 'banner.mbox.gz'),
+      gzipSync(
+        banner +
+          mbox([
+            ['p1', inMonth(2)],
+            ['p2', inMonth(1)],
+            ['p3', inMonth(1, 12)],
+          ]),
+      ),
+    );
+    writeFileSync(join(folder, 'README'), 'These files hold the list.\n\nFrom the admins, with thanks.\n');
+    await add('mbox', folder);
+    const leftOut = [
+      {
+        path: join(folder, 'README'),
+        reason: 'it does not start like mail (with a From_ line or a header field), so none of it is read',
+      },
+      {
+        path: join(folder, 'banner.mbox.gz'),
+        reason: `its first ${banner.length} bytes, above its first From_ line, are not mail and are not read; the mail after them is`,
+      },
+    ];
+    const first = await fetch(folder);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.list).toMatchObject({ status: 'done', seen: 5, staged: 5 });
+    expect(first.list.skippedEntries).toEqual(leftOut);
+    expect(await stagedKeys(db.url, folder)).toEqual(['b1', 'b2', 'p1', 'p2', 'p3'].map((id) => `${id}@example.org`));
+    // The next run reads the files' cached month indexes, and still names what it leaves out.
+    const again = await fetch(folder, '--now', '--full');
+    expect(again.list).toMatchObject({ status: 'done', staged: 0, duplicates: 5 });
+    expect(again.list.skippedEntries).toEqual(leftOut);
+    const listed = (await runCliJson<LsJson>(['lists', 'ls', '--db', db.url], { env })).json.lists.find(
+      (l) => l.name === folder,
+    )!;
+    expect(listed.skippedEntries.map(({ path, reason }) => ({ path, reason }))).toEqual(leftOut);
+  });
+
   it('stages the intact part of a cut .mbox.gz, leaves its last month unfinished with one sentence, and reads it whole once mended', async () => {
     const path = join(dir, 'cut.mbox.gz');
     const ids: Array<[string, Date]> = [

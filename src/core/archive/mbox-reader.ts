@@ -53,6 +53,8 @@ const CR = 0x0d;
 const FROM = Buffer.from('From ');
 const NL_FROM = Buffer.from('\nFrom ');
 const QUOTED_FROM = Buffer.from('>From ');
+/** UTF-8's byte-order mark. */
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 /** An incomplete line held over to the next chunk longer than this cannot be a From_ line we wait for. */
 const MAX_HELD_LINE = 64 * 1024;
 /** How much of a message is searched for its multipart boundary. */
@@ -154,7 +156,9 @@ export class MboxSplitter {
         const contentAt = firstNonBlank(work, lineStart, complete);
         if (contentAt === -1) break;
         this.sawContent = true;
-        lineStart = contentAt;
+        // A byte-order mark an editor or export tool wrote at the start of the file is no content.
+        const marked = this.position + contentAt === 0 && work.subarray(0, BOM.length).equals(BOM);
+        lineStart = marked ? BOM.length : contentAt;
         if (!work.subarray(lineStart, lineStart + FROM.length).equals(FROM)) {
           // A file that starts straight with headers: the first message has no From_ line.
           segmentStart = lineStart;

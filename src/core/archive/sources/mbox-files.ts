@@ -19,11 +19,13 @@ interface FileMonths {
   months: Record<Month, { count: number; runs: Array<[number, number]>; digest: string }>;
   /** A gzip file whose data ends early: the messages before the cut were indexed; `month` is the one left unfinished. */
   cut?: { month: Month; why: string };
+  /** What of the file is not mail and is left out (mailEntries): text before its first From_ line, or the whole file. */
+  notMail?: { preambleBytes: number } | 'file';
 }
 
 const INDEX_KIND = 'mbox-months';
 /** Bumped when FileMonths changes shape or the reader splits differently, so indexes of an older listminer are rebuilt. */
-const INDEX_VERSION = 'v4';
+const INDEX_VERSION = 'v5';
 /** The first line of a mail file: a From_ line or a header field. */
 const MAIL_START = /^(From |[!-9;-~]+:)/;
 
@@ -66,6 +68,7 @@ export function createSource(): ArchiveSource {
       return undefined;
     }
     known.set(file, { stamp, index });
+    if (index.notMail) context.onSkippedEntry?.({ path: file, reason: notMailSentence(index.notMail) });
     return index;
   };
   return {
@@ -103,7 +106,13 @@ export function createSource(): ArchiveSource {
         if (!index || !holding) continue;
         try {
           if (index.gzip) {
-            yield* messagesOfMonth(readMboxEntries(file, { signal: context.signal }), file, 0, index.fallback, month);
+            yield* messagesOfMonth(
+              mailEntries(readMboxEntries(file, { signal: context.signal })),
+              file,
+              0,
+              index.fallback,
+              month,
+            );
           } else {
             for (const [start, end] of holding.runs) {
               const run = createReadStream(file, { start, end: end - 1, highWaterMark: 256 * 1024 });
@@ -206,11 +215,9 @@ async function indexFile(file: string, info: Stats, stamp: string, context: Sour
   const close = (end: number) => {
     if (run) index.months[run.month]!.runs.push([run.start, end]);
   };
-  let first = true;
+  const entries = mailEntries(readMboxEntries(file, { signal: context.signal }), (notMail) => (index.notMail = notMail));
   try {
-    for await (const entry of readMboxEntries(file, { signal: context.signal })) {
-      if (first && entry.fromLine === undefined && !MAIL_START.test(entry.raw.toString('latin1', 0, 200))) break; // not mail: a README, an HTML page
-      first = false;
+    for await (const entry of entries) {
       const month = messageMonth(entry.raw, index.fallback, entry.fromLine);
       const holding = (index.months[month] ??= { count: 0, runs: [], digest: '' });
       holding.count++;
@@ -234,6 +241,44 @@ async function indexFile(file: string, info: Stats, stamp: string, context: Sour
   if (index.gzip) for (const holding of Object.values(index.months)) holding.runs = [];
   await writeMonthIndex(context.cacheDir, INDEX_KIND, file, stamp, index);
   return index;
+}
+
+/**
+ * The entries of an mbox file that are mail. A first entry with no From_ line
+ * that does not start like mail either is not a message: where From_-headed
+ * mail follows it, it is text an export tool or editor put above the mail,
+ * left out (`preambleBytes` long), and the mail after it is read; where none
+ * does, the file is not mail (a README, an HTML page) and nothing is read.
+ */
+async function* mailEntries(
+  entries: AsyncIterable<MboxEntry>,
+  leftOut?: (notMail: NonNullable<FileMonths['notMail']>) => void,
+): AsyncGenerator<MboxEntry> {
+  const startsLikeMail = (entry: MboxEntry) => MAIL_START.test(entry.raw.toString('latin1', 0, 200));
+  let first = true;
+  let preamble = false;
+  for await (const entry of entries) {
+    if (first) {
+      first = false;
+      preamble = entry.fromLine === undefined && !startsLikeMail(entry);
+      if (preamble) continue;
+    } else if (preamble) {
+      preamble = false;
+      if (entry.fromLine === undefined || !startsLikeMail(entry)) {
+        leftOut?.('file');
+        return;
+      }
+      leftOut?.({ preambleBytes: entry.offset });
+    }
+    yield entry;
+  }
+  if (preamble) leftOut?.('file');
+}
+
+function notMailSentence(notMail: NonNullable<FileMonths['notMail']>): string {
+  return notMail === 'file'
+    ? 'it does not start like mail (with a From_ line or a header field), so none of it is read'
+    : `its first ${notMail.preambleBytes} bytes, above its first From_ line, are not mail and are not read; the mail after them is`;
 }
 
 /** Errors of the gzip decoder: data cut short (Z_BUF_ERROR) or damaged (Z_DATA_ERROR). */

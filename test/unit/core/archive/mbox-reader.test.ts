@@ -97,6 +97,22 @@ describe('readMbox', () => {
     expect(entries.map((e) => bytes.toString('latin1', e.offset, e.offset + 10))).toEqual(['From grace', 'From heidi']);
   });
 
+  it('reads past a UTF-8 byte-order mark at the start of the file, with offsets into the file', async () => {
+    const plain = readFileSync(fixture('from-in-body.mbox'));
+    const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), plain]);
+    const entries = [];
+    for await (const entry of readMboxEntries(Readable.from([bytes]))) entries.push(entry);
+    expect(entries.map((e) => e.fromLine)).toEqual([
+      'From grace@example.org Sun Jan  7 08:00:00 2024',
+      'From heidi@example.org Mon Jan  8 08:00:00 2024',
+    ]);
+    expect(entries.map((e) => bytes.toString('latin1', e.offset, e.offset + 10))).toEqual(['From grace', 'From heidi']);
+    expect(splitInPieces(bytes, 1)).toEqual(splitInPieces(plain, 1));
+    // Only at the start of the file: the same bytes further on are a message's text.
+    const inside = Buffer.concat([plain, Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('more text\n')]);
+    expect(splitInPieces(inside, 7).at(-1)).toMatch(/\u00ef\u00bb\u00bfmore text\n$/);
+  });
+
   it('does not split at an unquoted git patch attached inside a MIME part', async () => {
     const mbox = Buffer.from(
       [
