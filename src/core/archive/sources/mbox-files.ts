@@ -215,7 +215,10 @@ async function indexFile(file: string, info: Stats, stamp: string, context: Sour
   const close = (end: number) => {
     if (run) index.months[run.month]!.runs.push([run.start, end]);
   };
-  const entries = mailEntries(readMboxEntries(file, { signal: context.signal }), (notMail) => (index.notMail = notMail));
+  const entries = mailEntries(
+    readMboxEntries(file, { signal: context.signal }),
+    (notMail) => (index.notMail = notMail),
+  );
   try {
     for await (const entry of entries) {
       const month = messageMonth(entry.raw, index.fallback, entry.fromLine);
