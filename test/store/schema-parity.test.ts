@@ -172,6 +172,10 @@ describe.skipIf(Boolean(postgresSkipReason))('schema parity between migrations/s
 
   it('has the same named indexes on every table that has them', () => {
     expect(differences(indexesOf(schemas.sqlite), indexesOf(schemas.postgres))).toEqual([]);
-    expect(schemas.sqlite.indexes.staged_messages).toEqual(['staged_messages_drain', 'staged_messages_status']);
+    expect(schemas.sqlite.indexes.staged_messages).toEqual([
+      'staged_messages_drain',
+      'staged_messages_status',
+      'staged_messages_variants',
+    ]);
   });
 });

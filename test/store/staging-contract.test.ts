@@ -101,6 +101,30 @@ describeOnDialects('staging contract on $dialect', (getStore) => {
     expect(await keys()).toEqual(['re@x', `re@x#${other.contentHash.slice(0, 16)}`]);
   });
 
+  it('takes a re-export as the mail it is when another mail held the Message-ID first, in any order and batching', async () => {
+    const store = getStore();
+    // `first` and `rewrapped` are one mail (a line wrapped otherwise); `other` is a different mail reusing its id.
+    const first = stage(mail('pr@x', 'The following changes since commit\ne10117d36ef7:'));
+    const rewrapped = stage(mail('pr@x', 'The following changes since commit e10117d36ef7:'));
+    const other = stage(mail('pr@x', 'A different mail that reuses the id.'));
+    expect(isSameMail(first.raw, rewrapped.raw)).toBe(true);
+    const rowsOf = async (batches: (typeof first)[][]) => {
+      await store.db.run('DELETE FROM staged_messages');
+      for (const batch of batches) await store.staging.stage(listId, null, batch, { sameMail: isSameMail });
+      return keys();
+    };
+    const expected = await rowsOf([[first, rewrapped, other]]);
+    expect(expected).toHaveLength(2);
+    for (const batches of [
+      [[other, first, rewrapped]],
+      [[other], [first], [rewrapped]],
+      [[other, first], [rewrapped]],
+      [[rewrapped, other, first]],
+      [[other], [rewrapped, first]],
+    ])
+      expect(await rowsOf(batches)).toHaveLength(2);
+  });
+
   it('gives a message without Message-ID a stable key from its content', async () => {
     const store = getStore();
     await store.staging.stageBatch(listId, null, [stage(mail(null, 'anonymous'))]);

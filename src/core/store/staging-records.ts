@@ -1,3 +1,4 @@
+import { addToGroup } from '../add-to-group.js';
 import { decodeRaw, encodeRaw } from './raw-codec.js';
 import { TableStatistics } from './table-statistics.js';
 import {
@@ -100,7 +101,7 @@ const RAW_SHAPE: TableShape = {
 };
 
 /** The columns of `staged_messages` the stages' statements look rows up, join or sort by (TableStatistics). */
-const STAGED_LOOKUP_COLUMNS = ['id', 'list_id', 'message_key', 'status', 'size'];
+const STAGED_LOOKUP_COLUMNS = ['id', 'list_id', 'message_key', 'message_id', 'status', 'size'];
 
 const STAGE_COLUMNS = [
   'list_id',
@@ -208,13 +209,12 @@ export class StagingRecords {
       const stored = await staging.storedHashes(listId, messages);
       const rows: unknown[][] = [];
       const indexes = new Map<string, number>();
+      // Every mail held under a contested Message-ID, stored or staged earlier in this batch, in its bytes.
       const held = sameMail ? await staging.contestedRaws(listId, messages, stored) : undefined;
-      const heldBySameMail = (message: MessageToStage) => {
-        const earlier = indexes.get(message.key);
-        const holder = held && (earlier !== undefined ? messages[earlier]!.raw : held.get(message.key));
+      const heldBySameMail = (message: MessageToStage) =>
         // A message too large to parse is not parsed to compare it either: it is the mail its key and hash say.
-        return holder !== undefined && message.shunt === undefined && sameMail!(holder, message.raw);
-      };
+        message.shunt === undefined &&
+        (held?.get(message.messageId!) ?? []).some((holder) => sameMail!(holder, message.raw));
       const now = new Date().toISOString();
       let duplicates = 0;
       for (const [index, message] of messages.entries()) {
@@ -225,6 +225,7 @@ export class StagingRecords {
         }
         stored.set(key, message.contentHash);
         indexes.set(key, index);
+        if (held && message.messageId !== null) addToGroup(held, message.messageId, message.raw);
         rows.push([
           listId,
           key,
@@ -309,26 +310,37 @@ export class StagingRecords {
     ]);
   }
 
-  /** The stored bytes of each key that a message of the batch finds held under another content hash. */
+  /**
+   * The stored bytes of every mail held under each Message-ID that a message
+   * of the batch finds held under another content hash: the mail under the
+   * plain id, and the mails other than it that reused the id (variant keys,
+   * found by the id in staged_messages_variants), by Message-ID.
+   */
   private async contestedRaws(
     listId: number,
     messages: readonly MessageToStage[],
     stored: ReadonlyMap<string, string>,
-  ): Promise<Map<string, Buffer>> {
-    const keys = new Set<string>();
+  ): Promise<Map<string, Buffer[]>> {
+    const ids = new Set<string>();
     for (const m of messages) {
       const holder = stored.get(m.key);
       if (holder !== undefined && holder !== m.contentHash && m.variantKey && !stored.has(m.variantKey))
-        keys.add(m.key);
+        ids.add(m.messageId!);
     }
-    const raws = new Map<string, Buffer>();
-    for (const chunk of chunkRows([...keys], 1, this.db.capabilities)) {
-      const rows = await this.db.all<{ message_key: string; raw: Uint8Array; raw_codec: string | null }>(
-        `SELECT s.message_key, r.raw, r.raw_codec FROM staged_messages s JOIN staged_message_raws r ON r.staged_message_id = s.id
-         WHERE s.list_id = ? AND s.message_key IN (${inPlaceholders(chunk.length)})`,
+    const raws = new Map<string, Buffer[]>();
+    const heldWhere = async (condition: string, chunk: readonly string[]) => {
+      const rows = await this.db.all<{ message_id: string; raw: Uint8Array; raw_codec: string | null }>(
+        `SELECT s.message_id, r.raw, r.raw_codec FROM staged_messages s JOIN staged_message_raws r ON r.staged_message_id = s.id
+         WHERE s.list_id = ? AND ${condition}`,
         [listId, ...chunk],
       );
-      for (const row of rows) raws.set(row.message_key, decodeRaw(row.raw, row.raw_codec));
+      for (const row of rows) addToGroup(raws, row.message_id, decodeRaw(row.raw, row.raw_codec));
+    };
+    for (const chunk of chunkRows([...ids], 1, this.db.capabilities)) {
+      const list = inPlaceholders(chunk.length);
+      // The mail under the plain id, then those that reused the id: a variant's key is the id and a digest of its own.
+      await heldWhere(`s.message_key IN (${list})`, chunk);
+      await heldWhere(`s.message_id IN (${list}) AND s.message_key <> s.message_id`, chunk);
     }
     return raws;
   }
