@@ -191,7 +191,7 @@ describeOnDialectDatabases('verify and stats on $dialect', (databases) => {
 
   it('verify --strict exits 3 naming one mail stored twice in two forms (its Message-ID and a variant key)', async () => {
     const columns =
-      'list_id, message_id, repo_id, sender_id, from_address, is_bot, subject, sent_at, msg_class, body_stored, projected_kind, drained_at';
+      'list_id, message_id, repo_id, sender_id, from_name, from_address, is_bot, subject, in_reply_to, references_ids, sent_at, msg_class, body_stored, projected_kind, drained_at';
     const variant = 'patch-1@example.org#0123456789abcdef';
     await sql(async (_, run) => {
       await run(

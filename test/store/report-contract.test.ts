@@ -153,11 +153,11 @@ describeOnDialects('report records on $dialect', (getStore) => {
 
   it('finds the same mail stored under its Message-ID and a variant key as a near-duplicate, but not a different mail under that id', async () => {
     const columns =
-      'list_id, message_id, repo_id, sender_id, from_address, is_bot, subject, sent_at, msg_class, body_stored, drained_at';
-    const copy = async (key: string, subject: string) => {
+      'list_id, message_id, repo_id, sender_id, from_name, from_address, is_bot, subject, in_reply_to, references_ids, sent_at, msg_class, body_stored, drained_at';
+    const copy = async (key: string, subject: string, inReplyTo?: string) => {
       await store.db.run(
-        `INSERT INTO email_messages (message_key, ${columns}) SELECT ?, list_id, message_id, repo_id, sender_id, from_address, is_bot, ?, sent_at, msg_class, body_stored, drained_at FROM email_messages WHERE message_key = 'patch@x'`,
-        [key, subject],
+        `INSERT INTO email_messages (message_key, ${columns}) SELECT ?, list_id, message_id, repo_id, sender_id, from_name, from_address, is_bot, ?, COALESCE(?, in_reply_to), references_ids, sent_at, msg_class, body_stored, drained_at FROM email_messages WHERE message_key = 'patch@x'`,
+        [key, subject, inReplyTo ?? null],
       );
       await store.db.run(
         `INSERT INTO email_message_bodies (email_message_id, body_id) SELECT c.id, b.body_id FROM email_messages c, email_messages o JOIN email_message_bodies b ON b.email_message_id = o.id
@@ -170,6 +170,8 @@ describeOnDialects('report records on $dialect', (getStore) => {
     ))!.subject;
     await copy('patch@x#0123456789abcdef', subject);
     await copy('patch@x#fedcba9876543210', 'a different mail reusing the id');
+    // The same text in reply to another message is another mail, as fetch judges it (isSameMail reads the ids).
+    await copy('patch@x#00aa00aa00aa00aa', subject, 'another-parent@x');
     expect(await store.reports.nearDuplicates(undefined)).toEqual({
       count: 1,
       examples: [`${kafka} patch@x#0123456789abcdef`],

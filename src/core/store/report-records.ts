@@ -247,10 +247,13 @@ export class ReportRecords {
 
   /**
    * Stored messages of one list that are one mail in two forms: the same
-   * Message-ID, subject and decoded body (or no body, both) under different
-   * keys. An archive that rebuilds mail on export (HyperKitty) made such
-   * pairs before fetch compared re-exports by their text; every copy after
-   * the first, in key order, is named. One sort of the rows, not a lookup of
+   * Message-ID, sender, date, subject, In-Reply-To, References and decoded
+   * body (or no body, both) under different keys, the fields fetch compares
+   * (isSameMail). An archive that rebuilds mail on export (HyperKitty) made
+   * such pairs before fetch compared re-exports by their text; every copy after
+   * the first, in key order, is named. Mails that differ in any of them
+   * (a test mail sent again in reply to another message) are two mails, as
+   * fetch judged them. One sort of the rows, not a lookup of
    * each message's twins: SQLite, which plans without statistics, looked
    * those up through the list's keys above the message's own, a range read
    * again for every message.
@@ -259,7 +262,10 @@ export class ReportRecords {
     const where = scopeClause('e.list_id', scope);
     return this.offenders(
       `FROM (SELECT e.list_id, e.message_key,
-               ROW_NUMBER() OVER (PARTITION BY e.list_id, e.message_id, e.subject, b.body_id ORDER BY e.message_key) AS nth
+               ROW_NUMBER() OVER (
+                 PARTITION BY e.list_id, e.message_id, e.from_name, e.from_address, e.sent_at, e.subject, e.in_reply_to,
+                   e.references_ids, b.body_id
+                 ORDER BY e.message_key) AS nth
              FROM email_messages e LEFT JOIN email_message_bodies b ON b.email_message_id = e.id
              WHERE e.message_id IS NOT NULL ${where.sql ? `AND ${where.sql}` : ''}) d
        WHERE d.nth > 1`,
