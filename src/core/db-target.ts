@@ -47,8 +47,8 @@ export function postgresAddress(value: string): PostgresAddress {
  * here before any driver sees it (a driver would print it unredacted, or try
  * to connect to what it guessed).
  */
-export function parseDbTarget(value: string): DbTarget {
-  if (/^postgres(ql)?:\/\//i.test(value)) return { kind: 'postgres', url: checkDatabaseUrl(value) };
+export function parseDbTarget(value: string, env: NodeJS.ProcessEnv = process.env): DbTarget {
+  if (/^postgres(ql)?:\/\//i.test(value)) return { kind: 'postgres', url: checkDatabaseUrl(value, env) };
   if (value === ':memory:') return { kind: 'sqlite', path: value };
   return { kind: 'sqlite', path: resolve(value) };
 }
@@ -56,7 +56,7 @@ export function parseDbTarget(value: string): DbTarget {
 const URL_HINT =
   'A database URL reads postgres://HOST:PORT/DATABASE, with USER:PASSWORD@ before the host when needed; write special characters of the password as %XX escapes (@ as %40). Through a unix socket, its directory %XX-escaped as the host: postgres://USER@%2Fvar%2Frun%2Fpostgresql/DATABASE.';
 
-function checkDatabaseUrl(value: string): string {
+function checkDatabaseUrl(value: string, env: NodeJS.ProcessEnv): string {
   let url: URL;
   try {
     url = new URL(value);
@@ -75,6 +75,12 @@ function checkDatabaseUrl(value: string): string {
   }
   if (!postgresAddress(value).host)
     throw new InputError(`The database URL ${redactUrl(value)} names no host.`, URL_HINT);
+  // The client would fall back to a database named as the user (`postgres`, the server's own), and fill it with tables.
+  if (url.pathname.replace(/^\//, '') === '' && !env.PGDATABASE)
+    throw new InputError(
+      `The database URL ${redactUrl(value)} names no database: listminer would make its tables in the server's default one.`,
+      URL_HINT,
+    );
   // The URL's own port the URL parser checked; the query string's is text.
   const givenPort = url.searchParams.get('port');
   if (givenPort !== null && !(/^\d{1,5}$/.test(givenPort) && Number(givenPort) > 0 && Number(givenPort) < 65536))

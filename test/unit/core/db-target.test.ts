@@ -69,4 +69,15 @@ describe('database target', () => {
     expect(() => parseDbTarget('postgres://h/lm?port=70000')).toThrow('not a TCP port');
     expect(parseDbTarget('postgres:///lm?host=/var/run/postgresql').kind).toBe('postgres');
   });
+
+  it('refuses a URL that names no database, rather than filling the server default one with tables', () => {
+    for (const url of [
+      'postgres://u@db.example.org:5432/',
+      'postgres://u@db.example.org',
+      'postgresql://db.example.org/?sslmode=require',
+    ])
+      expect(() => parseDbTarget(url, {})).toThrow(/names no database/);
+    // Named by the path, or by PGDATABASE as libpq and the PostgreSQL client take it.
+    expect(parseDbTarget('postgres://db.example.org/', { PGDATABASE: 'lm' }).kind).toBe('postgres');
+  });
 });

@@ -41,6 +41,19 @@ export function explainPostgresError(error: unknown, database: string, connectTi
       "Is the PostgreSQL server running on this machine, and does the URL name the directory of its socket (the server's unix_socket_directories)?",
     );
   }
+  if (code === 'ECONNRESET' && detail.includes('before secure TLS connection was established')) {
+    // postgres.js begins TLS where the server declined it: the server then closes the socket.
+    return fail(
+      `The database ${database} does not take TLS connections, and its URL asks for one (sslmode).`,
+      "Drop sslmode from the URL (or set sslmode=prefer) to connect without TLS, or turn ssl on in the server's configuration.",
+    );
+  }
+  if (code === '57014') {
+    return fail(
+      `The database ${database} cancelled a statement (${detail}); the batch being written was rolled back.`,
+      'A statement_timeout of the server, the database, the role or the URL (options=-c statement_timeout=…) is shorter than a statement takes, or someone cancelled it: raise or unset the timeout for listminer and run again; the run resumes from what was written.',
+    );
+  }
   if (
     code === 'ECONNRESET' ||
     code === 'EPIPE' ||

@@ -43,6 +43,34 @@ describe.each(engines)('$engine errors', ({ explain, failing, sentence, hint, co
 });
 
 describe('PostgreSQL errors', () => {
+  it('name a statement the server cancelled (statement_timeout) and the setting to look at', () => {
+    const failure = explainPostgresError(
+      engineError('57014', 'canceling statement due to statement timeout'),
+      'postgres://db/lm',
+      10_000,
+    ) as StoreFailure;
+    expect(failure).toBeInstanceOf(StoreFailure);
+    expect(failure.message).toBe(
+      'The database postgres://db/lm cancelled a statement (canceling statement due to statement timeout); the batch being written was rolled back.',
+    );
+    expect(failure.hint).toContain('statement_timeout');
+  });
+
+  it('tell a server that takes no TLS from a lost connection', () => {
+    const failure = explainPostgresError(
+      engineError('ECONNRESET', 'Client network socket disconnected before secure TLS connection was established'),
+      'postgres://db/lm?sslmode=require',
+      10_000,
+    ) as StoreFailure;
+    expect(failure.message).toBe(
+      'The database postgres://db/lm?sslmode=require does not take TLS connections, and its URL asks for one (sslmode).',
+    );
+    expect(
+      (explainPostgresError(engineError('ECONNRESET', 'read ECONNRESET'), 'postgres://db/lm', 10_000) as StoreFailure)
+        .message,
+    ).toContain('was lost');
+  });
+
   it('remove a password from the engine message they quote', () => {
     const failure = explainPostgresError(
       engineError('28P01', 'password authentication failed for postgres://u:secret@db/lm'),
