@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
@@ -22,19 +22,31 @@ export async function readMonthIndex<T>(
   }
 }
 
+/**
+ * Keeps an index for the next run; false when the cache folder refuses it (a
+ * full or read-only disk): the index is a saving, not the mail, so the read
+ * goes on with it in memory and the next run scans again.
+ */
 export async function writeMonthIndex<T>(
   cacheDir: string,
   kind: string,
   path: string,
   stamp: string,
   index: T,
-): Promise<void> {
+): Promise<boolean> {
   const file = indexFile(cacheDir, kind, path);
-  await mkdir(join(cacheDir, kind), { recursive: true });
   // Two lists of one mailbox may write the same index at once in one process: each writes a file of its own, then renames it.
   const temporary = `${file}.${process.pid}.${randomUUID()}.tmp`;
-  await writeFile(temporary, JSON.stringify({ path, stamp, index }));
-  await rename(temporary, file);
+  try {
+    await mkdir(join(cacheDir, kind), { recursive: true });
+    await writeFile(temporary, JSON.stringify({ path, stamp, index }));
+    await rename(temporary, file);
+    return true;
+  } catch (error) {
+    if (typeof (error as NodeJS.ErrnoException).code !== 'string') throw error;
+    await rm(temporary, { force: true }).catch(() => {});
+    return false;
+  }
 }
 
 function indexFile(cacheDir: string, kind: string, path: string): string {
