@@ -24,9 +24,10 @@ export interface BatchSteps<B, P> {
  * awaited before the loop ends, so it is never dropped unseen: the loop
  * raises the first failure in batch order (batch N's write before batch
  * N+1's read): a read that fails is raised once every batch read before it,
- * however far ahead, is written (a cut archive's whole mail). Work ahead that fails after a batch before it failed, or
- * after the signal stopped the loop, was for a batch that is never written,
- * and its failure goes with it.
+ * however far ahead, is written (the whole mail of a cut archive). Work
+ * ahead that fails after a batch before it failed, or after the signal
+ * stopped the loop, was for a batch that is never written, and its failure
+ * goes with it.
  */
 export async function overlapBatches<B, P = undefined>(steps: BatchSteps<B, P>): Promise<void> {
   const depth = Math.max(1, steps.depth ?? 1);
