@@ -2,14 +2,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { identifyMessage } from '../../src/core/archive/message-key.js';
 import { splitMboxBuffer } from '../../src/core/archive/mbox-reader.js';
 import { openStore } from '../../src/core/store/open-store.js';
 import { decodeRaw } from '../../src/core/store/raw-codec.js';
 import { runCli } from './cli.js';
 import type { TestDatabase } from './databases.js';
 import type { DialectDatabases } from './describe-on-dialects.js';
-import { countDistinctMessages, differentButSameHash } from './distinct-messages.js';
+import { countDistinctMessages, differentButSameHash, messagesWithoutRow } from './distinct-messages.js';
 import { LONG_MODE } from './long-mode.js';
 import { mutateBytes } from './mutate-bytes.js';
 import type { SeededRandom } from './seeded-random.js';
@@ -192,10 +191,8 @@ export function hostilePipeline(databases: DialectDatabases) {
       `hostile-input on ${dialect}: fuzzed ${name}: ${read.length} read (${distinct} different), ${rows.count} rows ${JSON.stringify(rows.statuses)}`,
     );
     expectWithinBounds(runs);
-    // On failure: the read messages that have no row under their own content, as they begin.
-    const unstored = read
-      .filter((raw) => !rows.hashes.has(identifyMessage(raw).contentHash))
-      .map((raw) => JSON.stringify(raw.toString('latin1', 0, 160)));
+    // On failure: the read messages that no row stands for, as they begin.
+    const unstored = messagesWithoutRow(read, rows.hashes);
     // …and the different messages that share a content hash, so share a row.
     const sharingARow = differentButSameHash(read);
     expect({ rows: rows.count, unstored: unstored.slice(0, 10), sharingARow: sharingARow.slice(0, 10) }).toEqual({
