@@ -189,3 +189,54 @@ describeOnDialectDatabases('a month whose gzip is always cut short on $dialect',
     expect(verify.json.invariants.find((i) => i.name === 'no-fetch-gaps')).toMatchObject({ ok: true });
   });
 });
+
+describeOnDialectDatabases('a --full first fetch that fails at its first month on $dialect', (databases) => {
+  // Two months of history far behind the window a list never fetched starts with, and the two latest.
+  const months = [30, 29, 1, 0].map((back) => addMonths(NOW_MONTH, -back));
+  const gzips = new Map(months.map((month) => [fileOf(month), gzipSync(monthMbox(month))]));
+  let dir: string;
+  let server: ArchiveServer;
+  let db: TestDatabase;
+  let env: NodeJS.ProcessEnv;
+  let down = true;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'listminer-fetch-first-failure-'));
+    env = { LISTMINER_CACHE: join(dir, 'cache') };
+    server = await startArchiveServer((url, response) => {
+      if (url.pathname === '/pipermail/dev/')
+        return send(
+          response,
+          200,
+          `<html><body>${months.map((m) => `<a href="${fileOf(m)}">${m}</a>`).join('\n')}</body></html>`,
+          { 'content-type': 'text/html' },
+        );
+      const name = url.pathname.split('/').pop()!;
+      const gzip = gzips.get(name);
+      if (!gzip) return send(response, 404, 'not found');
+      if (name === fileOf(months[0]!) && down) return send(response, 500, 'the server is down');
+      return send(response, 200, gzip, { 'content-type': 'application/x-gzip' });
+    });
+    db = await databases.create();
+    const add = await runCli(
+      ['lists', 'add', '--system', 'pipermail', 'dev@example.org', '--base-url', `${server.url}/pipermail/dev`],
+      { env: { ...env, LISTMINER_DB: db.url } },
+    );
+    expect(add.code, add.stderr).toBe(0);
+  });
+  afterAll(async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('goes on from that month on the next run, not from a recent window, and reads the whole history', async () => {
+    const failed = await runCliJson<FetchJson>(['fetch', '--full', '--db', db.url], { env });
+    expect(failed.code).toBe(4);
+    expect(failed.json.lists[0]).toMatchObject({ status: 'failed', monthsFetched: 0 });
+    down = false;
+    const next = await runCliJson<FetchJson>(['fetch', '--now', '--db', db.url], { env });
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.json.lists[0]).toMatchObject({ status: 'done', staged: months.length * PER_MONTH });
+    expect((await stagedDigests(db.url)).size).toBe(months.length * PER_MONTH);
+  });
+});

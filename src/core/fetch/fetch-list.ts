@@ -291,6 +291,7 @@ class ListFetch {
       list.lastMonth && fingerprints
         ? monthsChanged(await store.fetchState.monthFingerprints(list.id), fingerprints)
         : undefined;
+    const { gaps, failing } = await store.fetchState.failedMonths(list.id);
     const months = planMonths({
       lastMonth: list.lastMonth,
       lastCheckpointAt,
@@ -299,6 +300,7 @@ class ListFetch {
       firstMonth,
       earliestFetched,
       changedMonths,
+      failedMonths: failing,
       coversHistory: Boolean(earliestFetched && list.firstMonth && earliestFetched <= list.firstMonth),
       whole: source.local,
       lastArchiveMonth,
@@ -308,8 +310,8 @@ class ListFetch {
       backfillMonths: settings.backfillMonths,
     });
     // Gap months lie behind the checkpoint: each run tries them again, oldest first.
-    const gaps = (await store.fetchState.gapMonths(list.id)).filter((month) => month <= lastArchiveMonth);
-    return gaps.length ? [...new Set([...gaps, ...months])].sort() : months;
+    const behind = gaps.filter((month) => month <= lastArchiveMonth);
+    return behind.length ? [...new Set([...behind, ...months])].sort() : months;
   }
 
   /** The fingerprint a month is checkpointed with: null for a source without them, or a month whose read skipped an entry. */

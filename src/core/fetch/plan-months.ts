@@ -24,6 +24,12 @@ export interface MonthPlanInput {
   earliestFetched?: Month;
   /** Months already fetched whose content changed since (a local file or Maildir that was rewritten or grew). */
   changedMonths?: readonly Month[];
+  /**
+   * Months whose last read failed and that are not gaps: a run stops at its
+   * failing month and retries it next time, so each is read again, and a list
+   * that failed before its first checkpoint goes on from the earliest.
+   */
+  failedMonths?: readonly Month[];
   /** The list was read from the archive's first month on (not a window), so months the archive gains before it are read too. */
   coversHistory?: boolean;
   /**
@@ -48,13 +54,16 @@ export interface MonthPlanInput {
  * mail kept arriving after the checkpoint. Months a local source reports as
  * changed are read again too, and a list read from its first month follows
  * a history that grew backwards. A list never scanned starts at a recent
- * window, or at its first month under --full. A local archive is complete
+ * window, or at its first month under --full, or at a month that failed
+ * before its first checkpoint. A month whose read failed is read again
+ * until it is read whole or becomes a gap. A local archive is complete
  * and costs no one anything to read: it is read whole, and once read, its
  * months' fingerprints alone say what to read again (no settling time).
  */
 export function planMonths(input: MonthPlanInput): Month[] {
   const end = input.lastArchiveMonth;
   if (input.full && input.firstMonth) return input.firstMonth <= end ? monthsBetween(input.firstMonth, end) : [];
+  const failed = (input.failedMonths ?? []).filter((month) => input.firstMonth && month >= input.firstMonth);
   if (input.lastMonth) {
     let resume =
       input.whole || monthWasOver(input.lastMonth, input.lastCheckpointAt, input.settleMs)
@@ -73,6 +82,7 @@ export function planMonths(input: MonthPlanInput): Month[] {
     const months = new Set([
       ...gap,
       ...(input.changedMonths ?? []),
+      ...failed,
       ...(resume <= end ? monthsBetween(resume, end) : []),
     ]);
     return [...months].filter((month) => month <= end).sort();
@@ -80,7 +90,9 @@ export function planMonths(input: MonthPlanInput): Month[] {
   if (!input.firstMonth) return [];
   const window = input.months ?? input.backfillMonths ?? DEFAULT_BACKFILL_MONTHS;
   const recent = addMonths(end, -(window - 1));
-  const start = input.full || input.whole || input.firstMonth > recent ? input.firstMonth : recent;
+  let start = input.full || input.whole || input.firstMonth > recent ? input.firstMonth : recent;
+  // The run that failed had got that far into the months it was asked for (a --full one, say): this one goes on from there.
+  for (const month of failed) if (month < start) start = month;
   return start <= end ? monthsBetween(start, end) : [];
 }
 

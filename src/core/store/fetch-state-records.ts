@@ -249,11 +249,19 @@ export class FetchStateRecords {
 
   /** The list's gap months, oldest first. */
   async gapMonths(listId: number): Promise<string[]> {
-    const rows = await this.db.all<{ month: string }>(
-      'SELECT month FROM month_failures WHERE list_id = ? AND gap_since IS NOT NULL ORDER BY month',
+    return (await this.failedMonths(listId)).gaps;
+  }
+
+  /** The list's months whose last read failed, oldest first: the gaps, and the others (`failing`), retried by each run. */
+  async failedMonths(listId: number): Promise<{ gaps: string[]; failing: string[] }> {
+    const rows = await this.db.all<{ month: string; gap_since: unknown }>(
+      'SELECT month, gap_since FROM month_failures WHERE list_id = ? ORDER BY month',
       [listId],
     );
-    return rows.map((row) => row.month);
+    return {
+      gaps: rows.filter((row) => row.gap_since != null).map((row) => row.month),
+      failing: rows.filter((row) => row.gap_since == null).map((row) => row.month),
+    };
   }
 
   /** Every gap of the lists given (all lists when undefined), by list and month. */

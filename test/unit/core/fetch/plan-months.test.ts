@@ -54,6 +54,29 @@ describe('planMonths', () => {
     expect(planMonths({ ...base, full: true })[0]).toBe('2020-01');
   });
 
+  it('goes on from a month that failed before any checkpoint, not from a recent window', () => {
+    // A first --full run failed at the archive's first month and checkpointed nothing: the next run reads from there.
+    const plan = planMonths({ ...base, failedMonths: ['2020-01'] });
+    expect(plan[0]).toBe('2020-01');
+    expect(plan).toHaveLength(54);
+    // A failure inside the window changes nothing; one the archive no longer holds is not read.
+    expect(planMonths({ ...base, failedMonths: ['2024-01'] })).toEqual(planMonths(base));
+    expect(planMonths({ ...base, firstMonth: '2021-01', failedMonths: ['2020-03'] })).toEqual(
+      planMonths({ ...base, firstMonth: '2021-01' }),
+    );
+  });
+
+  it('reads again a month whose failure stands behind the checkpoint, with the months after the checkpoint', () => {
+    // A store where a run went past a failing month (an older listminer): the month is read, not left behind.
+    const plan = planMonths({
+      ...base,
+      lastMonth: '2024-04',
+      lastCheckpointAt: '2024-05-10T00:00:00Z',
+      failedMonths: ['2021-06'],
+    });
+    expect(plan).toEqual(['2021-06', '2024-05', '2024-06']);
+  });
+
   it('never starts before the archive does, and reads nothing from an empty archive', () => {
     expect(planMonths({ ...base, firstMonth: '2024-05' })).toEqual(['2024-05', '2024-06']);
     expect(planMonths({ ...base, firstMonth: undefined })).toEqual([]);
