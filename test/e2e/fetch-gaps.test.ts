@@ -240,3 +240,83 @@ describeOnDialectDatabases('a --full first fetch that fails at its first month o
     expect((await stagedDigests(db.url)).size).toBe(months.length * PER_MONTH);
   });
 });
+
+describeOnDialectDatabases('a month the index links that the server cannot give on $dialect', (databases) => {
+  const months = [2, 1].map((back) => addMonths(NOW_MONTH, -back));
+  const faulty = months[0]!;
+  const gzips = new Map(months.map((month) => [fileOf(month), gzipSync(monthMbox(month))]));
+  /** What the server answers for the faulty month's file. */
+  let fault: 'missing' | 'empty' | 'binary' | 'gzipped again' | undefined;
+  let dir: string;
+  let server: ArchiveServer;
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'listminer-fetch-linked-month-'));
+    env = { LISTMINER_CACHE: join(dir, 'cache') };
+    server = await startArchiveServer((url, response) => {
+      if (url.pathname === '/pipermail/dev/')
+        return send(
+          response,
+          200,
+          `<html><body>${months.map((m) => `<a href="${fileOf(m)}">${m}</a>`).join('\n')}</body></html>`,
+          { 'content-type': 'text/html' },
+        );
+      const name = url.pathname.split('/').pop()!;
+      const gzip = gzips.get(name);
+      if (!gzip) return send(response, 404, 'not found');
+      if (name !== fileOf(faulty) || !fault) return send(response, 200, gzip, { 'content-type': 'application/x-gzip' });
+      if (fault === 'missing') return send(response, 404, 'not found');
+      if (fault === 'empty') return send(response, 200, '', { 'content-type': 'application/x-gzip' });
+      if (fault === 'binary')
+        return send(response, 200, createHash('sha512').update(name).digest().toString('latin1').repeat(40), {
+          'content-type': 'text/plain',
+        });
+      return send(response, 200, gzipSync(gzip), { 'content-type': 'application/x-gzip' });
+    });
+  });
+  afterAll(async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const fetchInto = async (url: string, ...flags: string[]) =>
+    runCliJson<FetchJson>(['fetch', '--months', '3', ...flags, '--db', url], { env });
+
+  for (const broken of ['missing', 'empty', 'binary'] as const) {
+    it(`fails the month while the file is ${broken}, stores nothing of it, and reads it whole once served`, async () => {
+      const db = await databases.create();
+      const add = await runCli(
+        ['lists', 'add', '--system', 'pipermail', 'dev@example.org', '--base-url', `${server.url}/pipermail/dev`],
+        { env: { ...env, LISTMINER_DB: db.url } },
+      );
+      expect(add.code, add.stderr).toBe(0);
+      fault = broken;
+      const failed = await fetchInto(db.url);
+      expect(failed.code).toBe(4);
+      expect(failed.json.lists[0]).toMatchObject({ status: 'failed', staged: 0, error: { kind: 'transient' } });
+      expect(failed.json.lists[0]!.error!.message).toContain(fileOf(faulty));
+      expect((await stagedDigests(db.url)).size).toBe(0);
+      fault = undefined;
+      const mended = await fetchInto(db.url, '--now');
+      expect(mended.code, mended.stderr).toBe(0);
+      expect([...(await stagedDigests(db.url)).keys()].filter((key) => key.startsWith(`${faulty}-`))).toHaveLength(
+        PER_MONTH,
+      );
+      expect((await stagedDigests(db.url)).size).toBe(2 * PER_MONTH);
+    });
+  }
+
+  it('reads a month file the server gzips once more', async () => {
+    const db = await databases.create();
+    await runCli(
+      ['lists', 'add', '--system', 'pipermail', 'dev@example.org', '--base-url', `${server.url}/pipermail/dev`],
+      { env: { ...env, LISTMINER_DB: db.url } },
+    );
+    fault = 'gzipped again';
+    const run = await fetchInto(db.url);
+    fault = undefined;
+    expect(run.code, run.stderr).toBe(0);
+    expect((await stagedDigests(db.url)).size).toBe(2 * PER_MONTH);
+  });
+});

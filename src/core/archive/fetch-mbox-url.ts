@@ -1,12 +1,12 @@
 import { ArchiveError, PartialMonthError } from '../errors.js';
 import type { HttpClient } from '../net/http-client.js';
 import { type RawMessage, type SourceContext } from './archive-source.js';
-import { readMboxEntries, type MboxFlavour } from './mbox-reader.js';
+import { readMboxEntries, startsLikeMail, type MboxFlavour } from './mbox-reader.js';
 
 /**
  * Streams the messages of an mbox served over HTTP (plain or gzip). Nothing
  * there (404) is an empty month. A body that ends badly, a gzip stream that
- * breaks, or a web page in place of the mbox is a transient failure: the
+ * breaks, or a web page or other bytes that are no mbox in place of it is a transient failure: the
  * month is not complete. When whole messages came before the break, it is a
  * PartialMonthError: they are staged, and the month is still read again.
  * `flavour` is how the archive escaped `From ` lines (default mboxrd);
@@ -29,6 +29,13 @@ export async function* fetchMboxUrl(
   let read = 0;
   try {
     for await (const entry of readMboxEntries(response.body, { signal, flavour: options.flavour })) {
+      // Bytes that open with neither a From_ line nor a header are no mbox (binary, a stray file): read as one,
+      // they would become one junk message and the month would be checkpointed without its mail.
+      if (read === 0 && !startsLikeMail(entry))
+        throw new ArchiveError(
+          `${url} answered with something that is not an mbox: it opens with neither a From_ line nor a header field.`,
+          'transient',
+        );
       yield { raw: entry.raw, sourceRef: `${url}#${entry.offset}` };
       read++;
     }

@@ -76,6 +76,23 @@ const EXACT_FROM_LINE =
 /** The From_ line `git format-patch` writes: a commit id and git's fixed date. */
 const GIT_PATCH_FROM_LINE = /^From [0-9a-f]{7,40} Mon Sep 17 00:00:00 2001$/;
 
+/** The first line of mail: a From_ line or a header field. */
+const MAIL_START = /^(From |[!-9;-~]+:)/;
+
+/** Whether the bytes open as mail do: with a From_ line or a header field. */
+export function opensLikeMail(raw: Buffer): boolean {
+  return MAIL_START.test(raw.toString('latin1', 0, 200));
+}
+
+/**
+ * Whether an entry reads as mail: it came after a From_ line, or opens with
+ * a header field. The first entry of what is not an mbox (a web page, a
+ * README, bytes still compressed) does neither.
+ */
+export function startsLikeMail(entry: MboxEntry): boolean {
+  return entry.fromLine !== undefined || opensLikeMail(entry.raw);
+}
+
 export function looksLikeFromLine(line: string): boolean {
   return FROM_LINE_SHAPE.test(line) && YEAR.test(line.slice(5));
 }
@@ -349,12 +366,22 @@ export function unquoteFromLines(raw: Buffer): Buffer {
 /** The bytes of a file or stream, gunzipped when they start with the gzip magic. */
 export async function* openMboxBytes(input: MboxInput): AsyncGenerator<Buffer> {
   if (typeof input === 'string') {
-    const gzip = await fileIsGzip(input);
     const file = createReadStream(input, { highWaterMark: 256 * 1024 });
-    yield* gzip ? gunzip(file) : (file as AsyncIterable<Buffer>);
+    yield* (await fileIsGzip(input)) ? unwrapped(gunzip(file), 1) : (file as AsyncIterable<Buffer>);
     return;
   }
-  const iterator = (input as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+  yield* unwrapped(input as AsyncIterable<Uint8Array>, 0);
+}
+
+/** Gzip layers taken off one stream at most: mail is text, and never starts with gzip's magic bytes. */
+const MAX_GZIP_LAYERS = 3;
+
+/**
+ * The bytes, gunzipped while they start with gzip's magic: a `.txt.gz` a
+ * server gzips again for the transfer (and labels so, or not) is two layers.
+ */
+async function* unwrapped(input: AsyncIterable<Uint8Array>, layers: number): AsyncGenerator<Buffer> {
+  const iterator = input[Symbol.asyncIterator]();
   const head: Buffer[] = [];
   let headLength = 0;
   let done = false;
@@ -376,7 +403,8 @@ export async function* openMboxBytes(input: MboxInput): AsyncGenerator<Buffer> {
     }
   }
   const first = Buffer.concat(head);
-  if (first[0] === 0x1f && first[1] === 0x8b) yield* gunzip(Readable.from(replay()));
+  if (first[0] === 0x1f && first[1] === 0x8b && layers < MAX_GZIP_LAYERS)
+    yield* unwrapped(gunzip(Readable.from(replay())), layers + 1);
   else yield* replay();
 }
 

@@ -5,7 +5,7 @@ import { join, relative } from 'node:path';
 import { ArchiveError, PartialMonthError } from '../../errors.js';
 import type { ArchiveSource, Month, RawMessage, SourceContext } from '../archive-source.js';
 import { checkEntry, readProblem } from '../entry-problem.js';
-import { fileIsGzip, readMboxEntries, type MboxEntry } from '../mbox-reader.js';
+import { fileIsGzip, opensLikeMail, readMboxEntries, startsLikeMail, type MboxEntry } from '../mbox-reader.js';
 import { readMonthIndex, writeMonthIndex } from '../month-index-cache.js';
 import { messageMonth } from '../message-month.js';
 import { monthOf } from '../month.js';
@@ -26,8 +26,6 @@ interface FileMonths {
 const INDEX_KIND = 'mbox-months';
 /** Bumped when FileMonths changes shape or the reader splits differently, so indexes of an older listminer are rebuilt. */
 const INDEX_VERSION = 'v5';
-/** The first line of a mail file: a From_ line or a header field. */
-const MAIL_START = /^(From |[!-9;-~]+:)/;
 
 /**
  * Local mbox files (a file, or a folder searched recursively; plain or gzip).
@@ -257,17 +255,16 @@ async function* mailEntries(
   entries: AsyncIterable<MboxEntry>,
   leftOut?: (notMail: NonNullable<FileMonths['notMail']>) => void,
 ): AsyncGenerator<MboxEntry> {
-  const startsLikeMail = (entry: MboxEntry) => MAIL_START.test(entry.raw.toString('latin1', 0, 200));
   let first = true;
   let preamble = false;
   for await (const entry of entries) {
     if (first) {
       first = false;
-      preamble = entry.fromLine === undefined && !startsLikeMail(entry);
+      preamble = !startsLikeMail(entry);
       if (preamble) continue;
     } else if (preamble) {
       preamble = false;
-      if (entry.fromLine === undefined || !startsLikeMail(entry)) {
+      if (entry.fromLine === undefined || !opensLikeMail(entry.raw)) {
         leftOut?.('file');
         return;
       }

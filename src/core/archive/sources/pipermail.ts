@@ -88,17 +88,34 @@ export function createPipermailSource(options: PipermailOptions = {}): ArchiveSo
       const link = (await monthsOf(context)).get(month);
       if (!link) return;
       const client = clientFor(context);
+      let messages = 0;
+      let missing = false;
+      const read = async function* (url: string) {
+        missing = false;
+        for await (const message of fetchMboxUrl(client, url, context.signal, {
+          flavour: 'pipermail',
+          onMissing: () => (missing = true),
+        })) {
+          messages++;
+          yield message;
+        }
+      };
       // html_TOC_entry links the .txt.gz whenever it exists, but cron/nightly_gzip
       // rewrites it only once a day from the .txt Mailman appends to: for a month
       // that may still grow, the .txt is the whole month.
       const plain = link.url.replace(/\.gz$/, '');
       if (plain !== link.url && !plainTextMissing && mayStillGrow(month)) {
-        let missing = false;
-        yield* fetchMboxUrl(client, plain, context.signal, { flavour: 'pipermail', onMissing: () => (missing = true) });
-        if (!missing) return;
-        plainTextMissing = true;
+        yield* read(plain);
+        if (messages > 0) return;
+        if (missing) plainTextMissing = true;
       }
-      yield* fetchMboxUrl(client, link.url, context.signal, { flavour: 'pipermail' });
+      yield* read(link.url);
+      // Mailman links a month's file once it holds a message: a file the index links that is gone or empty is the server's fault.
+      if (messages === 0)
+        throw new ArchiveError(
+          `${link.url} is linked from the archive index (${link.stated}), but the server ${missing ? 'has no such file (404)' : 'sent no mail in it'}; the month is read again on the next fetch.`,
+          'transient',
+        );
     },
 
     async close() {

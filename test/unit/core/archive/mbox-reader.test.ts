@@ -66,6 +66,13 @@ describe('readMbox', () => {
     expect(await collect(Readable.from([gz.subarray(0, 1), gz.subarray(1, 40), gz.subarray(40)]))).toEqual(plain);
   });
 
+  it('takes off every gzip layer of a stream gzipped twice (a .txt.gz a server gzips again)', async () => {
+    const plain = readFileSync(fixture('from-in-body.mbox'));
+    const once = await collect(Readable.from([gzipSync(plain)]));
+    expect(await collect(Readable.from([gzipSync(gzipSync(plain))]))).toEqual(once);
+    expect(once).toHaveLength(2);
+  });
+
   it('fails on a truncated gzip rather than returning part of it silently', async () => {
     const gz = gzipSync(readFileSync(fixture('from-in-body.mbox')));
     await expect(collect(Readable.from([gz.subarray(0, gz.length - 12)]))).rejects.toThrow();
