@@ -145,4 +145,14 @@ describe('database errors', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('bad.yaml:2 (workers): workers must be 1 to 64');
   });
+
+  it('names every problem of a bad config file, the first as the error and the others in the hint', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'listminer-config-'));
+    writeFileSync(join(dir, 'bad.yaml'), 'database: ./x.db\nworkers: many\nmax_message_bytes: lots\n');
+    const result = await runCli(['lists', 'ls', '--config', join(dir, 'bad.yaml')]);
+    expect(result.code).toBe(2);
+    const [error, hint] = result.stderr.split('\n');
+    expect(error).toContain('bad.yaml:2 (workers): workers must be 1 to 64');
+    expect(hint).toContain('bad.yaml:3 (max_message_bytes):');
+  });
 });

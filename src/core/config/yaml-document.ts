@@ -112,9 +112,15 @@ export function isNameList(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string' && item !== '');
 }
 
-/** Throws the first error as an InputError (exit code 2), counting the rest. */
+/** Problems after the first that the hint names; the others are counted. */
+const NAMED_PROBLEMS = 10;
+
+/** Throws the first error as an InputError (exit code 2), the rest named in its hint, so one run shows what to fix. */
 export function refuseProblems(errors: readonly Problem[], hint: string): never {
   const [first, ...rest] = errors;
   const more = rest.length ? ` (and ${rest.length} more problem${rest.length > 1 ? 's' : ''})` : '';
-  throw new InputError(`${first ? formatProblem(first) : 'invalid file'}${more}`, hint);
+  const named = rest.slice(0, NAMED_PROBLEMS).map(formatProblem);
+  const unnamed = rest.length - named.length;
+  const also = named.length ? ` Also: ${named.join('; ')}${unnamed ? `; and ${unnamed} more` : ''}.` : '';
+  throw new InputError(`${first ? formatProblem(first) : 'invalid file'}${more}`, `${hint}${also}`);
 }
