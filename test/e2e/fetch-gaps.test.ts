@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -44,6 +45,40 @@ function monthMbox(month: string): Buffer {
   return Buffer.from(parts.join(''));
 }
 
+/**
+ * A Mailman 2 archive of `months` on a local server: the index links each
+ * month's `.txt.gz` of PER_MONTH messages, which `answer` may answer for
+ * instead (returning true when it did).
+ */
+function startPipermail(
+  months: readonly string[],
+  answer: (month: string, gzip: Buffer, response: ServerResponse) => boolean = () => false,
+): Promise<ArchiveServer> {
+  const gzips = new Map(months.map((month) => [fileOf(month), { month, gzip: gzipSync(monthMbox(month)) }]));
+  return startArchiveServer((url, response) => {
+    if (url.pathname === '/pipermail/dev/')
+      return send(
+        response,
+        200,
+        `<html><body>${months.map((m) => `<a href="${fileOf(m)}">${m}</a>`).join('\n')}</body></html>`,
+        { 'content-type': 'text/html' },
+      );
+    const file = gzips.get(url.pathname.split('/').pop()!);
+    if (!file) return send(response, 404, 'not found');
+    if (!answer(file.month, file.gzip, response))
+      send(response, 200, file.gzip, { 'content-type': 'application/x-gzip' });
+  });
+}
+
+/** Registers the archive of `server` as the list dev@example.org in the database at `url`. */
+async function addPipermailList(server: ArchiveServer, url: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const add = await runCli(
+    ['lists', 'add', '--system', 'pipermail', 'dev@example.org', '--base-url', `${server.url}/pipermail/dev`],
+    { env: { ...env, LISTMINER_DB: url } },
+  );
+  expect(add.code, add.stderr).toBe(0);
+}
+
 describeOnDialectDatabases('a month whose gzip is always cut short on $dialect', (databases) => {
   let dir: string;
   let server: ArchiveServer;
@@ -51,25 +86,6 @@ describeOnDialectDatabases('a month whose gzip is always cut short on $dialect',
   let clean: Map<string, string>;
   let db: TestDatabase;
   let fixed = false;
-  const gzips = new Map(MONTHS.map((month) => [fileOf(month), gzipSync(monthMbox(month))]));
-
-  const addList = async (url: string) => {
-    const add = await runCli(
-      [
-        'lists',
-        'add',
-        '--system',
-        'pipermail',
-        'dev@example.org',
-        '--base-url',
-        `${server.url}/pipermail/dev`,
-        '--db',
-        url,
-      ],
-      { env },
-    );
-    expect(add.code, add.stderr).toBe(0);
-  };
   const fetch = (...args: string[]) =>
     runCliJson<FetchJson>(['fetch', '--months', String(MONTHS.length), ...args, '--db', db.url], { env });
   const listed = async () => (await runCliJson<ListsJson>(['lists', 'ls', '--db', db.url], { env })).json.lists[0]!;
@@ -77,32 +93,22 @@ describeOnDialectDatabases('a month whose gzip is always cut short on $dialect',
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'listminer-fetch-gaps-'));
     env = { LISTMINER_CACHE: join(dir, 'cache') };
-    server = await startArchiveServer((url, response) => {
-      if (url.pathname === '/pipermail/dev/') {
-        return send(
-          response,
-          200,
-          `<html><body>${MONTHS.map((m) => `<a href="${fileOf(m)}">${m}</a>`).join('\n')}</body></html>`,
-          { 'content-type': 'text/html' },
-        );
-      }
-      const name = url.pathname.split('/').pop()!;
-      const gzip = gzips.get(name);
-      if (!gzip) return send(response, 404, 'not found');
+    server = await startPipermail(MONTHS, (month, gzip, response) => {
+      if (month !== BROKEN || fixed) return false;
       // The export itself is cut short: the server sends all it has, with its true length, every time.
-      const bytes = name === fileOf(BROKEN) && !fixed ? gzip.subarray(0, Math.floor(gzip.length * 0.6)) : gzip;
-      return send(response, 200, bytes, { 'content-type': 'application/x-gzip' });
+      send(response, 200, gzip.subarray(0, Math.floor(gzip.length * 0.6)), { 'content-type': 'application/x-gzip' });
+      return true;
     });
     fixed = true;
     const cleanDb = await databases.create();
-    await addList(cleanDb.url);
+    await addPipermailList(server, cleanDb.url, env);
     const run = await runCliJson<FetchJson>(['fetch', '--months', String(MONTHS.length), '--db', cleanDb.url], { env });
     expect(run.code, run.stderr).toBe(0);
     clean = await stagedDigests(cleanDb.url);
     expect(clean.size).toBe(MONTHS.length * PER_MONTH);
     fixed = false;
     db = await databases.create();
-    await addList(db.url);
+    await addPipermailList(server, db.url, env);
   });
   afterAll(async () => {
     await server.close();
@@ -193,7 +199,6 @@ describeOnDialectDatabases('a month whose gzip is always cut short on $dialect',
 describeOnDialectDatabases('a --full first fetch that fails at its first month on $dialect', (databases) => {
   // Two months of history far behind the window a list never fetched starts with, and the two latest.
   const months = [30, 29, 1, 0].map((back) => addMonths(NOW_MONTH, -back));
-  const gzips = new Map(months.map((month) => [fileOf(month), gzipSync(monthMbox(month))]));
   let dir: string;
   let server: ArchiveServer;
   let db: TestDatabase;
@@ -203,26 +208,13 @@ describeOnDialectDatabases('a --full first fetch that fails at its first month o
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'listminer-fetch-first-failure-'));
     env = { LISTMINER_CACHE: join(dir, 'cache') };
-    server = await startArchiveServer((url, response) => {
-      if (url.pathname === '/pipermail/dev/')
-        return send(
-          response,
-          200,
-          `<html><body>${months.map((m) => `<a href="${fileOf(m)}">${m}</a>`).join('\n')}</body></html>`,
-          { 'content-type': 'text/html' },
-        );
-      const name = url.pathname.split('/').pop()!;
-      const gzip = gzips.get(name);
-      if (!gzip) return send(response, 404, 'not found');
-      if (name === fileOf(months[0]!) && down) return send(response, 500, 'the server is down');
-      return send(response, 200, gzip, { 'content-type': 'application/x-gzip' });
+    server = await startPipermail(months, (month, _gzip, response) => {
+      if (month !== months[0] || !down) return false;
+      send(response, 500, 'the server is down');
+      return true;
     });
     db = await databases.create();
-    const add = await runCli(
-      ['lists', 'add', '--system', 'pipermail', 'dev@example.org', '--base-url', `${server.url}/pipermail/dev`],
-      { env: { ...env, LISTMINER_DB: db.url } },
-    );
-    expect(add.code, add.stderr).toBe(0);
+    await addPipermailList(server, db.url, env);
   });
   afterAll(async () => {
     await server.close();
@@ -244,7 +236,6 @@ describeOnDialectDatabases('a --full first fetch that fails at its first month o
 describeOnDialectDatabases('a month the index links that the server cannot give on $dialect', (databases) => {
   const months = [2, 1].map((back) => addMonths(NOW_MONTH, -back));
   const faulty = months[0]!;
-  const gzips = new Map(months.map((month) => [fileOf(month), gzipSync(monthMbox(month))]));
   /** What the server answers for the faulty month's file. */
   let fault: 'missing' | 'empty' | 'binary' | 'gzipped again' | undefined;
   let dir: string;
@@ -254,25 +245,16 @@ describeOnDialectDatabases('a month the index links that the server cannot give 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'listminer-fetch-linked-month-'));
     env = { LISTMINER_CACHE: join(dir, 'cache') };
-    server = await startArchiveServer((url, response) => {
-      if (url.pathname === '/pipermail/dev/')
-        return send(
-          response,
-          200,
-          `<html><body>${months.map((m) => `<a href="${fileOf(m)}">${m}</a>`).join('\n')}</body></html>`,
-          { 'content-type': 'text/html' },
-        );
-      const name = url.pathname.split('/').pop()!;
-      const gzip = gzips.get(name);
-      if (!gzip) return send(response, 404, 'not found');
-      if (name !== fileOf(faulty) || !fault) return send(response, 200, gzip, { 'content-type': 'application/x-gzip' });
-      if (fault === 'missing') return send(response, 404, 'not found');
-      if (fault === 'empty') return send(response, 200, '', { 'content-type': 'application/x-gzip' });
-      if (fault === 'binary')
-        return send(response, 200, createHash('sha512').update(name).digest().toString('latin1').repeat(40), {
+    server = await startPipermail(months, (month, gzip, response) => {
+      if (month !== faulty || !fault) return false;
+      if (fault === 'missing') send(response, 404, 'not found');
+      else if (fault === 'empty') send(response, 200, '', { 'content-type': 'application/x-gzip' });
+      else if (fault === 'binary')
+        send(response, 200, createHash('sha512').update(month).digest().toString('latin1').repeat(40), {
           'content-type': 'text/plain',
         });
-      return send(response, 200, gzipSync(gzip), { 'content-type': 'application/x-gzip' });
+      else send(response, 200, gzipSync(gzip), { 'content-type': 'application/x-gzip' });
+      return true;
     });
   });
   afterAll(async () => {
@@ -286,11 +268,7 @@ describeOnDialectDatabases('a month the index links that the server cannot give 
   for (const broken of ['missing', 'empty', 'binary'] as const) {
     it(`fails the month while the file is ${broken}, stores nothing of it, and reads it whole once served`, async () => {
       const db = await databases.create();
-      const add = await runCli(
-        ['lists', 'add', '--system', 'pipermail', 'dev@example.org', '--base-url', `${server.url}/pipermail/dev`],
-        { env: { ...env, LISTMINER_DB: db.url } },
-      );
-      expect(add.code, add.stderr).toBe(0);
+      await addPipermailList(server, db.url, env);
       fault = broken;
       const failed = await fetchInto(db.url);
       expect(failed.code).toBe(4);
@@ -309,10 +287,7 @@ describeOnDialectDatabases('a month the index links that the server cannot give 
 
   it('reads a month file the server gzips once more', async () => {
     const db = await databases.create();
-    await runCli(
-      ['lists', 'add', '--system', 'pipermail', 'dev@example.org', '--base-url', `${server.url}/pipermail/dev`],
-      { env: { ...env, LISTMINER_DB: db.url } },
-    );
+    await addPipermailList(server, db.url, env);
     fault = 'gzipped again';
     const run = await fetchInto(db.url);
     fault = undefined;
