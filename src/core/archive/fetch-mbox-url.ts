@@ -6,8 +6,8 @@ import { readMboxEntries, startsLikeMail, type MboxFlavour } from './mbox-reader
 /**
  * Streams the messages of an mbox served over HTTP (plain or gzip). Nothing
  * there (404) is an empty month. A body that ends badly, a gzip stream that
- * breaks, or a web page or other bytes that are no mbox in place of it is a transient failure: the
- * month is not complete. When whole messages came before the break, it is a
+ * breaks, or a web page or other bytes that are no mbox in its place is a
+ * transient failure: the month is not complete. When whole messages came before the break, it is a
  * PartialMonthError: they are staged, and the month is still read again.
  * `flavour` is how the archive escaped `From ` lines (default mboxrd);
  * `onMissing` hears of a 404, for a caller with another URL to try.
