@@ -76,7 +76,7 @@ function checkDatabaseUrl(value: string, env: NodeJS.ProcessEnv): string {
   if (!postgresAddress(value).host)
     throw new InputError(`The database URL ${redactUrl(value)} names no host.`, URL_HINT);
   // The client would fall back to a database named as the user (`postgres`, the server's own), and fill it with tables.
-  if (url.pathname.replace(/^\//, '') === '' && !env.PGDATABASE)
+  if (url.pathname.replace(/^\//, '') === '' && !url.searchParams.get('database') && !env.PGDATABASE)
     throw new InputError(
       `The database URL ${redactUrl(value)} names no database: listminer would make its tables in the server's default one.`,
       URL_HINT,

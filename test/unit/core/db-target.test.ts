@@ -77,7 +77,9 @@ describe('database target', () => {
       'postgresql://db.example.org/?sslmode=require',
     ])
       expect(() => parseDbTarget(url, {})).toThrow(/names no database/);
-    // Named by the path, or by PGDATABASE as libpq and the PostgreSQL client take it.
+    // Named by the path, or by PGDATABASE as libpq and the PostgreSQL client take it, or by a `database` setting.
     expect(parseDbTarget('postgres://db.example.org/', { PGDATABASE: 'lm' }).kind).toBe('postgres');
+    // The client sends a `database` setting of the query string to the server as the database to open.
+    expect(parseDbTarget('postgres://db.example.org:5432?database=lm', {}).kind).toBe('postgres');
   });
 });
