@@ -237,7 +237,7 @@ describeOnDialectDatabases('a month the index links that the server cannot give 
   const months = [2, 1].map((back) => addMonths(NOW_MONTH, -back));
   const faulty = months[0]!;
   /** What the server answers for the faulty month's file. */
-  let fault: 'missing' | 'empty' | 'binary' | 'gzipped again' | undefined;
+  let fault: 'missing' | 'empty' | 'binary' | 'an error page in text' | 'gzipped again' | undefined;
   let dir: string;
   let server: ArchiveServer;
   let env: NodeJS.ProcessEnv;
@@ -249,6 +249,8 @@ describeOnDialectDatabases('a month the index links that the server cannot give 
       if (month !== faulty || !fault) return false;
       if (fault === 'missing') send(response, 404, 'not found');
       else if (fault === 'empty') send(response, 200, '', { 'content-type': 'application/x-gzip' });
+      else if (fault === 'an error page in text')
+        send(response, 200, 'Error: 503 Backend fetch failed\nRetry later.\n', { 'content-type': 'text/plain' });
       else if (fault === 'binary')
         send(response, 200, createHash('sha512').update(month).digest().toString('latin1').repeat(40), {
           'content-type': 'text/plain',
@@ -265,7 +267,7 @@ describeOnDialectDatabases('a month the index links that the server cannot give 
   const fetchInto = async (url: string, ...flags: string[]) =>
     runCliJson<FetchJson>(['fetch', '--months', '3', ...flags, '--db', url], { env });
 
-  for (const broken of ['missing', 'empty', 'binary'] as const) {
+  for (const broken of ['missing', 'empty', 'binary', 'an error page in text'] as const) {
     it(`fails the month while the file is ${broken}, stores nothing of it, and reads it whole once served`, async () => {
       const db = await databases.create();
       await addPipermailList(server, db.url, env);

@@ -1,7 +1,7 @@
 import { ArchiveError, PartialMonthError } from '../errors.js';
 import type { HttpClient } from '../net/http-client.js';
 import { type RawMessage, type SourceContext } from './archive-source.js';
-import { readMboxEntries, startsLikeMail, type MboxFlavour } from './mbox-reader.js';
+import { readMboxEntries, type MboxFlavour } from './mbox-reader.js';
 
 /**
  * Streams the messages of an mbox served over HTTP (plain or gzip). Nothing
@@ -29,11 +29,12 @@ export async function* fetchMboxUrl(
   let read = 0;
   try {
     for await (const entry of readMboxEntries(response.body, { signal, flavour: options.flavour })) {
-      // Bytes that open with neither a From_ line nor a header are no mbox (binary, a stray file): read as one,
-      // they would become one junk message and the month would be checkpointed without its mail.
-      if (read === 0 && !startsLikeMail(entry))
+      // Every archive served over HTTP writes a From_ line before each message. Bytes that open without one are no
+      // mbox (an error page sent as text/plain, binary): read as one, they would become one junk message and the
+      // month would be checkpointed without its mail.
+      if (read === 0 && entry.fromLine === undefined)
         throw new ArchiveError(
-          `${url} answered with something that is not an mbox: it opens with neither a From_ line nor a header field.`,
+          `${url} answered with something that is not an mbox: it opens with no From_ line.`,
           'transient',
         );
       yield { raw: entry.raw, sourceRef: `${url}#${entry.offset}` };

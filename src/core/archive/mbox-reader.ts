@@ -79,18 +79,9 @@ const GIT_PATCH_FROM_LINE = /^From [0-9a-f]{7,40} Mon Sep 17 00:00:00 2001$/;
 /** The first line of mail: a From_ line or a header field. */
 const MAIL_START = /^(From |[!-9;-~]+:)/;
 
-/** Whether the bytes open as mail do: with a From_ line or a header field. */
+/** Whether the bytes open as mail does: with a From_ line or a header field (a README, a web page, binary do not). */
 export function opensLikeMail(raw: Buffer): boolean {
   return MAIL_START.test(raw.toString('latin1', 0, 200));
-}
-
-/**
- * Whether an entry reads as mail: it came after a From_ line, or opens with
- * a header field. The first entry of what is not an mbox (a web page, a
- * README, bytes still compressed) does neither.
- */
-export function startsLikeMail(entry: MboxEntry): boolean {
-  return entry.fromLine !== undefined || opensLikeMail(entry.raw);
 }
 
 export function looksLikeFromLine(line: string): boolean {

@@ -5,7 +5,7 @@ import { join, relative } from 'node:path';
 import { ArchiveError, PartialMonthError } from '../../errors.js';
 import type { ArchiveSource, Month, RawMessage, SourceContext } from '../archive-source.js';
 import { checkEntry, readProblem } from '../entry-problem.js';
-import { fileIsGzip, opensLikeMail, readMboxEntries, startsLikeMail, type MboxEntry } from '../mbox-reader.js';
+import { fileIsGzip, opensLikeMail, readMboxEntries, type MboxEntry } from '../mbox-reader.js';
 import { readMonthIndex, writeMonthIndex } from '../month-index-cache.js';
 import { messageMonth } from '../message-month.js';
 import { monthOf } from '../month.js';
@@ -260,7 +260,7 @@ async function* mailEntries(
   for await (const entry of entries) {
     if (first) {
       first = false;
-      preamble = !startsLikeMail(entry);
+      preamble = entry.fromLine === undefined && !opensLikeMail(entry.raw);
       if (preamble) continue;
     } else if (preamble) {
       preamble = false;
