@@ -372,6 +372,33 @@ describeOnDialectDatabases('fetch of local sources on $dialect', (databases) => 
     expect(await stagedKeys(db.url, path)).toEqual(ids.map(([id]) => `${id}@example.org`).sort());
     expect((await listRow(db.url, path)).last_month).toBe(NOW_MONTH);
   });
+  it("stages the month's other files beside a cut .mbox.gz, before the cut fails the month", async () => {
+    const folder = join(dir, 'cut-folder');
+    mkdirSync(folder);
+    const cutMail = Array.from({ length: 40 }, (_, i): [string, Date] => [`cf${i}`, inMonth(1, 1 + (i % 27))]);
+    const plain = Buffer.from(mbox(cutMail));
+    // The cut file sorts first: the files after it hold whole mail of the same month.
+    writeFileSync(
+      join(folder, 'a-cut.mbox.gz'),
+      cutGzip(gzipSync(plain, { level: 1 }), plain.length, plain.indexOf('From: cf30@')),
+    );
+    writeFileSync(
+      join(folder, 'b.mbox'),
+      mbox([
+        ['whole1', inMonth(1, 3)],
+        ['whole2', inMonth(1, 4)],
+      ]),
+    );
+    writeFileSync(join(folder, 'c.mbox.gz'), gzipSync(mbox([['whole3', inMonth(1, 5)]])));
+    await add('mbox', folder);
+    const failed = await fetch(folder);
+    expect(failed.list).toMatchObject({ status: 'failed', error: { kind: 'transient' } });
+    expect(failed.list.error!.message).toContain(join(folder, 'a-cut.mbox.gz'));
+    const keys = await stagedKeys(db.url, folder);
+    expect(keys).toEqual(expect.arrayContaining(['whole1@example.org', 'whole2@example.org', 'whole3@example.org']));
+    expect(keys.filter((key) => key.startsWith('cf')).length).toBeGreaterThanOrEqual(30);
+  });
+
   it('stages in sync every whole message of a cut .mbox.gz that fetch stages, across batches read ahead', async () => {
     // sync reads two batches ahead of its write: the read that meets the cut must not cost the batches before it.
     const messages = Array.from({ length: 1300 }, (_, i): [string, Date] => [`cut${i}`, inMonth(1, 1 + (i % 27))]);

@@ -97,6 +97,8 @@ export function createSource(): ArchiveSource {
     },
 
     async *fetchMonth(context, month) {
+      /** A file of the month cut short: raised once the month's other files are read, their mail staged. */
+      let cut: PartialMonthError | undefined;
       for (const file of await listFiles(context)) {
         if (!(await fileMonths(file, context))?.months[month]) continue;
         const index = await fileMonths(file, context, true);
@@ -126,7 +128,7 @@ export function createSource(): ArchiveSource {
         } catch (error) {
           if (index.cut && isZlibError(error)) {
             // Every message of an earlier month came before the cut; the cut month may have lost some.
-            if (index.cut.month === month) throw new PartialMonthError(cutSentence(file, index.cut));
+            if (index.cut.month === month) cut ??= new PartialMonthError(cutSentence(file, index.cut));
             continue;
           }
           const problem = readProblem(error);
@@ -134,6 +136,7 @@ export function createSource(): ArchiveSource {
           context.onSkippedEntry?.({ path: file, reason: problem }, month);
         }
       }
+      if (cut) throw cut;
     },
   };
 }
