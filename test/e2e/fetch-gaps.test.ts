@@ -48,14 +48,17 @@ function monthMbox(month: string): Buffer {
 /**
  * A Mailman 2 archive of `months` on a local server: the index links each
  * month's `.txt.gz` of PER_MONTH messages, which `answer` may answer for
- * instead (returning true when it did).
+ * instead (returning true when it did); the index answers 500 while
+ * `indexDown` says so.
  */
 function startPipermail(
   months: readonly string[],
   answer: (month: string, gzip: Buffer, response: ServerResponse) => boolean = () => false,
+  indexDown: () => boolean = () => false,
 ): Promise<ArchiveServer> {
   const gzips = new Map(months.map((month) => [fileOf(month), { month, gzip: gzipSync(monthMbox(month)) }]));
   return startArchiveServer((url, response) => {
+    if (url.pathname === '/pipermail/dev/' && indexDown()) return send(response, 500, 'the server is down');
     if (url.pathname === '/pipermail/dev/')
       return send(
         response,
@@ -196,41 +199,51 @@ describeOnDialectDatabases('a month whose gzip is always cut short on $dialect',
   });
 });
 
-describeOnDialectDatabases('a --full first fetch that fails at its first month on $dialect', (databases) => {
+describeOnDialectDatabases('a --full first fetch that fails before its first checkpoint on $dialect', (databases) => {
   // Two months of history far behind the window a list never fetched starts with, and the two latest.
   const months = [30, 29, 1, 0].map((back) => addMonths(NOW_MONTH, -back));
   let dir: string;
   let server: ArchiveServer;
-  let db: TestDatabase;
   let env: NodeJS.ProcessEnv;
-  let down = true;
+  /** What is down: the first month's file, or the archive's index. */
+  let down: 'month' | 'index' | undefined = 'month';
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'listminer-fetch-first-failure-'));
     env = { LISTMINER_CACHE: join(dir, 'cache') };
-    server = await startPipermail(months, (month, _gzip, response) => {
-      if (month !== months[0] || !down) return false;
-      send(response, 500, 'the server is down');
-      return true;
-    });
-    db = await databases.create();
-    await addPipermailList(server, db.url, env);
+    server = await startPipermail(
+      months,
+      (month, _gzip, response) => {
+        if (month !== months[0] || down !== 'month') return false;
+        send(response, 500, 'the server is down');
+        return true;
+      },
+      () => down === 'index',
+    );
   });
   afterAll(async () => {
     await server.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('goes on from that month on the next run, not from a recent window, and reads the whole history', async () => {
-    const failed = await runCliJson<FetchJson>(['fetch', '--full', '--db', db.url], { env });
-    expect(failed.code).toBe(4);
-    expect(failed.json.lists[0]).toMatchObject({ status: 'failed', monthsFetched: 0 });
-    down = false;
-    const next = await runCliJson<FetchJson>(['fetch', '--now', '--db', db.url], { env });
-    expect(next.code, next.stderr).toBe(0);
-    expect(next.json.lists[0]).toMatchObject({ status: 'done', staged: months.length * PER_MONTH });
-    expect((await stagedDigests(db.url)).size).toBe(months.length * PER_MONTH);
-  });
+  for (const failing of ['month', 'index'] as const) {
+    it(`reads the whole history on the next run when ${failing === 'month' ? 'its first month' : 'the archive index'} failed, not a recent window`, async () => {
+      const db = await databases.create();
+      await addPipermailList(server, db.url, env);
+      down = failing;
+      const failed = await runCliJson<FetchJson>(['fetch', '--full', '--db', db.url], { env });
+      expect(failed.code).toBe(4);
+      expect(failed.json.lists[0]).toMatchObject({ status: 'failed', monthsFetched: 0 });
+      down = undefined;
+      const next = await runCliJson<FetchJson>(['fetch', '--now', '--db', db.url], { env });
+      expect(next.code, next.stderr).toBe(0);
+      expect(next.json.lists[0]).toMatchObject({ status: 'done', staged: months.length * PER_MONTH });
+      expect((await stagedDigests(db.url)).size).toBe(months.length * PER_MONTH);
+      // A run that reached its end: the next plain run goes on from the checkpoint.
+      const after = await runCliJson<FetchJson>(['fetch', '--now', '--db', db.url], { env });
+      expect(after.json.lists[0]!.monthsPlanned).toBeLessThanOrEqual(2);
+    });
+  }
 });
 
 describeOnDialectDatabases('a month the index links that the server cannot give on $dialect', (databases) => {

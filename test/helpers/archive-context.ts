@@ -27,6 +27,7 @@ export function sourceContext(
     firstMonth: null,
     lastMonth: null,
     scanComplete: false,
+    fullScanPending: false,
     lastRunAt: null,
     failedAttempts: 0,
     lastFailure: null,

@@ -151,6 +151,9 @@ class ListFetch {
     /** The month being read, for the failure's sentence. */
     let reading: Month | undefined;
     try {
+      // A first scan of the whole history that stops before its first checkpoint is taken up whole by the next run.
+      if (settings.full && !list.lastMonth && !list.fullScanPending)
+        await store.fetchState.markFullScanPending(list.id);
       const months = await this.monthsToFetch();
       result.monthsPlanned = months.length;
       this.progress({
@@ -269,7 +272,8 @@ class ListFetch {
     const fingerprints = source.monthFingerprints ? await source.monthFingerprints(context) : undefined;
     this.fingerprints = fingerprints;
     let firstMonth = list.firstMonth ?? undefined;
-    if (!list.lastMonth || settings.full || !firstMonth || fingerprints) {
+    const full = settings.full || (list.fullScanPending && !list.lastMonth);
+    if (!list.lastMonth || full || !firstMonth || fingerprints) {
       firstMonth = await source.firstMonth(context);
       if (firstMonth !== (list.firstMonth ?? undefined))
         await store.fetchState.setFirstMonth(list.id, firstMonth ?? null);
@@ -305,7 +309,7 @@ class ListFetch {
       whole: source.local,
       lastArchiveMonth,
       now: settings.clock(),
-      full: settings.full,
+      full,
       months: settings.months,
       backfillMonths: settings.backfillMonths,
     });

@@ -104,6 +104,11 @@ export class FetchStateRecords {
     return undefined;
   }
 
+  /** A first scan of the whole history begins: until a scan reaches its end, runs read the whole history (ListRecord.fullScanPending). */
+  async markFullScanPending(listId: number): Promise<void> {
+    await this.db.run('UPDATE lists SET full_scan_pending = TRUE WHERE id = ?', [listId]);
+  }
+
   async setFirstMonth(listId: number, month: string | null): Promise<void> {
     await this.db.run('UPDATE lists SET first_month = ? WHERE id = ?', [month, listId]);
   }
@@ -164,7 +169,7 @@ export class FetchStateRecords {
   async recordScan(listId: number, complete: boolean, at: Date = new Date()): Promise<void> {
     await this.db.run(
       `UPDATE lists SET last_run_at = ?, scan_complete = ?, failed_attempts = 0, last_failure = NULL, last_failure_at = NULL,
-         retry_after = NULL, sidelined_at = NULL WHERE id = ?`,
+         retry_after = NULL, sidelined_at = NULL, full_scan_pending = FALSE WHERE id = ?`,
       [at.toISOString(), complete, listId],
     );
   }

@@ -16,6 +16,8 @@ export interface ListRecord {
   firstMonth: string | null;
   lastMonth: string | null;
   scanComplete: boolean;
+  /** A first scan asked for the whole history (--full) and checkpointed nothing yet: the next run reads it whole too. */
+  fullScanPending: boolean;
   lastRunAt: string | null;
   failedAttempts: number;
   lastFailure: string | null;
@@ -44,7 +46,7 @@ export interface ListRegistration {
 const SETTABLE = ['list_address', 'list_id', 'rules_system', 'base_url', 'repo_url', 'repo_id'] as const;
 const SETTABLE_KEYS = ['listAddress', 'listId', 'rulesSystem', 'baseUrl', 'repoUrl', 'repoId'] as const;
 
-export const LIST_SHAPE = { booleans: ['scan_complete'] } as const;
+export const LIST_SHAPE = { booleans: ['scan_complete', 'full_scan_pending'] } as const;
 
 export function toList(row: Record<string, unknown>): ListRecord {
   return mapRow<ListRecord>(row, LIST_SHAPE);
