@@ -306,25 +306,34 @@ describeOnDialectDatabases('fetch of local sources on $dialect', (databases) => 
       ),
     );
     writeFileSync(join(folder, 'README'), 'These files hold the list.\n\nFrom the admins, with thanks.\n');
+    // A banner whose first line reads like a header field, but names none a message has.
+    const note = 'Note: exported by a mail client.\nKept for the record.\n\n';
+    writeFileSync(join(folder, 'note.mbox'), note + mbox([['n1', inMonth(1, 20)]]));
     await add('mbox', folder);
     const leftOut = [
       {
         path: join(folder, 'README'),
-        reason: 'it does not start like mail (with a From_ line or a header field), so none of it is read',
+        reason: 'it does not start like mail (with a From_ line or the header of a message), so none of it is read',
       },
       {
         path: join(folder, 'banner.mbox.gz'),
         reason: `its first ${banner.length} bytes, above its first From_ line, are not mail and are not read; the mail after them is`,
       },
+      {
+        path: join(folder, 'note.mbox'),
+        reason: `its first ${note.length} bytes, above its first From_ line, are not mail and are not read; the mail after them is`,
+      },
     ];
     const first = await fetch(folder);
     expect(first.code, first.stderr).toBe(0);
-    expect(first.list).toMatchObject({ status: 'done', seen: 5, staged: 5 });
+    expect(first.list).toMatchObject({ status: 'done', seen: 6, staged: 6 });
     expect(first.list.skippedEntries).toEqual(leftOut);
-    expect(await stagedKeys(db.url, folder)).toEqual(['b1', 'b2', 'p1', 'p2', 'p3'].map((id) => `${id}@example.org`));
+    expect(await stagedKeys(db.url, folder)).toEqual(
+      ['b1', 'b2', 'n1', 'p1', 'p2', 'p3'].map((id) => `${id}@example.org`),
+    );
     // The next run reads the files' cached month indexes, and still names what it leaves out.
     const again = await fetch(folder, '--now', '--full');
-    expect(again.list).toMatchObject({ status: 'done', staged: 0, duplicates: 5 });
+    expect(again.list).toMatchObject({ status: 'done', staged: 0, duplicates: 6 });
     expect(again.list.skippedEntries).toEqual(leftOut);
     const listed = (await runCliJson<LsJson>(['lists', 'ls', '--db', db.url], { env })).json.lists.find(
       (l) => l.name === folder,

@@ -263,7 +263,7 @@ async function* mailEntries(
   for await (const entry of entries) {
     if (first) {
       first = false;
-      preamble = entry.fromLine === undefined && !opensLikeMail(entry.raw);
+      preamble = entry.fromLine === undefined && !headedAsMail(entry.raw);
       if (preamble) continue;
     } else if (preamble) {
       preamble = false;
@@ -278,9 +278,30 @@ async function* mailEntries(
   if (preamble) leftOut?.('file');
 }
 
+/** Fields of a message's header that a banner's `Note: …` line is not: one of them makes a header-first file's first entry mail. */
+const MAIL_FIELDS = [
+  'from',
+  'to',
+  'cc',
+  'date',
+  'subject',
+  'message-id',
+  'in-reply-to',
+  'references',
+  'received',
+  'return-path',
+];
+
+/** Whether bytes with no From_ line above them open with the header of a message. */
+function headedAsMail(raw: Buffer): boolean {
+  if (!opensLikeMail(raw)) return false;
+  const { fields } = readHeaderBlock(raw);
+  return MAIL_FIELDS.some((name) => fields.has(name));
+}
+
 function notMailSentence(notMail: NonNullable<FileMonths['notMail']>): string {
   return notMail === 'file'
-    ? 'it does not start like mail (with a From_ line or a header field), so none of it is read'
+    ? 'it does not start like mail (with a From_ line or the header of a message), so none of it is read'
     : `its first ${notMail.preambleBytes} bytes, above its first From_ line, are not mail and are not read; the mail after them is`;
 }
 
