@@ -280,16 +280,8 @@ async function* mailEntries(
 
 /** Fields of a message's header that a banner's `Note: …` line is not: one of them makes a header-first file's first entry mail. */
 const MAIL_FIELDS = [
-  'from',
-  'to',
-  'cc',
-  'date',
-  'subject',
-  'message-id',
-  'in-reply-to',
-  'references',
-  'received',
-  'return-path',
+  ...['from', 'sender', 'reply-to', 'to', 'cc', 'date', 'subject', 'message-id', 'in-reply-to', 'references'],
+  ...['received', 'return-path', 'delivered-to', 'mime-version', 'content-type'],
 ];
 
 /** Whether bytes with no From_ line above them open with the header of a message. */
