@@ -248,11 +248,12 @@ async function indexFile(file: string, info: Stats, stamp: string, context: Sour
 }
 
 /**
- * The entries of an mbox file that are mail. A first entry with no From_ line
- * that does not start like mail either is not a message: where From_-headed
- * mail follows it, it is text an export tool or editor put above the mail,
- * left out (`preambleBytes` long), and the mail after it is read; where none
- * does, the file is not mail (a README, an HTML page) and nothing is read.
+ * The entries of an mbox file that are mail. A first entry with no From_
+ * line that does not open with a message's header either is not a message:
+ * where From_-headed mail follows it, it is text an export tool or editor
+ * put above the mail, left out (`preambleBytes` long), and the mail after it
+ * is read; where none does, the file is not mail (a README, an HTML page)
+ * and nothing is read.
  */
 async function* mailEntries(
   entries: AsyncIterable<MboxEntry>,
