@@ -223,7 +223,7 @@ describeOnDialectDatabases('the store under pressure on $dialect', (databases) =
         const code = await child.exited;
         expectStoreError(
           { code: code ?? -1, stderr: child.stderr() },
-          /The connection to the database .* was lost .*the batch being written was rolled back/,
+          /The connection to the database .* was lost .*nothing half-written was kept/,
         );
       } finally {
         await blocker.end();

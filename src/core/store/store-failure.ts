@@ -49,7 +49,7 @@ export function lostConnectionFailure(error: unknown, database: string): StoreFa
   )
     return undefined;
   return new StoreFailure(
-    `The connection to the database ${database} was lost (the server closed it while the client was writing); the batch being written was rolled back.`,
+    `The connection to the database ${database} was lost (the server closed it while the client was writing); nothing half-written was kept.`,
     'Run again when the server is back: what was written before is kept and the run resumes from there.',
     'CONNECTION_CLOSED',
   );

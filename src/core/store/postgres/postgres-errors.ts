@@ -50,7 +50,7 @@ export function explainPostgresError(error: unknown, database: string, connectTi
   }
   if (code === '57014') {
     return fail(
-      `The database ${database} cancelled a statement (${detail}); the batch being written was rolled back.`,
+      `The database ${database} cancelled a statement (${detail}); nothing half-written was kept.`,
       'A statement_timeout of the server, the database, the role or the URL (options=-c statement_timeout=…) is shorter than a statement takes, or someone cancelled it: raise or unset the timeout for listminer and run again; the run resumes from what was written.',
     );
   }
@@ -62,7 +62,7 @@ export function explainPostgresError(error: unknown, database: string, connectTi
     code.startsWith('57P')
   ) {
     return fail(
-      `The connection to the database ${database} was lost (${detail}); the batch being written was rolled back.`,
+      `The connection to the database ${database} was lost (${detail}); nothing half-written was kept.`,
       'Run again when the server is back: what was written before is kept and the run resumes from there.',
     );
   }
@@ -74,7 +74,7 @@ export function explainPostgresError(error: unknown, database: string, connectTi
   }
   if (code === '53100') {
     return fail(
-      `The disk of the database ${database} is full; the batch being written was rolled back.`,
+      `The disk of the database ${database} is full; nothing half-written was kept.`,
       'Free some space on the server and run again: the run resumes from what was written.',
     );
   }
@@ -96,7 +96,7 @@ export function explainPostgresError(error: unknown, database: string, connectTi
 /** A statement got no answer within the query timeout: the connections were given up. */
 export function stalledFailure(host: string, queryTimeoutMs: number): StoreFailure {
   return new StoreFailure(
-    `The PostgreSQL server at ${host} stopped answering: a statement got no reply within ${Math.round(queryTimeoutMs / 1000)} s, so the connection was closed and the batch being written was rolled back.`,
+    `The PostgreSQL server at ${host} stopped answering: a statement got no reply within ${Math.round(queryTimeoutMs / 1000)} s, so the connection was closed and nothing half-written was kept.`,
     'Check the server and the network to it, then run again: what was written before is kept and the run resumes from there. LISTMINER_PG_QUERY_TIMEOUT=SECONDS waits longer for slow statements.',
     'QUERY_TIMEOUT',
   );
@@ -105,7 +105,7 @@ export function stalledFailure(host: string, queryTimeoutMs: number): StoreFailu
 /** A stop signal came while a statement was still unanswered. */
 export function interruptedFailure(host: string): StoreFailure {
   return new StoreInterrupted(
-    `Stopped by a signal while the PostgreSQL server at ${host} was not answering; the batch being written was rolled back.`,
+    `Stopped by a signal while the PostgreSQL server at ${host} was not answering; nothing half-written was kept.`,
     'What was written before is kept; the next run resumes from there.',
   );
 }

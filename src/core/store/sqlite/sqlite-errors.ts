@@ -24,7 +24,7 @@ export function explainSqliteError(error: unknown, path: string, busyTimeoutMs: 
       );
     case 'SQLITE_FULL':
       return fail(
-        `The disk holding the SQLite database ${path} is full; the batch being written was rolled back.`,
+        `The disk holding the SQLite database ${path} is full; nothing half-written was kept.`,
         'Free some space on that disk and run again: what was written before is kept and the run resumes from there.',
       );
     case 'SQLITE_READONLY':

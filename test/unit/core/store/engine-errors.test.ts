@@ -21,7 +21,7 @@ const engines = [
     engine: 'PostgreSQL',
     explain: (error: unknown) => explainPostgresError(error, 'postgres://db/lm', 10_000),
     failing: '53100',
-    sentence: 'The disk of the database postgres://db/lm is full; the batch being written was rolled back.',
+    sentence: 'The disk of the database postgres://db/lm is full; nothing half-written was kept.',
     hint: 'Free some space',
     constraint: '23505',
   },
@@ -51,7 +51,7 @@ describe('PostgreSQL errors', () => {
     ) as StoreFailure;
     expect(failure).toBeInstanceOf(StoreFailure);
     expect(failure.message).toBe(
-      'The database postgres://db/lm cancelled a statement (canceling statement due to statement timeout); the batch being written was rolled back.',
+      'The database postgres://db/lm cancelled a statement (canceling statement due to statement timeout); nothing half-written was kept.',
     );
     expect(failure.hint).toContain('statement_timeout');
   });

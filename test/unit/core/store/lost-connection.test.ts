@@ -15,7 +15,7 @@ describe('an uncaught write to a closed PostgreSQL connection', () => {
     );
     expect(failure).toBeInstanceOf(StoreFailure);
     expect(failure!.message).toMatch(
-      /The connection to the database postgres:\/\/u:\*\*\*\*\*@db\/x was lost .*the batch being written was rolled back/,
+      /The connection to the database postgres:\/\/u:\*\*\*\*\*@db\/x was lost .*nothing half-written was kept/,
     );
     expect(failure!.exitCode).toBe(1);
   });
