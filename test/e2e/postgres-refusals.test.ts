@@ -34,6 +34,25 @@ describe.skipIf(Boolean(postgresSkipReason))('PostgreSQL addresses that cannot h
     );
   });
 
+  it("names a statement_timeout that cancels even the client's first statements, not an unexpected error", async () => {
+    // A database set so that nearly every statement is cancelled: the client's own setup queries among them.
+    const timed = await createTestDatabase('postgres');
+    const name = new URL(timed.url).pathname.slice(1);
+    const admin = postgres(PG_ADMIN_URL, { max: 1, onnotice: () => {} });
+    try {
+      await admin.unsafe(`ALTER DATABASE "${name}" SET statement_timeout = '1ms'`);
+      const result = await runCli(['lists', 'add', '--db', timed.url, '--system', 'mbox', '/nonexistent.mbox']);
+      expect(result.code).toBe(1);
+      expect(result.stderr.split('\n')[0]).toMatch(
+        /^Error: The database .* cancelled a statement \(canceling statement due to statement timeout\); nothing half-written was kept\.$/,
+      );
+    } finally {
+      await admin.unsafe(`ALTER DATABASE "${name}" RESET statement_timeout`);
+      await admin.end();
+      await timed.drop();
+    }
+  });
+
   it('says the server takes no TLS when the URL asks for it', async (context) => {
     if (await serverTakesTls()) return context.skip();
     const url = `${database.url}?sslmode=require`;

@@ -119,6 +119,9 @@ export class PostgresDriver implements SqlDriver {
       ...{ socket: noDelaySocket() },
       connect_timeout: this.connectTimeoutMs / 1000,
       onnotice: () => {},
+      // listminer sends no arrays. The client's query for the server's array types runs where a failure of
+      // it (a statement_timeout shorter than the query) reaches no caller and would end the process.
+      fetch_types: false,
       connection: options.schema ? { search_path: options.schema } : {},
       types: {
         bigint: { to: 20, from: [20, 1700], parse: toNumber, serialize: (x: unknown) => String(x) },
