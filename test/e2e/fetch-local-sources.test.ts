@@ -216,6 +216,28 @@ describeOnDialectDatabases('fetch of local sources on $dialect', (databases) => 
     expect((await fetch(root, '--now')).list).toMatchObject({ staged: 0, monthsPlanned: 0 });
   });
 
+  it('stages local mail dated ahead of the current month, under the current month, mbox and Maildir alike', async () => {
+    // A sender's clock set wrong: months ahead, or a Maildir file whose name gives a delivery time years ahead.
+    const ahead = new Date(`${addMonths(NOW_MONTH, 2)}-15T12:00:00Z`);
+    const file = join(dir, 'ahead.mbox');
+    writeFileSync(file, mbox([['a1', inMonth(1)], ['a2', ahead]]));
+    await add('mbox', file);
+    expect((await fetch(file, '--now')).list).toMatchObject({ status: 'done', staged: 2 });
+    expect(await stagedKeys(db.url, file)).toEqual(['a1@example.org', 'a2@example.org']);
+    expect(await fetchedMonths(db.url, file)).toContain(NOW_MONTH);
+
+    const root = join(dir, 'AheadMaildir');
+    for (const folder of ['cur', 'new', 'tmp']) mkdirSync(join(root, folder), { recursive: true });
+    writeFileSync(join(root, 'cur', '1000000001.1.host:2,S'), mail('d1', ahead));
+    const undated = 'From: d2@example.org\nMessage-ID: <d2@example.org>\nSubject: no date\n\nbody\n';
+    writeFileSync(join(root, 'cur', '9999999999.2.host:2,S'), undated);
+    await add('maildir', root);
+    expect((await fetch(root, '--now')).list).toMatchObject({ status: 'done', staged: 2 });
+    expect(await stagedKeys(db.url, root)).toEqual(['d1@example.org', 'd2@example.org']);
+    // Read whole: the next run has nothing to read.
+    expect((await fetch(root, '--now')).list).toMatchObject({ staged: 0, monthsPlanned: 0 });
+  });
+
   it('skips a dangling symlink, a folder and a FIFO in a Maildir cur/, stages the rest, and lists ls shows them', async () => {
     const root = join(dir, 'BadMaildir');
     for (const folder of ['cur', 'new', 'tmp']) mkdirSync(join(root, folder), { recursive: true });

@@ -16,8 +16,12 @@ const PLACEHOLDER_DATES = /Jan\s+1 00:00:00 1970|Sep 17 00:00:00 2001/;
  * gives (a file's modification month), so a message without a usable date is
  * still read, never dropped. Dates before 1970 or more than a year ahead are
  * not usable, nor are the placeholder dates tools put in From_ lines. A
- * date without a zone is UTC, whatever the machine's zone. Takes
- * the raw message, or its header block when the caller has read it already.
+ * date without a zone is UTC, whatever the machine's zone. No message is
+ * filed after the month of `now`: fetch reads no month still to come, so
+ * mail dated ahead (a sender's clock set wrong, a file touched in the
+ * future) is filed under the current month, as public-inbox files a commit
+ * dated ahead. Takes the raw message, or its header block when the caller
+ * has read it already.
  */
 export function messageMonth(
   message: Buffer | HeaderBlock,
@@ -25,6 +29,12 @@ export function messageMonth(
   fromLine?: string,
   now = new Date(),
 ): Month {
+  const month = datedMonth(message, fallback, fromLine, now);
+  const current = monthOf(now);
+  return month > current ? current : month;
+}
+
+function datedMonth(message: Buffer | HeaderBlock, fallback: Month, fromLine: string | undefined, now: Date): Month {
   const date = Buffer.isBuffer(message) ? firstHeaderField(message, 'date') : firstField(message, 'date');
   if (date) {
     const parsed = new Date(parseMailDate(date));

@@ -21,11 +21,13 @@ interface FileMonths {
   cut?: { month: Month; why: string };
   /** What of the file is not mail and is left out (mailEntries): text before its first From_ line, or the whole file. */
   notMail?: { preambleBytes: number } | 'file';
+  /** When the index was made: a month's read files each message by the same clock (messageMonth files none after its month). */
+  indexedAt: string;
 }
 
 const INDEX_KIND = 'mbox-months';
 /** Bumped when FileMonths changes shape or the reader splits differently, so indexes of an older listminer are rebuilt. */
-const INDEX_VERSION = 'v5';
+const INDEX_VERSION = 'v6';
 
 /**
  * Local mbox files (a file, or a folder searched recursively; plain or gzip).
@@ -110,7 +112,7 @@ export function createSource(): ArchiveSource {
               mailEntries(readMboxEntries(file, { signal: context.signal })),
               file,
               0,
-              index.fallback,
+              index,
               month,
             );
           } else {
@@ -120,7 +122,7 @@ export function createSource(): ArchiveSource {
                 readMboxEntries(run, { signal: context.signal }),
                 file,
                 start,
-                index.fallback,
+                index,
                 month,
               );
             }
@@ -145,12 +147,13 @@ async function* messagesOfMonth(
   entries: AsyncIterable<MboxEntry>,
   file: string,
   base: number,
-  fallback: Month,
+  { fallback, indexedAt }: FileMonths,
   month: Month,
 ): AsyncGenerator<RawMessage> {
+  const indexed = new Date(indexedAt);
   for await (const entry of entries) {
     const headers = readHeaderBlock(entry.raw);
-    if (messageMonth(headers, fallback, entry.fromLine) === month)
+    if (messageMonth(headers, fallback, entry.fromLine, indexed) === month)
       yield { raw: entry.raw, sourceRef: `${file}#${base + entry.offset}`, headers };
   }
 }
@@ -209,7 +212,13 @@ export async function mboxFiles(path: string, context?: Pick<SourceContext, 'onS
  * month of the last of them is marked unfinished (`cut`).
  */
 async function indexFile(file: string, info: Stats, stamp: string, context: SourceContext): Promise<FileMonths> {
-  const index: FileMonths = { gzip: await fileIsGzip(file), fallback: monthOf(info.mtime), months: {} };
+  const now = new Date();
+  const index: FileMonths = {
+    gzip: await fileIsGzip(file),
+    fallback: monthOf(info.mtime),
+    months: {},
+    indexedAt: now.toISOString(),
+  };
   const digests = new Map<Month, Hash>();
   let run: { month: Month; start: number } | undefined;
   let lastMonth: Month | undefined;
@@ -222,7 +231,7 @@ async function indexFile(file: string, info: Stats, stamp: string, context: Sour
   );
   try {
     for await (const entry of entries) {
-      const month = messageMonth(entry.raw, index.fallback, entry.fromLine);
+      const month = messageMonth(entry.raw, index.fallback, entry.fromLine, now);
       const holding = (index.months[month] ??= { count: 0, runs: [], digest: '' });
       holding.count++;
       let digest = digests.get(month);

@@ -24,4 +24,10 @@ describe('messageMonth', () => {
     expect(messageMonth(raw('Subject: x'), '2020-05', 'From 0123abc Mon Sep 17 00:00:00 2001', NOW)).toBe('2020-05');
     expect(messageMonth(raw('Date: Mon, 1 Jan 2091 00:00:00 +0000'), '2020-05', undefined, NOW)).toBe('2020-05');
   });
+
+  it('files a message dated ahead of the current month, or with a fallback ahead of it, under the current month', () => {
+    expect(messageMonth(raw('Date: Sun, 15 Mar 2026 00:00:00 +0000'), '2020-05', undefined, NOW)).toBe('2026-01');
+    expect(messageMonth(raw('Subject: x'), '2286-11', undefined, NOW)).toBe('2026-01');
+    expect(messageMonth(raw('Subject: x'), '2026-02', 'From x Sun Mar 15 00:00:00 2026', NOW)).toBe('2026-01');
+  });
 });
