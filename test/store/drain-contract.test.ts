@@ -309,6 +309,53 @@ describeOnDialects('drain on $dialect', (getStore) => {
     expect(await statusCounts(store, listId)).toEqual({ drained: 1 });
   });
 
+  it('leaves for the next drain a message relabelled between its read and its write, which drains it with its new label', async () => {
+    const store = getStore();
+    const listId = await addTestList(store, 'dev@kafka.apache.org', KAFKA);
+    const { stagedId } = await stageClassified(store, listId, from('Jane <jane@example.org>', 'vote@x'), {
+      msgClass: 'discuss',
+    });
+    await stageClassified(store, listId, from('Joe <joe@example.org>', 'other@x'), { msgClass: 'discuss' });
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- the original, called with .apply(this) in its place
+    const read = DrainRecords.prototype.nextBatch;
+    let relabelled = false;
+    const spy = vi.spyOn(DrainRecords.prototype, 'nextBatch').mockImplementation(async function (
+      this: DrainRecords,
+      ...args
+    ) {
+      const batch = await read.apply(this, args);
+      if (!relabelled && batch.some((candidate) => candidate.id === stagedId)) {
+        relabelled = true;
+        // What `classify --reclassify` in another process commits meanwhile: new rules, a new label, still classified.
+        await store.db.run(
+          "UPDATE staged_messages SET msg_class = 'vote', class_source = 'vote:subject', rules_hash = 'new-rules' WHERE id = ?",
+          [stagedId],
+        );
+      }
+      return batch;
+    });
+    try {
+      expect(await drain(store)).toMatchObject({ drained: 1, shunted: 0 });
+    } finally {
+      spy.mockRestore();
+    }
+    const labels = () =>
+      store.db.all<{ message_key: string; staged: string; status: string; drained: string | null }>(
+        `SELECT s.message_key, s.msg_class AS staged, s.status, e.msg_class AS drained
+         FROM staged_messages s LEFT JOIN email_messages e ON e.list_id = s.list_id AND e.message_key = s.message_key
+         ORDER BY s.message_key`,
+      );
+    expect(await labels()).toEqual([
+      { message_key: 'other@x', staged: 'discuss', status: 'drained', drained: 'discuss' },
+      { message_key: 'vote@x', staged: 'vote', status: 'classified', drained: null },
+    ]);
+    expect(await drain(store)).toMatchObject({ drained: 1, shunted: 0 });
+    expect(await labels()).toEqual([
+      { message_key: 'other@x', staged: 'discuss', status: 'drained', drained: 'discuss' },
+      { message_key: 'vote@x', staged: 'vote', status: 'drained', drained: 'vote' },
+    ]);
+  });
+
   it('drains only the lists asked for', async () => {
     const store = getStore();
     const a = await addTestList(store, 'dev@kafka.apache.org', KAFKA);

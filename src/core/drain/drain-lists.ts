@@ -286,9 +286,11 @@ export class DrainRun implements ListStage<ListDrainResult> {
 
   private async writeInOne(listId: number, messages: NewEmailMessage[], result: ListDrainResult): Promise<void> {
     const { written, repaired } = await this.store.transaction(async (tx) => {
-      const placed = await tx.drain.placeMessages(listId, messages);
+      const claimed = await tx.drain.claim(messages);
+      const taken = messages.filter((m) => claimed.has(m.stagedId));
+      const placed = await tx.drain.placeMessages(listId, taken);
       const roots = await repairThreadRoots(tx.drain, listId, placed);
-      await tx.drain.writeMessages(listId, messages, placed, roots.fresh);
+      await tx.drain.writeMessages(listId, taken, placed, roots.fresh);
       await tx.drain.setThreadRoots(roots.repairs);
       return { written: placed.length, repaired: roots.repairs.length };
     });

@@ -1,3 +1,4 @@
+import { addToGroup } from '../add-to-group.js';
 import { decodeRaw } from './raw-codec.js';
 import { idsIn, readBoundedBatch } from './read-bounded-batch.js';
 import { mapRow, parseJson, sameJson } from './row-mapping.js';
@@ -500,16 +501,41 @@ export class DrainRecords {
       1,
       this.db.capabilities,
     )) {
-      await this.db.run(
-        `UPDATE staged_messages SET status = 'drained', error = NULL, updated_at = ? WHERE id IN (${inPlaceholders(chunk.length)})`,
-        [now, ...chunk],
-      );
       // Everything of the envelope is in the research tables now; --reclassify writes a new one from the raw bytes.
       await this.db.run(
         `DELETE FROM staged_envelopes WHERE staged_message_id IN (${inPlaceholders(chunk.length)})`,
         chunk,
       );
     }
+  }
+
+  /**
+   * Takes the staged rows of a batch for drain, first in its transaction:
+   * marks `drained` each row that still has the label drain read (the same
+   * rules and listminer made it) and gives back the ids taken. A row that
+   * `classify --reclassify` relabelled since drain read it is left alone:
+   * the next drain derives its row from the new label. On PostgreSQL the
+   * update holds the rows it takes until the transaction ends, so a relabel
+   * that comes later waits for it and then finds them drained.
+   */
+  async claim(messages: readonly NewEmailMessage[]): Promise<Set<number>> {
+    const byLabel = new Map<string, number[]>();
+    for (const m of messages) addToGroup(byLabel, JSON.stringify([m.rulesHash, m.listminerVersion]), m.stagedId);
+    const now = new Date().toISOString();
+    const claimed = new Set<number>();
+    for (const [label, ids] of byLabel) {
+      const [rulesHash, listminerVersion] = JSON.parse(label) as [string | null, string | null];
+      for (const chunk of chunkRows(ids, 1, this.db.capabilities)) {
+        const rows = await this.db.all<{ id: number }>(
+          `UPDATE staged_messages SET status = 'drained', error = NULL, updated_at = ?
+           WHERE id IN (${inPlaceholders(chunk.length)}) AND status IN ('classified', 'deferred')
+             AND rules_hash IS NOT DISTINCT FROM ? AND listminer_version IS NOT DISTINCT FROM ? RETURNING id`,
+          [now, ...chunk, rulesHash, listminerVersion],
+        );
+        for (const row of rows) claimed.add(Number(row.id));
+      }
+    }
+    return claimed;
   }
 
   /** The stored messages among these keys, with what relabelStored compares. */
