@@ -118,6 +118,27 @@ describeOnDialects('classify stage on $dialect', (getStore) => {
     expect(same.changed).toBe(0);
   });
 
+  it('writes a changed label once when two runs relabel the same rows at once', async () => {
+    const store = getStore();
+    await classifyStaged(store, systems, {}, silentProgress);
+    const changed = validateSystems(
+      'changed.yaml',
+      readFileSync(BUNDLED_SYSTEMS, 'utf8').replace(
+        '      - name: vote\n        class: vote\n',
+        '      - name: vote\n        class: discuss\n',
+      ),
+    ).value!;
+    const runs = await Promise.all([
+      classifyStaged(store, changed, { reclassify: true }, silentProgress),
+      classifyStaged(store, changed, { reclassify: true }, silentProgress),
+    ]);
+    expect(runs[0]!.changed + runs[1]!.changed).toBe(1);
+    const history = await store.db.all<{ message_key: string; old_class: string; new_class: string }>(
+      'SELECT message_key, old_class, new_class FROM label_history',
+    );
+    expect(history).toEqual([{ message_key: 'vote@x', old_class: 'vote', new_class: 'discuss' }]);
+  });
+
   it('stores the envelope of a message whose body holds NUL bytes', async () => {
     const store = getStore();
     await store.staging.stageBatch(listId, null, [stage(mail('nul@x', 'binary junk', undefined, 'a\u0000b'))]);
