@@ -163,20 +163,20 @@ export class ClassifyRecords {
         for (const row of rows) written.add(Number(row.id));
       }
       const stillDrained = new Set<number>();
-      for (const chunk of chunkRows(labels, 10, this.db.capabilities)) {
+      for (const chunk of chunkRows(labels, 7, this.db.capabilities)) {
         // Drained mail whose labels change goes back to classified (the old values are the row's own in SET);
         // drained mail whose labels stay keeps its updated_at, so verify does not take it for mail drain went past.
         const relabelled =
           'staged_messages.msg_class IS DISTINCT FROM v.column3 OR staged_messages.captures IS DISTINCT FROM v.column5';
-        // A label this run replaces must still be the row's: another run that relabelled the row first wrote the change and its history.
-        const stillReplaced = `v.column7 = 'new' OR (staged_messages.msg_class IS NOT DISTINCT FROM v.column8
-          AND staged_messages.rules_hash IS NOT DISTINCT FROM v.column9 AND staged_messages.listminer_version IS NOT DISTINCT FROM v.column10)`;
+        // A label this run replaces must still be the row's, made by the rules and listminer that made it when it was read:
+        // another run that relabelled the row first wrote the change and its history.
+        const stillReplaced = `v.column7 IS NULL OR v.column7 = ${PROVENANCE_TOKEN_SQL}`;
         const rows = await tx.all<{ id: number; status: string }>(
           `UPDATE staged_messages SET
              status = CASE WHEN v.column2 = 'drained' AND (${relabelled}) THEN 'classified' ELSE v.column2 END,
              updated_at = CASE WHEN v.column2 = 'drained' AND NOT (${relabelled}) THEN staged_messages.updated_at ELSE ? END,
              msg_class = v.column3, class_source = v.column4, captures = v.column5, rules_hash = ?, listminer_version = ?, error = NULL
-           FROM (VALUES ${chunk.map(() => `(${id}, ?, ?, ?, ${json}, ?, ?, ?, ?, ?)`).join(', ')}) AS v
+           FROM (VALUES ${chunk.map(() => `(${id}, ?, ?, ?, ${json}, ?, ?)`).join(', ')}) AS v
            WHERE staged_messages.id = v.column1 AND staged_messages.status = v.column6 AND (${stillReplaced})
            RETURNING staged_messages.id, staged_messages.status`,
           [
@@ -190,10 +190,7 @@ export class ClassifyRecords {
               o.classification.source,
               JSON.stringify(o.classification.captures),
               o.status,
-              o.replaces ? 'replaces' : 'new',
-              o.replaces?.msgClass ?? null,
-              o.replaces?.rulesHash ?? null,
-              o.replaces?.listminerVersion ?? null,
+              o.replaces ? provenanceToken(o.replaces) : null,
             ]),
           ],
         );
@@ -292,6 +289,13 @@ interface LabelRow {
   rules_hash: string | null;
   listminer_version: string | null;
 }
+
+/** A label's rules and listminer in one value, as PROVENANCE_TOKEN_SQL reads them from a row. */
+function provenanceToken({ rulesHash, listminerVersion }: ProvenLabel): string {
+  return `${rulesHash ?? ''} ${listminerVersion ?? ''}`;
+}
+const PROVENANCE_TOKEN_SQL =
+  "COALESCE(staged_messages.rules_hash, '') || ' ' || COALESCE(staged_messages.listminer_version, '')";
 
 function readLabel(row: LabelRow): ProvenLabel | null {
   if (row.msg_class === null) return null;
