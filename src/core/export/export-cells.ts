@@ -72,7 +72,8 @@ export function withCaptureColumns(row: ExportRow): ExportRow {
     ...row,
     external_key: get('external_key'),
     captured_repo: get('repo'),
-    number: number !== null && /^\d+$/.test(number) ? Number(number) : null,
+    // A number a 64-bit column or a double cannot hold exactly is left to `captures`, which has it whole.
+    number: number !== null && /^\d+$/.test(number) && Number.isSafeInteger(Number(number)) ? Number(number) : null,
     action: get('action'),
   };
 }

@@ -9,14 +9,16 @@ export interface MirrorTarget {
  * `<git-pr-262-activemq-artemis@git.apache.org>`. None of the GitBox mail in
  * the test corpus carries a GitHub node id, so none is read (docs/project.md).
  */
-const GIT_PR_MESSAGE_ID = /^git-pr-(\d+)-[\w.-]+@git\.apache\.org$/i;
+const GIT_PR_MESSAGE_ID = /^git-pr-(\d{1,9})-[\w.-]+@git\.apache\.org$/i;
+/** A captured number as GitHub gives them: nine digits at most, as github-references reads subjects (an issue table's INTEGER holds them). */
+const GITHUB_NUMBER = /^\s*0*(\d{1,9})\s*$/;
 
 export function mirrorTarget(captures: Record<string, string> | null, messageId: string | null): MirrorTarget | null {
   if (captures?.kind === 'discussion') return null;
-  const captured = Number.parseInt(captures?.number ?? '', 10);
+  const captured = Number(GITHUB_NUMBER.exec(captures?.number ?? '')?.[1] ?? 0);
   const fromId = GIT_PR_MESSAGE_ID.exec(messageId ?? '');
-  const number = Number.isInteger(captured) && captured > 0 ? captured : fromId ? Number(fromId[1]) : null;
-  if (number === null) return null;
+  const number = captured > 0 ? captured : fromId ? Number(fromId[1]) : null;
+  if (!number) return null;
   const kind =
     captures?.kind === 'pull_request' || captures?.kind === 'issue' ? captures.kind : fromId ? 'pull_request' : null;
   return { number, kind };

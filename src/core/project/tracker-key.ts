@@ -23,7 +23,8 @@ export function trackerKeyOf(captures: Captures): string | null {
   const number = captures?.number;
   if (!tracker || !TRACKERS.has(tracker) || !number || !/^\d+$/.test(number)) return null;
   const place = trackerPlace(captures.tracker_url ?? captures.tracker_host);
-  return place ? `${tracker}:${place}#${Number(number)}` : null;
+  // The digits as written, less leading zeros: a number past 2^53 would lose digits as a float, and two bugs would share a key.
+  return place ? `${tracker}:${place}#${number.replace(/^0+(?=\d)/, '')}` : null;
 }
 
 /** `https://bz.apache.org/bugzilla/` → `bz.apache.org/bugzilla`; `RT.CPAN.org` → `rt.cpan.org`. */

@@ -72,4 +72,13 @@ describe('withCaptureColumns', () => {
     });
     expect(withCaptureColumns({ captures: null })).toMatchObject({ external_key: null, number: null });
   });
+
+  it('leaves the number column null for a number a 64-bit column or a double cannot hold exactly; captures keep it', () => {
+    for (const number of ['99999999999999999999999999', '9007199254740993']) {
+      const row = withCaptureColumns({ captures: { number } });
+      expect(row.number).toBeNull();
+      expect(row.captures).toEqual({ number });
+    }
+    expect(withCaptureColumns({ captures: { number: '9007199254740991' } }).number).toBe(9007199254740991);
+  });
 });

@@ -19,6 +19,14 @@ describe('trackerKeyOf', () => {
     expect(trackerKeyOf({ tracker: 'rt', number: '7', tracker_host: 'perl' })).toBe('rt:perl#7');
   });
 
+  it('keeps every digit of a number too large for a float, so two such bugs are two keys', () => {
+    const key = (number: string) => trackerKeyOf({ tracker: 'bugzilla', number, tracker_url: 'bz.example.org' });
+    expect(key('99999999999999999999999999')).toBe('bugzilla:bz.example.org#99999999999999999999999999');
+    expect(key('99999999999999999999999998')).toBe('bugzilla:bz.example.org#99999999999999999999999998');
+    expect(key('9007199254740993')).toBe('bugzilla:bz.example.org#9007199254740993');
+    expect(key('000')).toBe('bugzilla:bz.example.org#0');
+  });
+
   it('keeps Jira keys as they were, and gives none to mail that names no tracker address', () => {
     expect(trackerKeyOf({ external_key: 'kafka-7', action: 'created' })).toBe('KAFKA-7');
     expect(trackerKeyOf({ tracker: 'debbugs', number: '510516' })).toBeNull();
