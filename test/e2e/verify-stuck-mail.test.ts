@@ -1,6 +1,3 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, expect, it } from 'vitest';
 import type { VerifyResult } from '../../src/core/verify/verify-store.js';
@@ -12,35 +9,20 @@ import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 // Six messages over three months: a Jira event, a patch, its review, and a threaded discussion.
 const MBOX = fileURLToPath(new URL('../fixtures/report/dev.mbox', import.meta.url));
 const KAFKA = 'https://github.com/apache/kafka';
-const BUNDLED_SYSTEMS = fileURLToPath(new URL('../../systems.yaml', import.meta.url));
-
-/** The bundled systems with mbox lists projected as clean_fit, as Apache lists read from an mbox would be. */
-function cleanFitSystems(): string {
-  const text = readFileSync(BUNDLED_SYSTEMS, 'utf8').replace(
-    /(\n  mbox:\n(?:    .*\n)*?    projection_policy: )none/,
-    '$1clean_fit',
-  );
-  expect(text).toMatch(/\n  mbox:\n(?:    .*\n)*?    projection_policy: clean_fit/);
-  const path = join(mkdtempSync(join(tmpdir(), 'listminer-systems-')), 'systems.yaml');
-  writeFileSync(path, text);
-  return path;
-}
 
 const invariant = (result: VerifyResult, name: string) => result.invariants.find((i) => i.name === name);
 
 describeOnDialectDatabases('verify finds mail a finished stage left behind on $dialect', (databases) => {
   let db: TestDatabase;
-  let systems: string;
-  const cli = (args: string[]) => runCli([...args, '--db', db.url, '--systems', systems]);
-  const verify = (args: string[] = []) =>
-    runCliJson<VerifyResult>(['verify', '--strict', ...args, '--db', db.url, '--systems', systems]);
+  const cli = (args: string[]) => runCli([...args, '--db', db.url]);
+  const verify = (args: string[] = []) => runCliJson<VerifyResult>(['verify', '--strict', ...args, '--db', db.url]);
   const run = (sql: string) => withStoreAt(db.url, async (store) => void (await store.db.run(sql)));
 
   beforeAll(async () => {
-    systems = cleanFitSystems();
     db = await databases.create();
     for (const stage of [
-      ['lists', 'add', '--system', 'mbox', MBOX, '--repo', KAFKA],
+      // An mbox list given Apache rules is projected as Apache lists are (clean_fit).
+      ['lists', 'add', '--system', 'mbox', MBOX, '--rules', 'apache_ponymail', '--repo', KAFKA],
       ['fetch', '--full'],
       ['classify'],
       ['drain'],
@@ -102,12 +84,11 @@ describeOnDialectDatabases('verify finds mail a finished stage left behind on $d
 
 describeOnDialectDatabases('lists add --repo correcting a list that holds mail on $dialect', (databases) => {
   it("moves the list's stored mail to the new repo, drops the synthetic issues made under the old one, and project links it again", async () => {
-    const systems = cleanFitSystems();
     const db = await databases.create();
-    const cli = (args: string[]) => runCli([...args, '--db', db.url, '--systems', systems]);
+    const cli = (args: string[]) => runCli([...args, '--db', db.url]);
     const WRONG = 'https://github.com/apache/kafka-site';
     for (const stage of [
-      ['lists', 'add', '--system', 'mbox', MBOX, '--repo', WRONG],
+      ['lists', 'add', '--system', 'mbox', MBOX, '--rules', 'apache_ponymail', '--repo', WRONG],
       ['fetch', '--full'],
       ['classify'],
       ['drain'],
@@ -131,16 +112,7 @@ describeOnDialectDatabases('lists add --repo correcting a list that holds mail o
           ))!.n,
         ),
       }));
-    // The synthetic issue project makes of tracker mail under the list's repo, tied to the list's issue_event.
-    await withStoreAt(db.url, async (store) => {
-      await store.db.run(
-        "INSERT INTO issues (id, repo_id, external_key, state, is_synthetic, comment_count) SELECT -1, repo_id, 'KAFKA-101', 'open', ?, 0 FROM email_messages WHERE msg_class = 'issue_event'",
-        [true],
-      );
-      await store.db.run(
-        "INSERT INTO issue_email_messages (issue_id, email_message_id, role) SELECT -1, id, 'event' FROM email_messages WHERE msg_class = 'issue_event'",
-      );
-    });
+    // project made a synthetic issue of the list's tracker mail under the wrong repo.
     expect(await underRepo(WRONG)).toEqual({ messages: 6, synthetic: 1 });
 
     const add = await cli(['lists', 'add', '--system', 'mbox', MBOX, '--repo', KAFKA]);
@@ -158,7 +130,8 @@ describeOnDialectDatabases('lists add --repo correcting a list that holds mail o
     );
     expect(unprojected).toBe(6);
     expect((await cli(['project'])).code).toBe(0);
-    const { json } = await runCliJson<VerifyResult>(['verify', '--db', db.url, '--systems', systems]);
+    const { json } = await runCliJson<VerifyResult>(['verify', '--db', db.url]);
     expect(invariant(json, 'projection-complete')!.ok).toBe(true);
   });
 });
+

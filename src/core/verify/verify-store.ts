@@ -42,13 +42,11 @@ export async function verifyStore(
   const backends = new Map<string, number>();
   for (const list of figures)
     backends.set(backendOf(list.system), (backends.get(backendOf(list.system)) ?? 0) + list.stored);
-  const nonePolicyLists = figures
-    .filter((list) => systems.systems.get(list.system)?.projectionPolicy === 'none')
-    .map((list) => list.id);
-
-  const cleanFitLists = figures
-    .filter((list) => systems.systems.get(list.system)?.projectionPolicy === 'clean_fit')
-    .map((list) => list.id);
+  // A list is projected as its rules system says: an mbox list given Apache rules is projected as Apache lists are.
+  const policies = new Map(lists.map((list) => [list.id, projectionPolicyOf(systems, list)]));
+  const withPolicy = (policy: string) => figures.filter((list) => policies.get(list.id) === policy).map((l) => l.id);
+  const nonePolicyLists = withPolicy('none');
+  const cleanFitLists = withPolicy('clean_fit');
 
   const branches = judgeBranches({
     lists: figures.length,
@@ -71,7 +69,7 @@ export async function verifyStore(
     stuck: await reports.stuckMail(scope),
     stale: await reports.staleDerivations(
       scope,
-      lists.filter((list) => projectionPolicyOf(systems, list) === 'clean_fit').map((list) => list.id),
+      lists.filter((list) => policies.get(list.id) === 'clean_fit').map((list) => list.id),
       MIRROR_CLASSES,
       (captures) => trackerKeyOf(captures) !== null,
     ),
