@@ -158,6 +158,33 @@ describeOnDialectDatabases('derived data follows its inputs on $dialect', (datab
   );
 
   it(
+    "a list given another rules system is projected as that system's lists are, like one registered with it",
+    async () => {
+      const db = await databases.create();
+      // Registered first with the generic rules, whose lists are not projected onto issues.
+      await cli(['sync', QUARRY, '--rules', 'generic', '--repo', REPO], db.url);
+      const add = await runCli(['lists', 'add', '--system', 'mbox', QUARRY, '--rules', 'apache_ponymail', '--db', db.url]);
+      expect(add.code, add.stderr).toBe(0);
+      await cli(['classify', '--reclassify'], db.url);
+      await cli(['drain'], db.url);
+      await cli(['project'], db.url);
+      expect(await dumpDerivedTables(db.url)).toEqual(await dumpDerivedTables(right.url));
+      expect(await invariant(db.url, 'derived-current')).toMatchObject({ ok: true, violations: 0 });
+      await expectRerunWritesNothing(db.url);
+
+      // And back: the generic rules take the projection away again.
+      await cli(['lists', 'add', '--system', 'mbox', QUARRY, '--rules', 'generic'], db.url);
+      await cli(['classify', '--reclassify'], db.url);
+      await cli(['drain'], db.url);
+      await cli(['project'], db.url);
+      const generic = await databases.create();
+      await cli(['sync', QUARRY, '--rules', 'generic', '--repo', REPO], generic.url);
+      expect(await dumpDerivedTables(db.url)).toEqual(await dumpDerivedTables(generic.url));
+    },
+    LONG,
+  );
+
+  it(
     'a switch of mirror handling brings the bodies of mirror mail back from the raw bytes, and takes them out again',
     async () => {
       const db = await databases.copy(right);

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -51,6 +51,25 @@ describeOnDialectDatabases('lists and repos commands on $dialect', (databases) =
     expect(again.json.action).toBe('unchanged');
     const ls = await runCliJson<{ lists: unknown[] }>(['lists', 'ls', '--db', db.url]);
     expect(ls.json.lists).toHaveLength(1);
+  });
+
+  it('takes a symbolic link to a registered archive, or an archive reached through one, for the same list', async () => {
+    const own = await databases.create();
+    const dir = mkdtempSync(join(tmpdir(), 'listminer-linked-'));
+    const mbox = join(dir, 'dev.mbox');
+    writeFileSync(mbox, 'From a@x Mon Jan  1 00:00:00 2024\nFrom: a@x.org\nMessage-ID: <l1@x>\nSubject: s\n\nbody\n');
+    symlinkSync(mbox, join(dir, 'link.mbox'));
+    symlinkSync(dir, `${dir}-folder-link`);
+    const add = (path: string) =>
+      runCliJson<{ action: string; list: { name: string } }>(['lists', 'add', '--system', 'mbox', path, '--db', own.url]);
+    const first = await add(join(dir, 'link.mbox'));
+    expect(first.json).toMatchObject({ action: 'added', list: { name: mbox } });
+    expect((await add(mbox)).json.action).toBe('unchanged');
+    expect((await add(join(`${dir}-folder-link`, 'dev.mbox'))).json.action).toBe('unchanged');
+    const sync = await runCli(['sync', join(dir, 'link.mbox'), '--db', own.url]);
+    expect(sync.code, sync.stderr).toBe(0);
+    const ls = await runCliJson<{ lists: Array<{ name: string }> }>(['lists', 'ls', '--db', own.url]);
+    expect(ls.json.lists.map((list) => list.name)).toEqual([mbox]);
   });
 
   it('takes the database from LISTMINER_DB when --db is not given', async () => {

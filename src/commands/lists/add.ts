@@ -57,6 +57,12 @@ export default class ListsAdd extends BaseCommand<typeof ListsAdd> {
           `${result.moved.syntheticIssues ? ` and dropped ${result.moved.syntheticIssues} synthetic issue(s) made under the old repo` : ''}; run listminer project to link them again`,
       );
     }
+    if (result.rulesChanged) {
+      this.note(
+        `its rules were ${result.rulesChanged.from}: its mail is to be drained and projected again` +
+          `${result.rulesChanged.syntheticIssues ? ` (${result.rulesChanged.syntheticIssues} synthetic issue(s) made under the old rules dropped)` : ''}; run listminer classify --reclassify, then drain and project`,
+      );
+    }
     return this.finish(result);
   }
 }

@@ -1,4 +1,5 @@
-import { existsSync, statSync } from 'node:fs';
+import { rulesSystemOf } from '../classify/classify-staged.js';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../errors.js';
 import { restateSyntheticIssues } from '../project/issue-state.js';
@@ -27,6 +28,8 @@ export interface AddListResult {
   repo?: RepoRecord;
   /** The list had another repository: its stored mail moved to this one, to be projected again. */
   moved?: { fromRepoUrl: string; messages: number; syntheticIssues: number };
+  /** The list had another rules system: its projection was taken back, to be derived again. */
+  rulesChanged?: { from: string; syntheticIssues: number };
 }
 
 const ADDRESS = /^[A-Za-z0-9][A-Za-z0-9._%+-]*@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$/;
@@ -87,12 +90,12 @@ export async function addList(store: Store, systems: Systems, input: AddListInpu
       }
       break;
     case 'path':
-      name = resolve(name);
-      if (!existsSync(name))
+      if (!existsSync(resolve(name)))
         throw new InputError(
-          `${name} does not exist.`,
+          `${resolve(name)} does not exist.`,
           `The ${system.name} system reads a local file or folder; give its path.`,
         );
+      name = await localListName(store, system.name, name);
       break;
   }
   if (address !== undefined && !ADDRESS.test(address)) {
@@ -138,8 +141,29 @@ export async function addList(store: Store, systems: Systems, input: AddListInpu
       const moved = await tx.lists.moveMailToRepo(before.id, before.repoId, repo.id);
       return { ...result, repo, moved: { fromRepoUrl: before.repoUrl ?? `repo ${before.repoId}`, ...moved } };
     }
+    const rulesBefore = before && rulesSystemOf(systems, before);
+    if (before?.repoId != null && input.rules !== undefined && rulesBefore !== rulesSystemOf(systems, result.list)) {
+      // Another rules system may drain and project otherwise (its repo URL template, its policy, its trackers):
+      // drain and project derive the list's mail again.
+      await tx.drain.drainAgain(before.id);
+      const syntheticIssues = await tx.lists.resetProjection(before.id, before.repoId);
+      return { ...result, repo, rulesChanged: { from: rulesBefore!, syntheticIssues } };
+    }
     return { ...result, repo };
   });
+}
+
+/**
+ * The name of a local archive's list: its path with every symbolic link
+ * resolved, so that a link to an archive, or a path through a linked folder,
+ * names the list of the archive itself, not a second list holding its mail
+ * again. A list registered under a link's own path before keeps that name.
+ */
+async function localListName(store: Store, system: string, path: string): Promise<string> {
+  const resolved = resolve(path);
+  const real = realpathSync(resolved);
+  if (real !== resolved && (await store.lists.byName(system, resolved))) return resolved;
+  return real;
 }
 
 /** The command that gives a list its repository, so its waiting mail drains. */

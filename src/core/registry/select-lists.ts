@@ -1,3 +1,4 @@
+import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InputError } from '../errors.js';
 import type { ListRecord } from '../store/list-records.js';
@@ -28,7 +29,10 @@ export async function selectLists(store: Store, selection: ListSelection): Promi
 
 /** The one list a name refers to; an unknown or ambiguous name is refused (exit 2). */
 export async function selectList(store: Store, name: string, system?: string): Promise<ListRecord> {
-  const spellings = [...new Set([name, name.trim(), name.trim().toLowerCase(), resolve(name.trim())])];
+  const path = resolve(name.trim());
+  // A local archive's list is named by its real path (register-list.ts): a link to it names it too.
+  const real = existsSync(path) ? realpathSync(path) : path;
+  const spellings = [...new Set([name, name.trim(), name.trim().toLowerCase(), path, real])];
   const lists = (await store.lists.find(spellings)).filter((list) => !system || list.system === system);
   if (lists.length === 0) {
     const where = system ? ` in the ${system} system` : '';

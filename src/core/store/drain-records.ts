@@ -305,6 +305,19 @@ export class DrainRecords {
   }
 
   /**
+   * Sets the list's drained mail back to `classified`, to be drained again
+   * from its raw bytes: what drain derived depends on the list's rules system
+   * too (the repo a message names follows its URL template). Counts the rows.
+   */
+  async drainAgain(listId: number): Promise<number> {
+    const result = await this.db.run(
+      "UPDATE staged_messages SET status = 'classified', updated_at = ? WHERE list_id = ? AND status = 'drained'",
+      [new Date().toISOString(), listId],
+    );
+    return result.changes;
+  }
+
+  /**
    * Brings the list's drained mail to this mirror handling: every stored
    * message whose body, captures or signaled repo disagree with it (mirror
    * mail, by `mirrorClasses`, under the handling; any other mail always has

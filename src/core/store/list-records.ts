@@ -112,6 +112,26 @@ export class ListRecords {
     toRepoId: number,
   ): Promise<{ messages: number; syntheticIssues: number }> {
     return this.db.transaction(async (tx) => {
+      const syntheticIssues = await new ListRecords(tx).resetProjection(listId, fromRepoId);
+      const moved = await tx.run('UPDATE email_messages SET repo_id = ? WHERE list_id = ? AND repo_id = ?', [
+        toRepoId,
+        listId,
+        fromRepoId,
+      ]);
+      return { messages: moved.changes, syntheticIssues };
+    });
+  }
+
+  /**
+   * Takes back what project derived from the list's mail under `repoId`: its
+   * links to the repo's issues and pull requests, the synthetic issues no
+   * other mail holds, its patch series and each message's outcome, so that
+   * project derives them again (a new repo, another rules system). Returns
+   * the synthetic issues dropped.
+   */
+  async resetProjection(listId: number, repoId: number): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      const fromRepoId = repoId;
       const mine = 'SELECT id FROM email_messages WHERE list_id = ?';
       const synthetic = await tx.all<{ issue_id: number }>(
         `SELECT DISTINCT l.issue_id FROM issue_email_messages l JOIN issues i ON i.id = l.issue_id
@@ -135,11 +155,12 @@ export class ListRecords {
         );
         syntheticIssues += gone.changes;
       }
-      const moved = await tx.run(
-        'UPDATE email_messages SET repo_id = ?, projected_kind = NULL WHERE list_id = ? AND repo_id = ?',
-        [toRepoId, listId, fromRepoId],
+      await tx.run('UPDATE email_messages SET projected_kind = NULL, patch_series_id = NULL WHERE list_id = ?', [listId]);
+      await tx.run(
+        'DELETE FROM patch_series WHERE list_id = ? AND NOT EXISTS (SELECT 1 FROM email_messages m WHERE m.patch_series_id = patch_series.id)',
+        [listId],
       );
-      return { messages: moved.changes, syntheticIssues };
+      return syntheticIssues;
     });
   }
 
