@@ -46,6 +46,13 @@ describe.each(['Pacific/Chatham', 'America/Los_Angeles', 'UTC'])('mail dates wit
     expect(parseMailDate('Sun, 1 Jan 2023 00:30:00 CET')).toBeNaN();
   });
 
+  it('finds no date in a year of four digits before 1000, which the parser reads as this century', () => {
+    expect(parseMailDate('Sat, 1 Jan 0000 00:00:00 +0000')).toBeNaN();
+    expect(parseMailDate('Mon, 1 Jan 0024 00:00:00 +0100')).toBeNaN();
+    expect(parseMailDate('Mon Jan  1 00:00:00 0024')).toBeNaN();
+    expect(iso('Mon, 1 Jan 2024 00:00:00 -0100')).toBe('2024-01-01T01:00:00.000Z');
+  });
+
   it("classify's envelope date and fetch's month agree on a zone-less Date header", () => {
     const sent = readSentDate('Sun, 1 Jan 2023 00:30:00', NOW.getTime());
     expect(sent).toEqual({
