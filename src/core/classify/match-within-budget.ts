@@ -48,6 +48,9 @@ export async function matchWithinBudget(
     } catch (error) {
       if ((error as { code?: string }).code !== 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw error;
       // Between timed calls the event loop runs, so a SIGTERM is heard within a budget however slow the rules are.
+      // A signal's handler runs in the loop's poll phase: two turns make sure one came between (one can
+      // end in the same turn's check phase, and the next message would get a budget of its own first).
+      await new Promise((resolve) => setImmediate(resolve));
       await new Promise((resolve) => setImmediate(resolve));
       signal?.throwIfAborted();
       if (next === first) {

@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { matchWithinBudget } from '../../../../src/core/classify/match-within-budget.js';
 import { compileRules, loadRuleBook, type CompiledRule } from '../../../../src/core/classify/rule-set.js';
@@ -101,4 +104,29 @@ describe('rules matched within a budget', () => {
     const slow = Array.from({ length: 1000 }, () => message({ subject: `${'a'.repeat(60)}!` }));
     await expect(matchWithinBudget(rules, slow, {}, 100, stop.signal)).rejects.toThrow('stopped');
   });
+
+  it('hears a signal that came during a timed call before it starts the next: within one budget', async () => {
+    const systems = validateSystems(
+      'mine.yaml',
+      `systems:\n  mine:\n    backend: mbox\n    rules:\n      - name: nested\n        class: vote\n        subject: '^(a+)+$'\n`,
+    );
+    const rules = compileRules(systems.value!).value!.rulesOf('mine');
+    const stop = new AbortController();
+    const onSignal = () => stop.abort(new Error('stopped'));
+    process.once('SIGUSR2', onSignal);
+    const budget = 1000;
+    // The signal arrives while the first timed call runs, as a Ctrl-C does; its handler can run only between calls.
+    execFile('sh', ['-c', `sleep 0.2; kill -USR2 ${process.pid}`]);
+    const slow = Array.from({ length: 10 }, () => message({ subject: `${'a'.repeat(60)}!` }));
+    // Started from an I/O callback, as a stage's batch is: the loop is in its poll phase, where signals are heard.
+    await readFile(fileURLToPath(import.meta.url));
+    const began = Date.now();
+    try {
+      await expect(matchWithinBudget(rules, slow, {}, budget, stop.signal)).rejects.toThrow('stopped');
+    } finally {
+      process.removeListener('SIGUSR2', onSignal);
+    }
+    // One budget and what surrounds it; hearing it only after the next message's own call took two.
+    expect(Date.now() - began).toBeLessThan(1.8 * budget);
+  }, 30_000);
 });
