@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand, listFlags, systemsFlag } from '../cli/base-command.js';
 import { renderExplanation } from '../cli/render-explanation.js';
-import { classifyStaged, type ClassifyResult } from '../core/classify/classify-staged.js';
+import { aside, classifyStaged, type ClassifyResult } from '../core/classify/classify-staged.js';
 import { explainMessage, type MessageExplanation } from '../core/classify/explain-message.js';
 import { loadRuleBook } from '../core/classify/rule-set.js';
 
@@ -81,7 +81,7 @@ export default class Classify extends BaseCommand<typeof Classify> {
       .sort((a, b) => b[1] - a[1])
       .map(([name, count]) => `${name} ${count}`)
       .join(', ');
-    const counts = `classified ${result.classified}, shunted ${result.shunted}${flags.reclassify ? `, changed class ${result.changed}` : ''}${classes ? ` (${classes})` : ''}`;
+    const counts = `classified ${result.classified}, shunted ${result.shunted}${flags.reclassify ? `, changed class ${result.changed}` : ''}${aside(result)}${classes ? ` (${classes})` : ''}`;
     const summary = result.dryRun ? `dry run, nothing written: would have ${counts}` : counts;
     if (result.interrupted) return this.finish(result, { stopped: this.stoppedAfter(summary) });
     this.show(summary);

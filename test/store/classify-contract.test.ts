@@ -139,6 +139,31 @@ describeOnDialects('classify stage on $dialect', (getStore) => {
     expect(history).toEqual([{ message_key: 'vote@x', old_class: 'vote', new_class: 'discuss' }]);
   });
 
+  it('counts the drained mail it could not label again, which keeps its label, and reports it', async () => {
+    const store = getStore();
+    await classifyStaged(store, systems, {}, silentProgress);
+    await store.db.run(`UPDATE staged_messages SET status = 'drained' WHERE status = 'classified'`);
+    await store.staging.stageBatch(listId, '2024-01', [stage(mail('slow@x', `${'a'.repeat(60)}!`))]);
+    await classifyStaged(store, systems, {}, silentProgress);
+    await store.db.run(`UPDATE staged_messages SET status = 'drained' WHERE status = 'classified'`);
+    // Rules one of which backtracks without end on the subject of slow@x.
+    const backtracking = validateSystems(
+      'slow.yaml',
+      readFileSync(BUNDLED_SYSTEMS, 'utf8').replace(
+        '      - name: vote\n        class: vote\n',
+        // A function: in a replacement string, `$'` would stand for the text after the match.
+        () => "      - name: slow\n        class: vote\n        subject: '^(a+)+$'\n      - name: vote\n        class: vote\n",
+      ),
+    ).value!;
+    const lines: string[] = [];
+    const result = await classifyStaged(store, backtracking, { reclassify: true, matchBudgetMs: 200 }, (event) => {
+      if (event.type === 'end' && event.detail) lines.push(event.detail);
+    });
+    expect(result).toMatchObject({ classified: 3, shunted: 0, kept: 1, skipped: 0 });
+    expect(lines.join('\n')).toContain('1 kept their labels');
+    expect((await byKey('slow@x')).status).toBe('drained');
+  });
+
   it('stores the envelope of a message whose body holds NUL bytes', async () => {
     const store = getStore();
     await store.staging.stageBatch(listId, null, [stage(mail('nul@x', 'binary junk', undefined, 'a\u0000b'))]);
@@ -180,7 +205,7 @@ describeOnDialects('classify stage on $dialect', (getStore) => {
     await store.staging.stageBatch(other, null, [stage(mail('p@x', 'Re: [PATCH v2 1/3] mm: fix'))]);
     const result = await classifyStaged(store, systems, { lists: ['/tmp/kernel.mbox'] }, silentProgress);
     expect(result.lists).toEqual([
-      { list: '/tmp/kernel.mbox', system: 'mbox', rules: 'public_inbox', classified: 1, shunted: 0, changed: 0 },
+      { list: '/tmp/kernel.mbox', system: 'mbox', rules: 'public_inbox', classified: 1, shunted: 0, changed: 0, kept: 0, skipped: 0 },
     ]);
     expect(await byKey('p@x')).toMatchObject({ msg_class: 'review', class_source: 'patch-reply:subject' });
     expect((await byKey('jira@x')).status).toBe('staged');

@@ -60,6 +60,10 @@ export interface ListClassifyResult {
   shunted: number;
   /** Under --reclassify: messages whose class is now different. */
   changed: number;
+  /** Labelled mail that could not be labelled again (it no longer parses, or its rules overran the budget): it keeps its label. */
+  kept: number;
+  /** Messages another process moved on after this run read them (drained, labelled, relabelled): left as that process left them. */
+  skipped: number;
 }
 
 /** How many messages went from one class to another: a rule change never re-labels stored mail silently. */
@@ -77,6 +81,8 @@ export interface ClassifyResult {
   classified: number;
   shunted: number;
   changed: number;
+  kept: number;
+  skipped: number;
   /** Under --reclassify: the changes of class, most frequent first. */
   changes: ClassChange[];
   /** Messages per class among those labelled in this run. */
@@ -138,6 +144,8 @@ export async function classifyStaged(
     classified: 0,
     shunted: 0,
     changed: 0,
+    kept: 0,
+    skipped: 0,
     changes: [],
     classes: { ...options.arrived?.classes },
     lists: [],
@@ -285,9 +293,17 @@ async function classifyList(run: ListRun): Promise<ListClassifyResult> {
     type: 'end',
     task,
     status: run.signal?.aborted ? 'skipped' : 'done',
-    detail: `${outcome.classified} classified, ${outcome.shunted} shunted${outcome.changed ? `, ${outcome.changed} changed class` : ''}${stopped}`,
+    detail: `${outcome.classified} classified, ${outcome.shunted} shunted${outcome.changed ? `, ${outcome.changed} changed class` : ''}${aside(outcome)}${stopped}`,
   });
   return outcome;
+}
+
+/** What a run left as it was, when it left anything: labels it could not renew, rows another process had moved on. */
+export function aside({ kept, skipped }: Pick<ListClassifyResult, 'kept' | 'skipped'>): string {
+  return (
+    (kept ? `, ${kept} kept their labels (not labelled again: see classify --explain)` : '') +
+    (skipped ? `, ${skipped} left as another process had just written them (run again to label them)` : '')
+  );
 }
 
 /** Adds a list's outcome to the run's. */
@@ -296,6 +312,8 @@ function count(result: ClassifyResult, outcome: ListClassifyResult): void {
   result.classified += outcome.classified;
   result.shunted += outcome.shunted;
   result.changed += outcome.changed;
+  result.kept += outcome.kept;
+  result.skipped += outcome.skipped;
 }
 
 /** A list's counts for a run: from those given (what sync labelled on arrival), else from nothing. */
@@ -311,6 +329,8 @@ export function listOutcome(
     classified: from?.classified ?? 0,
     shunted: from?.shunted ?? 0,
     changed: from?.changed ?? 0,
+    kept: 0,
+    skipped: 0,
   };
 }
 
@@ -354,6 +374,7 @@ export async function saveBatch(
       // A message already drained keeps its labels: a parse that fails now never undoes what was stored.
       if (message.status === 'staged' || message.status === 'shunted')
         outcomes.push({ id: message.id, status: message.status, error: verdict.error });
+      else outcome.kept++;
       return;
     }
     const replaces =
@@ -368,7 +389,10 @@ export async function saveBatch(
     : await writeOutcomes(store, outcomes, provenance);
   const before = new Map(batch.map((m) => [m.id, m.msgClass]));
   for (const saved of savedOutcomes) {
-    if (!written.has(saved.id)) continue;
+    if (!written.has(saved.id)) {
+      outcome.skipped++;
+      continue;
+    }
     const cls = countSaved(outcome, classes, saved);
     const previous = before.get(saved.id);
     if (cls !== undefined && previous && previous !== cls) {
