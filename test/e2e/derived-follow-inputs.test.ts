@@ -163,7 +163,17 @@ describeOnDialectDatabases('derived data follows its inputs on $dialect', (datab
       const db = await databases.create();
       // Registered first with the generic rules, whose lists are not projected onto issues.
       await cli(['sync', QUARRY, '--rules', 'generic', '--repo', REPO], db.url);
-      const add = await runCli(['lists', 'add', '--system', 'mbox', QUARRY, '--rules', 'apache_ponymail', '--db', db.url]);
+      const add = await runCli([
+        'lists',
+        'add',
+        '--system',
+        'mbox',
+        QUARRY,
+        '--rules',
+        'apache_ponymail',
+        '--db',
+        db.url,
+      ]);
       expect(add.code, add.stderr).toBe(0);
       await cli(['classify', '--reclassify'], db.url);
       await cli(['drain'], db.url);

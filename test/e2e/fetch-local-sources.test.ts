@@ -220,7 +220,13 @@ describeOnDialectDatabases('fetch of local sources on $dialect', (databases) => 
     // A sender's clock set wrong: months ahead, or a Maildir file whose name gives a delivery time years ahead.
     const ahead = new Date(`${addMonths(NOW_MONTH, 2)}-15T12:00:00Z`);
     const file = join(dir, 'ahead.mbox');
-    writeFileSync(file, mbox([['a1', inMonth(1)], ['a2', ahead]]));
+    writeFileSync(
+      file,
+      mbox([
+        ['a1', inMonth(1)],
+        ['a2', ahead],
+      ]),
+    );
     await add('mbox', file);
     expect((await fetch(file, '--now')).list).toMatchObject({ status: 'done', staged: 2 });
     expect(await stagedKeys(db.url, file)).toEqual(['a1@example.org', 'a2@example.org']);

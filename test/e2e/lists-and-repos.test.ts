@@ -61,7 +61,15 @@ describeOnDialectDatabases('lists and repos commands on $dialect', (databases) =
     symlinkSync(mbox, join(dir, 'link.mbox'));
     symlinkSync(dir, `${dir}-folder-link`);
     const add = (path: string) =>
-      runCliJson<{ action: string; list: { name: string } }>(['lists', 'add', '--system', 'mbox', path, '--db', own.url]);
+      runCliJson<{ action: string; list: { name: string } }>([
+        'lists',
+        'add',
+        '--system',
+        'mbox',
+        path,
+        '--db',
+        own.url,
+      ]);
     const first = await add(join(dir, 'link.mbox'));
     expect(first.json).toMatchObject({ action: 'added', list: { name: mbox } });
     expect((await add(mbox)).json.action).toBe('unchanged');

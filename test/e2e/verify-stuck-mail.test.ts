@@ -134,4 +134,3 @@ describeOnDialectDatabases('lists add --repo correcting a list that holds mail o
     expect(invariant(json, 'projection-complete')!.ok).toBe(true);
   });
 });
-

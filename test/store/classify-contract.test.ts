@@ -132,7 +132,7 @@ describeOnDialects('classify stage on $dialect', (getStore) => {
       classifyStaged(store, changed, { reclassify: true }, silentProgress),
       classifyStaged(store, changed, { reclassify: true }, silentProgress),
     ]);
-    expect(runs[0]!.changed + runs[1]!.changed).toBe(1);
+    expect(runs[0].changed + runs[1].changed).toBe(1);
     const history = await store.db.all<{ message_key: string; old_class: string; new_class: string }>(
       'SELECT message_key, old_class, new_class FROM label_history',
     );
@@ -152,7 +152,8 @@ describeOnDialects('classify stage on $dialect', (getStore) => {
       readFileSync(BUNDLED_SYSTEMS, 'utf8').replace(
         '      - name: vote\n        class: vote\n',
         // A function: in a replacement string, `$'` would stand for the text after the match.
-        () => "      - name: slow\n        class: vote\n        subject: '^(a+)+$'\n      - name: vote\n        class: vote\n",
+        () =>
+          "      - name: slow\n        class: vote\n        subject: '^(a+)+$'\n      - name: vote\n        class: vote\n",
       ),
     ).value!;
     const lines: string[] = [];
@@ -205,7 +206,16 @@ describeOnDialects('classify stage on $dialect', (getStore) => {
     await store.staging.stageBatch(other, null, [stage(mail('p@x', 'Re: [PATCH v2 1/3] mm: fix'))]);
     const result = await classifyStaged(store, systems, { lists: ['/tmp/kernel.mbox'] }, silentProgress);
     expect(result.lists).toEqual([
-      { list: '/tmp/kernel.mbox', system: 'mbox', rules: 'public_inbox', classified: 1, shunted: 0, changed: 0, kept: 0, skipped: 0 },
+      {
+        list: '/tmp/kernel.mbox',
+        system: 'mbox',
+        rules: 'public_inbox',
+        classified: 1,
+        shunted: 0,
+        changed: 0,
+        kept: 0,
+        skipped: 0,
+      },
     ]);
     expect(await byKey('p@x')).toMatchObject({ msg_class: 'review', class_source: 'patch-reply:subject' });
     expect((await byKey('jira@x')).status).toBe('staged');

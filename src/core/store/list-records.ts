@@ -155,7 +155,9 @@ export class ListRecords {
         );
         syntheticIssues += gone.changes;
       }
-      await tx.run('UPDATE email_messages SET projected_kind = NULL, patch_series_id = NULL WHERE list_id = ?', [listId]);
+      await tx.run('UPDATE email_messages SET projected_kind = NULL, patch_series_id = NULL WHERE list_id = ?', [
+        listId,
+      ]);
       await tx.run(
         'DELETE FROM patch_series WHERE list_id = ? AND NOT EXISTS (SELECT 1 FROM email_messages m WHERE m.patch_series_id = patch_series.id)',
         [listId],

@@ -118,13 +118,7 @@ export function createSource(): ArchiveSource {
           } else {
             for (const [start, end] of holding.runs) {
               const run = createReadStream(file, { start, end: end - 1, highWaterMark: 256 * 1024 });
-              yield* messagesOfMonth(
-                readMboxEntries(run, { signal: context.signal }),
-                file,
-                start,
-                index,
-                month,
-              );
+              yield* messagesOfMonth(readMboxEntries(run, { signal: context.signal }), file, start, index, month);
             }
           }
         } catch (error) {
