@@ -7,7 +7,7 @@ import { InputError } from '../errors.js';
 import type { ProgressListener } from '../progress.js';
 import { selectLists, type ListSelection } from '../registry/select-lists.js';
 import type { ExportRow, MailScope } from '../store/export-records.js';
-import type { LabelProvenanceCount } from '../store/report-records.js';
+import type { LabelProvenanceCount, StatusCounts } from '../store/report-records.js';
 import type { ListRecord } from '../store/list-records.js';
 import type { Store } from '../store/store.js';
 import { toCells } from './export-cells.js';
@@ -80,6 +80,13 @@ export interface ExportManifest {
     withBodies: boolean;
     perList: boolean;
   };
+  /**
+   * The exported lists' mail that is in no file because the stages have not
+   * drained it into the research tables, by status (shunted: it could not be
+   * parsed or stored; deferred: its list has no repo; staged or classified:
+   * a stage still to run). Over every date: such mail has no sent date yet.
+   */
+  notExported: Omit<StatusCounts, 'drained'>;
   /** The rules (sha256 of the systems file) and listminer versions that labelled the exported messages, with how many each; nulls: not recorded. */
   labelProvenance: LabelProvenanceCount[];
   files: Array<Omit<ExportedFile, 'columns'> & { columns: Column[] }>;
@@ -204,6 +211,7 @@ async function writeResearchTables(
       withBodies,
       perList: options.perList ?? false,
     },
+    notExported: await notDrained(store, filtered ? lists.map((list) => list.id) : undefined),
     labelProvenance: [...provenance.values()].sort(
       (a, b) => b.messages - a.messages || String(a.rulesHash).localeCompare(String(b.rulesHash)),
     ),
@@ -213,6 +221,13 @@ async function writeResearchTables(
   await writeFile(`${result.manifest}.partial`, `${JSON.stringify(manifest, null, 2)}\n`);
   await rename(`${result.manifest}.partial`, result.manifest);
   return result;
+}
+
+async function notDrained(store: Store, listIds: number[] | undefined): Promise<ExportManifest['notExported']> {
+  const counts = { staged: 0, classified: 0, deferred: 0, shunted: 0, other: 0 };
+  for (const { statuses } of await store.reports.lists(listIds))
+    for (const status of Object.keys(counts) as (keyof typeof counts)[]) counts[status] += statuses[status];
+  return counts;
 }
 
 /** Writes one file; undefined when the signal stopped it (the partial file is gone). */
