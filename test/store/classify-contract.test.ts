@@ -1,12 +1,12 @@
 import { decodeRaw } from '../../src/core/store/raw-codec.js';
-import { readFileSync } from 'node:fs';
 import { beforeEach, expect, it } from 'vitest';
 import { identifyMessage } from '../../src/core/archive/message-key.js';
 import { classifyStaged } from '../../src/core/classify/classify-staged.js';
 import { silentProgress } from '../../src/core/progress.js';
 import { parseJson } from '../../src/core/store/row-mapping.js';
-import { BUNDLED_SYSTEMS, loadSystems, validateSystems } from '../../src/core/systems/load-systems.js';
+import { loadSystems } from '../../src/core/systems/load-systems.js';
 import { describeOnDialects } from '../helpers/describe-on-dialects.js';
+import { editedSystems, VOTE_RULE, votesAsDiscuss } from '../helpers/edited-systems.js';
 
 const mail = (id: string, subject: string, from = 'Jane <jane@example.org>', body = 'text') =>
   Buffer.from(
@@ -96,13 +96,7 @@ describeOnDialects('classify stage on $dialect', (getStore) => {
       `INSERT INTO email_messages (list_id, message_key, message_id, msg_class, class_source, drained_at) VALUES (?, 'vote@x', 'vote@x', 'vote', 'vote:subject', ?)`,
       [listId, new Date().toISOString()],
     );
-    const changed = validateSystems(
-      'changed.yaml',
-      readFileSync(BUNDLED_SYSTEMS, 'utf8').replace(
-        '      - name: vote\n        class: vote\n',
-        '      - name: vote\n        class: discuss\n',
-      ),
-    ).value!;
+    const changed = votesAsDiscuss();
 
     const result = await classifyStaged(store, changed, { reclassify: true }, silentProgress);
     expect(result).toMatchObject({ classified: 3, shunted: 0, changed: 1 });
@@ -121,13 +115,7 @@ describeOnDialects('classify stage on $dialect', (getStore) => {
   it('writes a changed label once when two runs relabel the same rows at once', async () => {
     const store = getStore();
     await classifyStaged(store, systems, {}, silentProgress);
-    const changed = validateSystems(
-      'changed.yaml',
-      readFileSync(BUNDLED_SYSTEMS, 'utf8').replace(
-        '      - name: vote\n        class: vote\n',
-        '      - name: vote\n        class: discuss\n',
-      ),
-    ).value!;
+    const changed = votesAsDiscuss();
     const runs = await Promise.all([
       classifyStaged(store, changed, { reclassify: true }, silentProgress),
       classifyStaged(store, changed, { reclassify: true }, silentProgress),
@@ -147,15 +135,10 @@ describeOnDialects('classify stage on $dialect', (getStore) => {
     await classifyStaged(store, systems, {}, silentProgress);
     await store.db.run(`UPDATE staged_messages SET status = 'drained' WHERE status = 'classified'`);
     // Rules one of which backtracks without end on the subject of slow@x.
-    const backtracking = validateSystems(
-      'slow.yaml',
-      readFileSync(BUNDLED_SYSTEMS, 'utf8').replace(
-        '      - name: vote\n        class: vote\n',
-        // A function: in a replacement string, `$'` would stand for the text after the match.
-        () =>
-          "      - name: slow\n        class: vote\n        subject: '^(a+)+$'\n      - name: vote\n        class: vote\n",
-      ),
-    ).value!;
+    const backtracking = editedSystems(
+      VOTE_RULE,
+      `      - name: slow\n        class: vote\n        subject: '^(a+)+$'\n${VOTE_RULE}`,
+    );
     const lines: string[] = [];
     const result = await classifyStaged(store, backtracking, { reclassify: true, matchBudgetMs: 200 }, (event) => {
       if (event.type === 'end' && event.detail) lines.push(event.detail);

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { deflateRawSync } from 'node:zlib';
 import { expect, it } from 'vitest';
 import { identifyMessage } from '../../src/core/archive/message-key.js';
@@ -8,9 +7,10 @@ import { silentProgress } from '../../src/core/progress.js';
 import { openStore } from '../../src/core/store/open-store.js';
 import type { StagedStatus } from '../../src/core/store/staging-records.js';
 import type { Store } from '../../src/core/store/store.js';
-import { BUNDLED_SYSTEMS, loadSystems, validateSystems } from '../../src/core/systems/load-systems.js';
+import { loadSystems } from '../../src/core/systems/load-systems.js';
 import { createDatabaseBefore } from '../helpers/databases.js';
 import { describeOnDialects } from '../helpers/describe-on-dialects.js';
+import { votesAsDiscuss } from '../helpers/edited-systems.js';
 import { addTestList, drain, statusCounts } from '../helpers/drain-fixtures.js';
 import { fixtureMessages } from '../helpers/mail-files.js';
 import { expectStoredCompressed, mail } from '../helpers/stage-classified.js';
@@ -150,13 +150,7 @@ describeOnDialects('raw bytes and envelopes in the store on $dialect', (getStore
     const bodies = await store.db.all<{ body_text: string }>('SELECT body_text FROM message_bodies');
     expect(bodies).toHaveLength(2);
 
-    const changed = validateSystems(
-      'changed.yaml',
-      readFileSync(BUNDLED_SYSTEMS, 'utf8').replace(
-        '      - name: vote\n        class: vote\n',
-        '      - name: vote\n        class: discuss\n',
-      ),
-    ).value!;
+    const changed = votesAsDiscuss();
     const result = await classifyStaged(store, changed, { reclassify: true }, silentProgress);
     expect(result).toMatchObject({ classified: 2, shunted: 0, changed: 1 });
     // The re-labelled message goes back to drain with a new envelope; the other stays drained without one.

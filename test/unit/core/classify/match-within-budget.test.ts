@@ -47,6 +47,15 @@ function everyBundledMatcher(): CompiledRule[] {
   );
 }
 
+/** One rule whose expression backtracks without end on a run of a's with something after it. */
+function backtrackingRules(): CompiledRule[] {
+  const systems = validateSystems(
+    'mine.yaml',
+    `systems:\n  mine:\n    backend: mbox\n    rules:\n      - name: nested\n        class: vote\n        subject: '^(a+)+$'\n`,
+  );
+  return [...compileRules(systems.value!).value!.rulesOf('mine')];
+}
+
 describe('rules matched within a budget', () => {
   it('every bundled pattern gets through hostile subjects, senders and bodies within the budget', async () => {
     const inputs = HOSTILE.flatMap((text) => [
@@ -94,11 +103,7 @@ describe('rules matched within a budget', () => {
   });
 
   it('hears a stop between timed calls', async () => {
-    const systems = validateSystems(
-      'mine.yaml',
-      `systems:\n  mine:\n    backend: mbox\n    rules:\n      - name: nested\n        class: vote\n        subject: '^(a+)+$'\n`,
-    );
-    const rules = compileRules(systems.value!).value!.rulesOf('mine');
+    const rules = backtrackingRules();
     const stop = new AbortController();
     setTimeout(() => stop.abort(new Error('stopped')), 50);
     const slow = Array.from({ length: 1000 }, () => message({ subject: `${'a'.repeat(60)}!` }));
@@ -106,11 +111,7 @@ describe('rules matched within a budget', () => {
   });
 
   it('hears a signal that came during a timed call before it starts the next: within one budget', async () => {
-    const systems = validateSystems(
-      'mine.yaml',
-      `systems:\n  mine:\n    backend: mbox\n    rules:\n      - name: nested\n        class: vote\n        subject: '^(a+)+$'\n`,
-    );
-    const rules = compileRules(systems.value!).value!.rulesOf('mine');
+    const rules = backtrackingRules();
     const stop = new AbortController();
     const onSignal = () => stop.abort(new Error('stopped'));
     process.once('SIGUSR2', onSignal);
