@@ -70,14 +70,17 @@ describeOnDialectDatabases('lists and repos commands on $dialect', (databases) =
         '--db',
         own.url,
       ]);
-    const first = await add(join(dir, 'link.mbox'));
-    expect(first.json).toMatchObject({ action: 'added', list: { name: mbox } });
+    const link = join(dir, 'link.mbox');
+    const first = await add(link);
+    expect(first.json).toMatchObject({ action: 'added', list: { name: link } });
     expect((await add(mbox)).json.action).toBe('unchanged');
     expect((await add(join(`${dir}-folder-link`, 'dev.mbox'))).json.action).toBe('unchanged');
     const sync = await runCli(['sync', join(dir, 'link.mbox'), '--db', own.url]);
     expect(sync.code, sync.stderr).toBe(0);
     const ls = await runCliJson<{ lists: Array<{ name: string }> }>(['lists', 'ls', '--db', own.url]);
-    expect(ls.json.lists.map((list) => list.name)).toEqual([mbox]);
+    expect(ls.json.lists.map((list) => list.name)).toEqual([link]);
+    const fetch = await runCli(['fetch', '--list', mbox, '--db', own.url]);
+    expect(fetch.code, fetch.stderr).toBe(0);
   });
 
   it('takes the database from LISTMINER_DB when --db is not given', async () => {

@@ -1,5 +1,5 @@
 import { rulesSystemOf } from '../classify/classify-staged.js';
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../errors.js';
 import { restateSyntheticIssues } from '../project/issue-state.js';
@@ -9,7 +9,7 @@ import type { Store } from '../store/store.js';
 import { BACKENDS } from '../systems/backend-names.js';
 import { requireSystem, type Systems } from '../systems/load-systems.js';
 import { requireRepoUrl } from './repo-url.js';
-import { selectList } from './select-lists.js';
+import { listsOfArchive, selectList } from './select-lists.js';
 
 export interface AddListInput {
   system: string;
@@ -154,16 +154,15 @@ export async function addList(store: Store, systems: Systems, input: AddListInpu
 }
 
 /**
- * The name of a local archive's list: its path with every symbolic link
- * resolved, so that a link to an archive, or a path through a linked folder,
- * names the list of the archive itself, not a second list holding its mail
- * again. A list registered under a link's own path before keeps that name.
+ * The name of a local archive's list: its absolute path as given, unless a
+ * list of the system holds that archive already under another path (through
+ * a symbolic link, or a linked folder): then that list's, so a second way to
+ * reach an archive never makes a second list holding its mail again.
  */
 async function localListName(store: Store, system: string, path: string): Promise<string> {
   const resolved = resolve(path);
-  const real = realpathSync(resolved);
-  if (real !== resolved && (await store.lists.byName(system, resolved))) return resolved;
-  return real;
+  const same = await listsOfArchive(store, system, resolved);
+  return same.find((list) => list.name === resolved)?.name ?? same[0]?.name ?? resolved;
 }
 
 /** The command that gives a list its repository, so its waiting mail drains. */

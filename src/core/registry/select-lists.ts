@@ -1,4 +1,4 @@
-import { existsSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InputError } from '../errors.js';
 import type { ListRecord } from '../store/list-records.js';
@@ -27,13 +27,34 @@ export async function selectLists(store: Store, selection: ListSelection): Promi
   return [...selected.values()];
 }
 
+/**
+ * The lists whose local archive is the file or folder at `path`, however
+ * each was reached when it was registered: through a symbolic link or a
+ * linked folder, the path differs and the archive is the same.
+ */
+export async function listsOfArchive(store: Store, system: string | undefined, path: string): Promise<ListRecord[]> {
+  const real = realPath(path);
+  if (real === undefined) return [];
+  return (await store.lists.all({ system })).filter(
+    (list) => list.name.startsWith('/') && realPath(list.name) === real,
+  );
+}
+
+function realPath(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The one list a name refers to; an unknown or ambiguous name is refused (exit 2). */
 export async function selectList(store: Store, name: string, system?: string): Promise<ListRecord> {
   const path = resolve(name.trim());
-  // A local archive's list is named by its real path (register-list.ts): a link to it names it too.
-  const real = existsSync(path) ? realpathSync(path) : path;
-  const spellings = [...new Set([name, name.trim(), name.trim().toLowerCase(), path, real])];
-  const lists = (await store.lists.find(spellings)).filter((list) => !system || list.system === system);
+  const spellings = [...new Set([name, name.trim(), name.trim().toLowerCase(), path])];
+  let lists = (await store.lists.find(spellings)).filter((list) => !system || list.system === system);
+  // A local archive reached another way (through a symbolic link, a linked folder) is its list too.
+  if (lists.length === 0) lists = await listsOfArchive(store, system, path);
   if (lists.length === 0) {
     const where = system ? ` in the ${system} system` : '';
     throw new InputError(
