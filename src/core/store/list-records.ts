@@ -1,3 +1,4 @@
+import { ProjectRecords } from './project-records.js';
 import { mapRow } from './row-mapping.js';
 import type { SqlSession } from './sql-driver.js';
 import { addToGroup } from '../add-to-group.js';
@@ -131,20 +132,19 @@ export class ListRecords {
    */
   async resetProjection(listId: number, repoId: number): Promise<number> {
     return this.db.transaction(async (tx) => {
-      const fromRepoId = repoId;
       const mine = 'SELECT id FROM email_messages WHERE list_id = ?';
       const synthetic = await tx.all<{ issue_id: number }>(
         `SELECT DISTINCT l.issue_id FROM issue_email_messages l JOIN issues i ON i.id = l.issue_id
          WHERE i.repo_id = ? AND i.is_synthetic = ? AND l.email_message_id IN (${mine})`,
-        [fromRepoId, true, listId],
+        [repoId, true, listId],
       );
       await tx.run(
         `DELETE FROM issue_email_messages WHERE issue_id IN (SELECT id FROM issues WHERE repo_id = ?) AND email_message_id IN (${mine})`,
-        [fromRepoId, listId],
+        [repoId, listId],
       );
       await tx.run(
         `DELETE FROM pull_request_email_messages WHERE pull_request_id IN (SELECT id FROM pull_requests WHERE repo_id = ?) AND email_message_id IN (${mine})`,
-        [fromRepoId, listId],
+        [repoId, listId],
       );
       let syntheticIssues = 0;
       for (const { issue_id } of synthetic) {
@@ -158,10 +158,7 @@ export class ListRecords {
       await tx.run('UPDATE email_messages SET projected_kind = NULL, patch_series_id = NULL WHERE list_id = ?', [
         listId,
       ]);
-      await tx.run(
-        'DELETE FROM patch_series WHERE list_id = ? AND NOT EXISTS (SELECT 1 FROM email_messages m WHERE m.patch_series_id = patch_series.id)',
-        [listId],
-      );
+      await new ProjectRecords(tx).deleteEmptyPatchSeries(listId);
       return syntheticIssues;
     });
   }
