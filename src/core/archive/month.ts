@@ -6,8 +6,17 @@ export function isMonth(text: string): boolean {
   return MONTH.test(text);
 }
 
+/**
+ * The UTC month of a date, as `toISOString` begins. Read from the date's
+ * fields: making the whole ISO string cost 1.2 µs a call, and fetch files
+ * each local message twice (its month index, then its month's read).
+ */
 export function monthOf(date: Date): Month {
-  return date.toISOString().slice(0, 7);
+  const year = date.getUTCFullYear();
+  // Outside four digits (and for an invalid date, which it refuses) toISOString says it.
+  if (!(year >= 0 && year <= 9999)) return date.toISOString().slice(0, 7);
+  const month = date.getUTCMonth() + 1;
+  return `${String(year).padStart(4, '0')}-${month < 10 ? '0' : ''}${month}`;
 }
 
 export function addMonths(month: Month, count: number): Month {

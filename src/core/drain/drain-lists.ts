@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { storableText } from '../classify/decode-text.js';
 import { isMirrorClass, isPlausibleSentAt, MIRROR_CLASSES, type Envelope } from '../classify/envelope.js';
 import type { MirrorHandling } from '../config/load-config.js';
@@ -358,7 +358,7 @@ export class DrainRun implements ListStage<ListDrainResult> {
           )
         : [],
       size: Number.isFinite(envelope.size) ? envelope.size : candidate.size,
-      body: handling === 'full' ? { text: bodyText, hash: createHash('sha256').update(bodyText).digest('hex') } : null,
+      body: handling === 'full' ? { text: bodyText, hash: hash('sha256', bodyText) } : null,
       signaledRepoUrl,
       signaledRepoId: null,
       ancestors: threadAncestors(envelope, candidate.messageKey),
