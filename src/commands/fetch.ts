@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand, fetchFlags, listFlags, systemsFlag } from '../cli/base-command.js';
 import { naming, renderTable } from '../cli/render-table.js';
+import { stagedCount } from '../core/fetch/fetch-list.js';
 import { describeFailures, describeHolder, fetchLists, type FetchResult } from '../core/fetch/fetch-lists.js';
 
 export default class Fetch extends BaseCommand<typeof Fetch> {
@@ -90,7 +91,7 @@ export default class Fetch extends BaseCommand<typeof Fetch> {
     );
     const t = result.totals;
     this.note(
-      `${t.lists} lists, ${t.months} months, ${t.staged} messages staged, ${t.duplicates} already stored, ${t.deletions} deletions, ${t.failed} failed`,
+      `${t.lists} lists, ${t.months} months, ${stagedCount(t)}, ${t.duplicates} already stored, ${t.deletions} deletions, ${t.failed} failed`,
     );
   }
 }

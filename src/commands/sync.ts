@@ -4,6 +4,7 @@ import { renderTable } from '../cli/render-table.js';
 import { InputError } from '../core/errors.js';
 import { resolvePeopleWithGitHub } from '../core/people/resolve-with-github.js';
 import { addLocalList, giveRepoCommand } from '../core/registry/register-list.js';
+import { stagedCount } from '../core/fetch/fetch-list.js';
 import { describeHolder } from '../core/fetch/fetch-lists.js';
 import { describeOutcomes } from '../core/project/project-lists.js';
 import { describeSyncFailures, syncLists, type SyncResult } from '../core/sync/sync-lists.js';
@@ -107,7 +108,7 @@ export default class Sync extends BaseCommand<typeof Sync> {
           [
             'fetch',
             t.lists,
-            `${t.staged} staged, ${t.duplicates} already stored, ${t.months} months, ${t.failed} failed`,
+            `${stagedCount(t)}, ${t.duplicates} already stored, ${t.months} months, ${t.failed} failed`,
           ],
           ...(classify
             ? [['classify', classify.lists.length, `${classify.classified} classified, ${classify.shunted} shunted`]]

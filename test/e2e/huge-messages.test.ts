@@ -76,7 +76,9 @@ describeOnDialectDatabases('messages over max_message_bytes on $dialect', (datab
       '--repo',
       'https://github.com/example/huge',
     ]);
-    expect(await run(['fetch', '--full'])).toMatchObject({ totals: { staged: 5, failed: 0 } });
+    const fetched = (await run(['fetch', '--full'])) as { lists: Array<{ tooLarge: number }> };
+    expect(fetched).toMatchObject({ totals: { staged: 5, tooLarge: 2, failed: 0 } });
+    expect(fetched.lists.map((l) => l.tooLarge)).toEqual([2]);
     expect(await run(['classify'])).toMatchObject({ classified: 3 });
     expect(await run(['drain'])).toMatchObject({ drained: 3, shunted: 0 });
 
@@ -100,6 +102,24 @@ describeOnDialectDatabases('messages over max_message_bytes on $dialect', (datab
     // The store's invariants hold (coverage of classes is another matter: five messages cover few).
     const verify = (await run(['verify'])) as { invariants: Array<{ name: string; ok: boolean }> };
     expect(verify.invariants.filter((invariant) => !invariant.ok)).toEqual([]);
+  });
+
+  it('says how many it staged shunted, in fetch and in sync, and not again once stored', async () => {
+    const other = await databases.create();
+    const cli = (args: string[]) =>
+      runCliMeasured([...args, '--db', other.url], {
+        env: { LISTMINER_CONFIG: join(dir, 'listminer.yaml'), LISTMINER_CACHE: join(dir, 'cache-sync') },
+      });
+    const list = join(dir, 'huge.mbox');
+    expect(
+      (await cli(['lists', 'add', '--system', 'mbox', list, '--repo', 'https://github.com/example/huge'])).code,
+    ).toBe(0);
+    const synced = await cli(['sync', '--now', '--full']);
+    expect(synced.code, synced.stderr).toBe(0);
+    expect(synced.stdout).toMatch(/5 staged \(2 shunted unparsed, over max_message_bytes\), 0 already stored/);
+    const again = await cli(['fetch', '--now', '--full']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr + again.stdout).toMatch(/0 staged, 5 already stored/);
   });
 
   it('leaves them shunted, still unparsed, when shunted mail is retried', async () => {

@@ -39,6 +39,8 @@ export interface ListFetchResult {
   /** Messages the archive handed over, duplicates included. */
   seen: number;
   staged: number;
+  /** Of the staged, those staged shunted, unparsed: larger than max_message_bytes (their raw bytes are kept). */
+  tooLarge: number;
   duplicates: number;
   deletions: number;
   /** Entries of a local source that could not be read and were skipped (also shown by `lists ls`). */
@@ -200,7 +202,7 @@ class ListFetch {
         type: 'end',
         task,
         status: 'done',
-        detail: `${result.monthsFetched} months, ${result.staged} staged, ${result.duplicates} already stored${skips}${holes}`,
+        detail: `${result.monthsFetched} months, ${stagedCount(result)}, ${result.duplicates} already stored${skips}${holes}`,
       });
     } catch (error) {
       if (error instanceof Interrupted || settings.signal?.aborted) {
@@ -441,6 +443,7 @@ class ListFetch {
     await settings.statistics.grew(written.staged);
     tally.staged += written.staged;
     result.staged += written.staged;
+    result.tooLarge += written.rows.filter(({ index }) => staged.messages[index]!.shunt !== undefined).length;
     result.duplicates += written.duplicates;
     result.deletions += written.recorded;
     if (!batch.last)
@@ -501,8 +504,14 @@ export function emptyListResult(list: ListRecord, status: ListFetchResult['statu
     monthsFetched: 0,
     seen: 0,
     staged: 0,
+    tooLarge: 0,
     duplicates: 0,
     deletions: 0,
     pid,
   };
+}
+
+/** `N staged`, and how many of them went in shunted as too large to parse, when any did. */
+export function stagedCount({ staged, tooLarge }: { staged: number; tooLarge: number }): string {
+  return tooLarge > 0 ? `${staged} staged (${tooLarge} shunted unparsed, over max_message_bytes)` : `${staged} staged`;
 }

@@ -57,6 +57,7 @@ export interface FetchResult {
     months: number;
     seen: number;
     staged: number;
+    tooLarge: number;
     duplicates: number;
     deletions: number;
     failed: number;
@@ -361,12 +362,13 @@ function skipped(list: ListRecord, owner: LockOwner): ListFetchResult {
 }
 
 function total(results: readonly ListFetchResult[]): FetchResult['totals'] {
-  const totals = { lists: 0, months: 0, seen: 0, staged: 0, duplicates: 0, deletions: 0, failed: 0 };
+  const totals = { lists: 0, months: 0, seen: 0, staged: 0, tooLarge: 0, duplicates: 0, deletions: 0, failed: 0 };
   for (const result of results) {
     if (result.status !== 'skipped') totals.lists++;
     totals.months += result.monthsFetched;
     totals.seen += result.seen;
     totals.staged += result.staged;
+    totals.tooLarge += result.tooLarge;
     totals.duplicates += result.duplicates;
     totals.deletions += result.deletions;
     if (result.status === 'failed') totals.failed++;
