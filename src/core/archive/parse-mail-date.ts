@@ -10,16 +10,32 @@ const NUMERIC_ZONE = /\d:\d{2}(?::\d{2}(?:[.,]\d+)?)?\s*(?:[AP]M\s*)?[+-]\d/i;
  */
 const YEAR_BEFORE_1000 = /(?:^|[\s,])0\d{3}(?=$|[\s,])/;
 
+/** A numeric zone ending a date: `+0100`, `-07:00`. */
+export const TRAILING_OFFSET = /([+-])(\d{2}):?(\d{2})$/;
+
+/**
+ * Whether a TRAILING_OFFSET match is an offset a clock can have: minutes
+ * 00–59 (RFC 5322 §3.3) and less than a day. The JavaScript parser reads
+ * `+9999` as 100 hours 39 minutes, four days off.
+ */
+export function possibleOffset(match: RegExpExecArray): boolean {
+  return Number(match[2]) <= 23 && Number(match[3]) <= 59;
+}
+
 /**
  * The time of a mail date (a Date header or a From_ line's date), in
  * milliseconds since the epoch, NaN when unreadable. A date that names no
  * zone is read as UTC: the JavaScript parser reads it in the machine's zone,
  * which made two machines sharing one database file the same mail in
- * different months. Comments (`(CET)`) are ignored.
+ * different months, and so is one whose numeric zone no clock has
+ * (`+9999`). Comments (`(CET)`) are ignored.
  */
 export function parseMailDate(value: string): number {
   const text = value.replace(/\([^)]*\)/g, ' ').trim();
   if (!text || YEAR_BEFORE_1000.test(text)) return Number.NaN;
+  // A zone no clock has says nothing of the sender's: the time is read as one with no zone.
+  const offset = TRAILING_OFFSET.exec(text);
+  if (offset && !possibleOffset(offset)) return parseMailDate(text.slice(0, offset.index));
   if (NAMED_ZONE.test(text) || NUMERIC_ZONE.test(text)) return Date.parse(text);
   // ISO forms take a `Z`, the others a ` GMT` word; whichever the parser accepts.
   const utc = Date.parse(`${text} GMT`);

@@ -1,7 +1,7 @@
 import { domainToASCII } from 'node:url';
 import addressparser from 'addressparser';
 import { normalizeMessageId } from '../archive/message-key.js';
-import { parseMailDate } from '../archive/parse-mail-date.js';
+import { parseMailDate, possibleOffset, TRAILING_OFFSET } from '../archive/parse-mail-date.js';
 import { decodeIso2022Jp, decodeUnlabelled } from './decode-text.js';
 import { decodeWords } from './decode-words.js';
 import { isPlausibleSentAt } from './envelope.js';
@@ -277,8 +277,9 @@ const ZONES: Record<string, number> = {
 
 /** The sender's UTC offset in minutes, from `+0100`, `-07:00` or a US zone name (comments already removed). */
 export function readDateOffset(text: string): number | null {
-  const numeric = /([+-])(\d{2}):?(\d{2})$/.exec(text);
+  const numeric = TRAILING_OFFSET.exec(text);
   if (numeric) {
+    if (!possibleOffset(numeric)) return null;
     const minutes = Number(numeric[2]) * 60 + Number(numeric[3]);
     // RFC 5322: "-0000" says the sender's local offset is unknown.
     if (minutes === 0) return numeric[1] === '-' ? null : 0;

@@ -53,6 +53,23 @@ describe.each(['Pacific/Chatham', 'America/Los_Angeles', 'UTC'])('mail dates wit
     expect(iso('Mon, 1 Jan 2024 00:00:00 -0100')).toBe('2024-01-01T01:00:00.000Z');
   });
 
+  it('reads a date whose numeric zone no clock has as one without a zone, in UTC, with no offset', () => {
+    expect(iso('Sun, 1 Jan 2023 00:30:00 +9999')).toBe('2023-01-01T00:30:00.000Z');
+    expect(iso('Sun, 1 Jan 2023 00:30:00 -0160')).toBe('2023-01-01T00:30:00.000Z');
+    expect(iso('Sun, 1 Jan 2023 00:30:00 +24:00 (a day ahead)')).toBe('2023-01-01T00:30:00.000Z');
+    // The farthest zones there are, and an hour that RFC 5322's syntax allows, are read as given.
+    expect(iso('Sun, 1 Jan 2023 00:30:00 +1400')).toBe('2022-12-31T10:30:00.000Z');
+    expect(iso('Sun, 1 Jan 2023 00:30:00 -2359')).toBe('2023-01-02T00:29:00.000Z');
+    expect(readSentDate('Sun, 1 Jan 2023 00:30:00 +9999', NOW.getTime())).toEqual({
+      date: '2023-01-01T00:30:00.000Z',
+      dateOffsetMinutes: null,
+      dateHeader: 'Sun, 1 Jan 2023 00:30:00 +9999',
+    });
+    expect(
+      messageMonth(Buffer.from('Date: Tue, 31 Jan 2023 23:30:00 -9959\n\nbody\n'), '1999-01', undefined, NOW),
+    ).toBe('2023-01');
+  });
+
   it("classify's envelope date and fetch's month agree on a zone-less Date header", () => {
     const sent = readSentDate('Sun, 1 Jan 2023 00:30:00', NOW.getTime());
     expect(sent).toEqual({
