@@ -41,8 +41,18 @@ for (const run of after.runs) {
   const old = before.runs.find((r) => r.engine === run.engine && r.workers === run.workers);
   if (!old) continue;
   const table = new Table({
-    head: ['stage', 'wall s', 'after/before', 'CPU s', 'after/before', 'peak RSS MB', 'store MB'],
-    colAligns: ['left', 'right', 'right', 'right', 'right', 'right', 'right'],
+    head: [
+      'stage',
+      'wall s',
+      'after/before',
+      'CPU s',
+      'after/before',
+      'main CPU s',
+      'after/before',
+      'peak RSS MB',
+      'store MB',
+    ],
+    colAligns: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
     style: { head: [], border: [], compact: true },
   });
   const pairs = [
@@ -58,6 +68,13 @@ for (const run of after.runs) {
       ratio(now.wallSeconds, was.wallSeconds),
       `${was.cpuSeconds.toFixed(1)} → ${now.cpuSeconds.toFixed(1)}`,
       ratio(now.cpuSeconds, was.cpuSeconds),
+      // Runs written before the main thread's CPU was measured have none.
+      now.mainCpuSeconds !== undefined && was.mainCpuSeconds !== undefined
+        ? `${was.mainCpuSeconds.toFixed(1)} → ${now.mainCpuSeconds.toFixed(1)}`
+        : '',
+      now.mainCpuSeconds !== undefined && was.mainCpuSeconds !== undefined
+        ? ratio(now.mainCpuSeconds, was.mainCpuSeconds)
+        : '',
       `${mb(was.maxRssBytes)} → ${mb(now.maxRssBytes)}`,
       `${mb(was.storeBytes)} → ${mb(now.storeBytes)}`,
     ]);

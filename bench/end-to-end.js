@@ -271,6 +271,7 @@ async function measureStage(store, stage, args, archive) {
     stage,
     wallSeconds: wall,
     cpuSeconds: usage.userSeconds + usage.systemSeconds,
+    mainCpuSeconds: usage.mainThreadSeconds,
     msgPerSec: archive.messages / wall,
     mbPerSec: archive.mboxBytes / MB / wall,
     maxRssBytes: usage.maxRssBytes,
@@ -479,14 +480,15 @@ async function postgresUnavailable() {
 
 function printRun(run, archive, baseline) {
   const table = new Table({
-    head: ['stage', 'wall s', 'CPU s', 'msg/s', 'MB/s', 'peak RSS MB', 'store MB', 'store/mbox'],
-    colAligns: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+    head: ['stage', 'wall s', 'CPU s', 'main CPU s', 'msg/s', 'MB/s', 'peak RSS MB', 'store MB', 'store/mbox'],
+    colAligns: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
     style: { head: [], border: [], compact: true },
   });
   const row = (name, f) => [
     name,
     f.wallSeconds.toFixed(1),
     f.cpuSeconds.toFixed(1),
+    f.mainCpuSeconds?.toFixed(1) ?? '',
     Math.round(f.msgPerSec).toLocaleString('en-US'),
     f.mbPerSec.toFixed(2),
     (f.maxRssBytes / MB).toFixed(0),
@@ -524,6 +526,9 @@ function totalOf(stages, archive) {
   return {
     wallSeconds: wall,
     cpuSeconds: stages.reduce((sum, s) => sum + s.cpuSeconds, 0),
+    mainCpuSeconds: stages.every((s) => s.mainCpuSeconds !== undefined)
+      ? stages.reduce((sum, s) => sum + s.mainCpuSeconds, 0)
+      : undefined,
     msgPerSec: archive.messages / wall,
     mbPerSec: archive.mboxBytes / MB / wall,
     maxRssBytes: Math.max(...stages.map((s) => s.maxRssBytes)),
