@@ -3,6 +3,7 @@ import { InputError } from '../errors.js';
 import type { Identity } from '../store/people-records.js';
 import type { Store } from '../store/store.js';
 import { readMailmap } from './read-mailmap.js';
+import { changePeople } from './people-lock.js';
 
 /**
  * The changes a person makes by hand or with a mailmap (docs/people.md):
@@ -18,7 +19,7 @@ export interface MergeOutcome {
 
 /** `people merge A B`: B's identities, mail and authorships become A's. */
 export async function mergePeopleByHand(store: Store, keptRef: string, mergedRef: string): Promise<MergeOutcome> {
-  return store.transaction(async (tx) => {
+  return changePeople(store, async (tx) => {
     const kept = await findPerson(tx, keptRef);
     const merged = await findPerson(tx, mergedRef);
     const mergeId = await tx.people.mergePeople(
@@ -34,7 +35,7 @@ export async function mergePeopleByHand(store: Store, keptRef: string, mergedRef
 
 /** `people unmerge MERGE_ID`. */
 export async function unmergePeople(store: Store, mergeId: number): Promise<{ personId: number }> {
-  return store.transaction(async (tx) => {
+  return changePeople(store, async (tx) => {
     const merge = await tx.people.merge(mergeId);
     if (!merge || merge.rule === 'split')
       throw new InputError(
@@ -62,7 +63,7 @@ export interface SplitOutcome {
  * its own.
  */
 export async function splitPerson(store: Store, personRef: string, identityRef: string): Promise<SplitOutcome> {
-  return store.transaction(async (tx) => {
+  return changePeople(store, async (tx) => {
     const personId = await findPerson(tx, personRef);
     const identity = await findIdentity(tx, personId, identityRef);
     const owned = await tx.people.identities(personId);
@@ -126,7 +127,7 @@ export async function importMailmap(store: Store, text: string): Promise<Mailmap
     errors: reading.errors,
     warnings: reading.warnings,
   };
-  await store.transaction(async (tx) => {
+  await changePeople(store, async (tx) => {
     await tx.people.recordRowIdentities();
     for (const entry of reading.value) {
       const commitId = await tx.contributors.idsByEmail([entry.commitEmail]).then((ids) => ids.get(entry.commitEmail));

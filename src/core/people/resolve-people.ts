@@ -3,6 +3,7 @@ import type { MergeRule } from '../store/people-records.js';
 import type { Store } from '../store/store.js';
 import { comparableName, isGenericName } from './generic-names.js';
 import { noreplyLogin } from './noreply-login.js';
+import { changePeople } from './people-lock.js';
 
 /** Messages read for evidence per transaction. */
 const MAIL_BATCH = 1000;
@@ -49,7 +50,7 @@ export async function resolvePeople(store: Store, options: ResolveOptions = {}):
     githubAsked: 0,
     githubSkipped: null,
   };
-  result.identitiesRecorded += await store.people.recordRowIdentities();
+  result.identitiesRecorded += await changePeople(store, (tx) => tx.people.recordRowIdentities());
   await readMailEvidence(store, result);
   await resolveNoreply(store, result);
   if (options.lookupLogin) await askGitHub(store, options.lookupLogin, options.minMessages ?? 3, result);
@@ -58,14 +59,14 @@ export async function resolvePeople(store: Store, options: ResolveOptions = {}):
     options.onNotice?.(result.githubSkipped);
   }
   await joinImportedLogins(store, result);
-  await store.people.repointAbsorbed();
+  await changePeople(store, (tx) => tx.people.repointAbsorbed());
   return result;
 }
 
 /** A row an import made (or gave) a login that a person already holds joins that person: a login is one GitHub user. */
 async function joinImportedLogins(store: Store, result: ResolveResult): Promise<void> {
   for (const row of await store.people.rowsOfHeldLogins()) {
-    await store.transaction(async (tx) => {
+    await changePeople(store, async (tx) => {
       const reason = `imported GitHub user ${row.login} is person ${row.holderId}'s login`;
       const id = await tx.people.mergePeople(
         row.holderId,
@@ -85,7 +86,7 @@ async function readMailEvidence(store: Store, result: ResolveResult): Promise<vo
   // Names with an address this run has recorded (or found recorded): an address sends most of its mail under one name.
   const seen = new Set<string>();
   for (;;) {
-    const { done, names } = await store.transaction(async (tx) => {
+    const { done, names } = await changePeople(store, async (tx) => {
       const names = new Set<string>();
       const after = await tx.people.progress('mail');
       const mail = await tx.people.mailAfter(after, MAIL_BATCH);
@@ -209,7 +210,7 @@ async function attachLogin(
   rule: 'noreply' | 'github-api',
   result: ResolveResult,
 ): Promise<void> {
-  await store.transaction(async (tx) => {
+  await changePeople(store, async (tx) => {
     const evidence = `${rule}:${address}|${user.login}`;
     if (await tx.people.evidenceSeen([evidence, `split:${address}`, `split:${user.login}`])) return;
     const holder = await tx.people.identityOf('github_login', user.login);

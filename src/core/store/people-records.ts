@@ -470,6 +470,19 @@ export class PeopleRecords {
     }));
   }
 
+  /**
+   * Takes the people lock for the rest of the transaction: an upsert of the
+   * mail progress row, which PostgreSQL holds locked until the transaction
+   * ends, so a second process's change to people waits for this one and then
+   * sees what it committed (SQLite has one writer at a time anyway).
+   * changePeople takes it first in every transaction that changes people.
+   */
+  async lock(): Promise<void> {
+    await this.db.run(
+      "INSERT INTO people_progress (name, last_id) VALUES ('mail', 0) ON CONFLICT (name) DO UPDATE SET last_id = people_progress.last_id",
+    );
+  }
+
   async progress(name: string): Promise<number> {
     const row = await this.db.get<{ last_id: number }>('SELECT last_id FROM people_progress WHERE name = ?', [name]);
     return row ? Number(row.last_id) : 0;
