@@ -98,12 +98,19 @@ export function tidyName(name: string | null | undefined, address: string | null
   return tidy && tidy.toLowerCase() !== address ? tidy : null;
 }
 
+/** An angle address whose `(comments)` may sit even inside it: `Pete <pete(his account)@silly.test(his host)>`. */
+const ANGLE_ADDRESS = String.raw`<((?:[^<>()\s]|\((?:\\.|[^()\\])*\))+)>`;
+/** A display name of quoted strings and other text, then the angle address. */
+const QUOTE_AWARE_ADDRESS = new RegExp(String.raw`^((?:"(?:\\.|[^"\\])*"|[^"<])*?)\s*` + ANGLE_ADDRESS);
+/** Whatever stands before the first angle address, quotes or not. */
+const FIRST_ADDRESS = new RegExp(String.raw`^(.*?)\s*` + ANGLE_ADDRESS);
+
 /** `Jane Doe <Jane@Example.org>`, `jane@example.org (Jane)`, or a bare name (a From field, a trailer line). */
 export function readPerson(text: string): Person {
   // Blanks folded first: every pattern below then meets runs of at most one blank, which keeps them linear.
   const value = text.replace(/\s+/g, ' ').trim();
-  // RFC 5322 comments may sit even inside the address: `Pete <pete(his account)@silly.test(his host)>`.
-  const bracketed = /^(.*?)\s*<((?:[^<>()\s]|\((?:\\.|[^()\\])*\))+)>/.exec(value);
+  // The address is the first `<…>` outside quotes: `"Eve <victim@x>" <eve@y>` is eve@y. A quote left open is read as if it were none.
+  const bracketed = QUOTE_AWARE_ADDRESS.exec(value) ?? FIRST_ADDRESS.exec(value);
   if (bracketed)
     return {
       name: cleanName(bracketed[1]!),

@@ -148,6 +148,19 @@ describe('reading senders and recipients', () => {
     expect(readSender('g@example.org <g@example.org>')).toEqual({ name: null, address: 'g@example.org' });
   });
 
+  it('takes the address outside the quotes, never one written inside the display name', () => {
+    expect(readSender('"Evil <victim@x.example>" <real@evil.example>')).toEqual({
+      name: 'Evil <victim@x.example>',
+      address: 'real@evil.example',
+    });
+    expect(readPerson('"a \\" <b@x>" <c@y>')).toEqual({ name: 'a " <b@x>', address: 'c@y' });
+    // A quote left open is read as if it were none, as before.
+    expect(readSender('"Jane Doe <jane@example.org>')).toEqual({ name: 'Jane Doe', address: 'jane@example.org' });
+    // Quotes and angle brackets by the thousand, with no address at all, in one pass.
+    expect(readPerson(`${'"<'.repeat(50_000)}`).address).toBeNull();
+    expect(readPerson(`${'"x" '.repeat(50_000)}<y@z>`).address).toBe('y@z');
+  });
+
   it('reads a pipermail sender only when the host has a dot inside it', () => {
     expect(readSender('jane at localhost').address).toBeNull();
     expect(readSender('jane at .org').address).toBeNull();
