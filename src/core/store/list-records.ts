@@ -218,8 +218,20 @@ export class ListRecords {
     return entries;
   }
 
-  /** Removes the list and, through the foreign keys, everything stored for it. */
+  /**
+   * Removes the list and, through the foreign keys, everything stored for it.
+   * People's mail progress comes back to the last message left: SQLite gives
+   * new mail the ids after the largest stored, which may be the removed
+   * list's, and people resolve reads only mail past its mark. Call it in a
+   * transaction.
+   */
   async remove(id: number): Promise<boolean> {
-    return (await this.db.run('DELETE FROM lists WHERE id = ?', [id])).changes > 0;
+    const removed = (await this.db.run('DELETE FROM lists WHERE id = ?', [id])).changes > 0;
+    if (removed)
+      await this.db.run(
+        `UPDATE people_progress SET last_id = (SELECT COALESCE(MAX(id), 0) FROM email_messages)
+         WHERE name = 'mail' AND last_id > (SELECT COALESCE(MAX(id), 0) FROM email_messages)`,
+      );
+    return removed;
   }
 }

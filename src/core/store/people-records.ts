@@ -4,6 +4,9 @@ export type IdentityKind = 'email' | 'name' | 'github_login' | 'github_id';
 export type IdentitySource = 'mail' | 'trailer' | 'mailmap' | 'github-import' | 'github-api' | 'noreply' | 'manual';
 export type MergeRule = 'manual' | 'mailmap' | 'trailer' | 'noreply' | 'github-api' | 'github-import';
 
+/** The rules a person applies, by hand or with a mailmap: they may join again what was taken apart. */
+const BY_HAND: ReadonlySet<MergeRule> = new Set(['manual', 'mailmap']);
+
 export interface Identity {
   id: number;
   personId: number;
@@ -226,7 +229,10 @@ export class PeopleRecords {
   /**
    * Merges person `mergedId` into `keptId`: its identities move, its mail and
    * authorships are re-pointed, and the row is marked absorbed. Undefined
-   * when both are already one person.
+   * when both are already one person, and when an automatic rule would join
+   * two people a merge between them was undone or a split parted, whatever
+   * its evidence said (an undone manual merge's key names people, not the
+   * addresses a trailer names).
    */
   async mergePeople(
     keptId: number,
@@ -238,6 +244,7 @@ export class PeopleRecords {
     const kept = await this.current(keptId);
     const merged = await this.current(mergedId);
     if (kept === undefined || merged === undefined || kept === merged) return undefined;
+    if (!BY_HAND.has(rule) && (await this.parted(kept, merged))) return undefined;
     const moved: Moved = {
       identities: (
         await this.db.all<{ id: number }>('SELECT id FROM identities WHERE person_id = ? ORDER BY id', [merged])
@@ -274,6 +281,16 @@ export class PeopleRecords {
       [kept, merged, rule, reason, evidence, JSON.stringify(moved), new Date().toISOString()],
     );
     return Number(row!.id);
+  }
+
+  /** Whether a merge between the two people was undone, or a split took one from the other. */
+  private async parted(one: number, other: number): Promise<boolean> {
+    const row = await this.db.get(
+      `SELECT 1 AS parted FROM person_merges
+       WHERE undone_at IS NOT NULL AND ((kept_id = ? AND merged_id = ?) OR (kept_id = ? AND merged_id = ?)) LIMIT 1`,
+      [one, other, other, one],
+    );
+    return row !== undefined;
   }
 
   /**
