@@ -88,6 +88,8 @@ export default class Sync extends BaseCommand<typeof Sync> {
           signal,
           onNotice: (sentence) => this.note(sentence),
         });
+        // A signal during the people chain stops sync there, as during any stage.
+        if (synced.people.interrupted) synced.interrupted = true;
       }
       return synced;
     });

@@ -109,6 +109,8 @@ const CLASSIFIED = "SELECT COUNT(*) AS n FROM staged_messages WHERE status = 'cl
 const DRAINED = 'SELECT COUNT(*) AS n FROM email_messages';
 const STAGED = 'SELECT COUNT(*) AS n FROM staged_messages';
 const KEYS = 'SELECT message_key FROM staged_messages ORDER BY message_key';
+/** The last message people resolve has read. */
+const PEOPLE_READ = "SELECT COALESCE(MAX(last_id), 0) AS n FROM people_progress WHERE name = 'mail'";
 const LOCKS_HELD = 'SELECT COUNT(*) AS n FROM stage_locks WHERE locked_at IS NOT NULL OR locked_pid IS NOT NULL';
 
 describeOnDialectDatabases('every stage stopped by a signal on $dialect', (databases) => {
@@ -178,6 +180,23 @@ describeOnDialectDatabases('every stage stopped by a signal on $dialect', (datab
       expect(await count(db.url, LOCKS_HELD)).toBe(0);
       await run(db, 'drain');
       expect(await storeContents(db.url)).toEqual(clean);
+    },
+    SLOW,
+  );
+
+  it(
+    'people resolve on SIGINT stops after the batch of mail it is in, exits 130, and a re-run reads the rest',
+    async () => {
+      const db = await registered();
+      for (const stage of ['fetch', 'classify', 'drain'])
+        await run(db, ...(stage === 'fetch' ? [stage, '--full'] : [stage]));
+      const resolve = await interrupt(db, ['people', 'resolve'], 'SIGINT', PEOPLE_READ, 1);
+      expect(resolve.code, resolve.stderr).toBe(130);
+      expect(resolve.stderr).toMatch(/Stopped by a signal: read \d+ messages, made \d+ merges/);
+      const last = await count(db.url, 'SELECT MAX(id) AS n FROM email_messages');
+      expect(await count(db.url, PEOPLE_READ)).toBeLessThan(last);
+      await run(db, 'people', 'resolve');
+      expect(await count(db.url, PEOPLE_READ)).toBe(last);
     },
     SLOW,
   );

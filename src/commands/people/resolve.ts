@@ -28,6 +28,10 @@ export default class PeopleResolve extends BaseCommand<typeof PeopleResolve> {
     this.show(
       `${result.messagesRead} message(s) read; ${result.namesRecorded} name(s) and ${result.identitiesRecorded} identit(ies) recorded; ${result.merges.length} merge(s); ${result.githubAsked} GitHub lookup(s).`,
     );
+    if (result.interrupted)
+      return this.finish(result, {
+        stopped: this.stoppedAfter(`read ${result.messagesRead} messages, made ${result.merges.length} merges`),
+      });
     return this.finish(result);
   }
 }

@@ -21,6 +21,8 @@ export interface ResolveOptions {
   minMessages?: number;
   /** Told once when the chain stops before the GitHub API. */
   onNotice?: (sentence: string) => void;
+  /** Ctrl-C or SIGTERM: the chain stops after the transaction it is in; the next run goes on from there. */
+  signal?: AbortSignal;
 }
 
 export interface ResolveResult {
@@ -31,6 +33,8 @@ export interface ResolveResult {
   githubAsked: number;
   /** Why the GitHub API was not asked, when it was not. */
   githubSkipped: string | null;
+  /** A signal stopped the chain before its end. */
+  interrupted: boolean;
 }
 
 /**
@@ -49,15 +53,19 @@ export async function resolvePeople(store: Store, options: ResolveOptions = {}):
     merges: [],
     githubAsked: 0,
     githubSkipped: null,
+    interrupted: false,
   };
+  const stopped = () => (result.interrupted ||= options.signal?.aborted ?? false);
   result.identitiesRecorded += await changePeople(store, (tx) => tx.people.recordRowIdentities());
-  await readMailEvidence(store, result);
+  await readMailEvidence(store, result, stopped);
+  if (stopped()) return result;
   await resolveNoreply(store, result);
-  if (options.lookupLogin) await askGitHub(store, options.lookupLogin, options.minMessages ?? 3, result);
+  if (options.lookupLogin) await askGitHub(store, options.lookupLogin, options.minMessages ?? 3, result, stopped);
   else {
     result.githubSkipped = 'no GitHub token (GITHUB_TOKEN): senders were not looked up on GitHub';
     options.onNotice?.(result.githubSkipped);
   }
+  if (stopped()) return result;
   await joinImportedLogins(store, result);
   await changePeople(store, (tx) => tx.people.repointAbsorbed());
   return result;
@@ -81,7 +89,7 @@ async function joinImportedLogins(store: Store, result: ResolveResult): Promise<
 }
 
 /** Names seen with each address, and the trailer rule, over mail not read yet. */
-async function readMailEvidence(store: Store, result: ResolveResult): Promise<void> {
+async function readMailEvidence(store: Store, result: ResolveResult, stopped: () => boolean): Promise<void> {
   const listNames = await store.people.listNames();
   // Names with an address this run has recorded (or found recorded): an address sends most of its mail under one name.
   const seen = new Set<string>();
@@ -117,7 +125,7 @@ async function readMailEvidence(store: Store, result: ResolveResult): Promise<vo
       return { done: mail.length < MAIL_BATCH, names };
     });
     for (const name of names) seen.add(name);
-    if (done) return;
+    if (done || stopped()) return;
   }
 }
 
@@ -174,9 +182,11 @@ async function askGitHub(
   lookupLogin: LoginLookup,
   minMessages: number,
   result: ResolveResult,
+  stopped: () => boolean,
 ): Promise<void> {
   const now = new Date();
   for (const candidate of await store.people.addressesWithoutLogin(minMessages)) {
+    if (stopped()) return;
     if (noreplyLogin(candidate.address)) continue;
     let answer = await store.people.lookup(candidate.address, now.toISOString());
     if (!answer) {

@@ -26,5 +26,6 @@ export function resolvePeopleWithGitHub(store: Store, settings: ResolveSettings)
     lookupLogin: users && ((address) => users.userOf(address)),
     minMessages: settings.minMessages,
     onNotice: settings.onNotice,
+    signal: settings.signal,
   });
 }
