@@ -59,6 +59,28 @@ describeOnDialectDatabases('people kept apart, and mail after a list is removed,
     expect(merges.map((m) => m.rule)).toEqual(['manual']);
   });
 
+  it('gives back, with an unmerged address, the names it was seen with while the merge stood', async () => {
+    const db = await databases.create();
+    const mbox = join(dir, 'alice.mbox');
+    writeFileSync(
+      mbox,
+      message('Alice Example <alice@one.example>', 'hi', 1, 'a1', 'body') +
+        message('Bob B <bob@b.example>', 'hey', 2, 'b1', 'body'),
+    );
+    await cli(db, ['sync', mbox, '--rules', 'public_inbox', '--repo', 'https://github.com/example/q']);
+    await cli(db, ['people', 'merge', 'bob@b.example', 'alice@one.example']);
+    appendFileSync(mbox, message('Alice New <alice@one.example>', 'again', 3, 'a2', 'body'));
+    await cli(db, ['sync']);
+    await cli(db, ['people', 'unmerge', '1']);
+    const alice = await personOf(db, 'alice@one.example');
+    expect(alice).not.toBe(await personOf(db, 'bob@b.example'));
+    const names = await queryAt<{ person_id: number }>(
+      db.url,
+      "SELECT person_id FROM identities WHERE kind = 'name' AND value = 'Alice New'",
+    );
+    expect(names.map((n) => Number(n.person_id))).toEqual([alice]);
+  });
+
   it('reads the new mail of a store whose last list was removed, as a store without that list reads it', async () => {
     const db = await databases.create();
     const fresh = await databases.create();

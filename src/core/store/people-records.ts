@@ -295,7 +295,10 @@ export class PeopleRecords {
 
   /**
    * Undoes a merge: what it moved goes back to the person it absorbed (what
-   * has since moved on with a later merge stays where that merge put it).
+   * has since moved on with a later merge stays where that merge put it),
+   * with the names seen since with the addresses that go back. An address a
+   * trailer in their mail brought while the merge stood stays: where it came
+   * from is not recorded.
    * False when the merge was undone already.
    */
   async unmergePeople(mergeId: number): Promise<boolean> {
@@ -314,6 +317,12 @@ export class PeopleRecords {
         [merged, holder, ...chunk],
       );
     }
+    // Names seen since the merge with an address that goes back go back with it.
+    await this.db.run(
+      `UPDATE identities SET person_id = ? WHERE person_id = ? AND kind = 'name' AND seen_with IN
+         (SELECT value FROM identities WHERE person_id = ? AND kind = 'email')`,
+      [merged, holder, merged],
+    );
     await this.repointMail(merged, holder);
     for (const chunk of chunkRows(moved.issues, 1, this.db.capabilities)) {
       await this.db.run(
