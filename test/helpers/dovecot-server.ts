@@ -116,9 +116,12 @@ function reachable(port: number): Promise<boolean> {
  * Starts Dovecot in the foreground with a configuration of its own in a
  * temporary folder: users from a passwd-file (one password for all),
  * Maildirs in the folder, IMAP, POP3 and their TLS forms on free ports of
- * 127.0.0.1. Nothing of the system's Dovecot is used or touched.
+ * 127.0.0.1. Nothing of the system's Dovecot is used or touched. POP3's
+ * UIDLs are Dovecot's default of a message's IMAP UID and UIDVALIDITY, which
+ * change when a maildrop is recreated, unless `pop3UidlFormat` says otherwise
+ * (`%u`: the UID alone, numbered again from 1).
  */
-export async function startDovecot(): Promise<DovecotServer> {
+export async function startDovecot(options: { pop3UidlFormat?: string } = {}): Promise<DovecotServer> {
   const dir = mkdtempSync(join(tmpdir(), 'listminer-dovecot-'));
   const [imapPort, pop3Port, imapsPort, pop3sPort] = [
     await freePort(),
@@ -173,7 +176,7 @@ mail_location = maildir:${mailRoot}/%u
 first_valid_uid = ${MAIL_UID}
 default_internal_user = dovecot
 default_login_user = dovenull
-pop3_uidl_format = %08Xu%08Xv
+pop3_uidl_format = ${options.pop3UidlFormat ?? '%08Xu%08Xv'}
 passdb {
   driver = passwd-file
   args = scheme=PLAIN username_format=%u ${passwd}

@@ -203,6 +203,69 @@ for (const protocol of ['imap', 'pop3'] as const) {
 }
 
 describeOnDialectDatabases(
+  'a POP3 server that numbers UIDLs again when a maildrop is recreated, on $dialect',
+  (databases) => {
+    let reusing: DovecotServer;
+    beforeAll(async () => {
+      reusing = await startDovecot({ pop3UidlFormat: '%u' });
+    }, 60_000);
+    afterAll(async () => {
+      await reusing?.close();
+    });
+
+    it('reads the new mail under the old UIDLs, whether they held list mail or other mail before', async () => {
+      const db = await databases.create();
+      const env = {
+        LISTMINER_CACHE: join(dir, `cache-reused-${databases.dialect}`),
+        LISTMINER_MAIL_PASSWORD: reusing.password,
+      };
+      const batch = (tag: string, list?: string): Mail[] =>
+        [0, 1, 2].map((i) => ({ id: `${tag}${i}-${databases.dialect}@example.org`, date: back(2, 3 + i), list }));
+      const dev = `dev-${databases.dialect}`;
+      const users = `users-${databases.dialect}`;
+      const fetch = (now: string[]) => runCliJson<FetchJson>(['fetch', '--now', ...now, '--db', db.url], { env });
+      const staged = async () =>
+        (
+          await queryAt<{ message_id: string }>(db.url, 'SELECT message_id FROM staged_messages ORDER BY message_id')
+        ).map((row) => row.message_id);
+      for (const user of [dev, users]) {
+        await reusing.addUser(user);
+        const add = await runCli(
+          [
+            'lists',
+            'add',
+            user === dev ? DEV : USERS,
+            '--system',
+            'pop3',
+            '--base-url',
+            `pop3://${user}@127.0.0.1:${reusing.pop3Port}/`,
+            '--db',
+            db.url,
+          ],
+          { env },
+        );
+        expect(add.code, add.stderr).toBe(0);
+      }
+      // The dev maildrop holds the list's mail, the users maildrop only personal mail; both are read.
+      const firstDev = batch('first', DEV);
+      reusing.recreateInbox(dev, firstDev.map(message));
+      reusing.recreateInbox(users, batch('personal').map(message));
+      expect((await fetch(['--full'])).json.totals).toMatchObject({ staged: 3, failed: 0 });
+      // Both maildrops recreated: UIDLs 1, 2 and 3 again, each on another message (longer, so another size).
+      const laterDev = batch('later-and-longer', DEV);
+      const laterUsers = batch('later-and-longer', USERS);
+      reusing.recreateInbox(dev, laterDev.map(message));
+      reusing.recreateInbox(users, laterUsers.map(message));
+      const run = await fetch([]);
+      expect(run.code, `${run.stderr}${run.stdout}`).toBe(0);
+      expect(run.json.totals).toMatchObject({ staged: 6, failed: 0 });
+      expect(await staged()).toEqual([...firstDev, ...laterDev, ...laterUsers].map((mail) => mail.id).sort());
+    });
+  },
+  skip ? { skip } : {},
+);
+
+describeOnDialectDatabases(
   'mailboxes over TLS on $dialect',
   (databases) => {
     for (const protocol of ['imap', 'pop3'] as const) {

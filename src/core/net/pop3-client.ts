@@ -105,6 +105,17 @@ export class Pop3Client {
     return ids;
   }
 
+  /** LIST: each message's size in octets, by message number. */
+  async list(): Promise<Map<number, number>> {
+    await this.command('LIST', 'LIST');
+    const sizes = new Map<number, number>();
+    for (const line of (await this.multiline()).toString('latin1').split('\r\n')) {
+      const match = /^(\d+)\s+(\d+)/.exec(line);
+      if (match) sizes.set(Number(match[1]), Number(match[2]));
+    }
+    return sizes;
+  }
+
   /** TOP: the header and the first `lines` lines of the body. */
   async top(message: number, lines: number): Promise<Buffer> {
     await this.command(`TOP ${message} ${lines}`, 'TOP');

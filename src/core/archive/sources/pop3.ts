@@ -19,7 +19,13 @@ const WHOLE_MESSAGE_LINES = 2_147_483_647;
 interface Pop3Session {
   client: Pop3Client;
   mailbox: Mailbox;
-  /** UIDL → message number, for this session (numbers hold while it lasts). */
+  /**
+   * Each message's name in the index (its UIDL and size) → its number in
+   * this session (numbers hold while it lasts). The size is in the name
+   * because some servers number UIDLs again when a maildrop is recreated
+   * (Dovecot with `pop3_uidl_format = %u`): another message under a UIDL
+   * already read is then read again, not taken for the one cached.
+   */
   numbers: Map<string, number>;
   /** TOP is offered: whole messages are read with it, which no server counts as retrieving them. */
   canTop: boolean;
@@ -29,8 +35,9 @@ interface Pop3Session {
  * A POP3 maildrop subscribed to lists (docs/archive-backends.md). Read
  * without DELE: each message by TOP with more lines than it has (RETR only
  * where the server lacks TOP, since some servers mark what RETR sent as
- * seen). A month's fingerprint is its messages' UIDLs, so new mail reads its
- * month again and the message identity keeps anything from being stored twice.
+ * seen). A month's fingerprint is its messages' UIDLs and sizes, so new mail
+ * reads its month again and the message identity keeps anything from being
+ * stored twice.
  */
 export function createSource(): ArchiveSource {
   let session: Promise<Pop3Session> | undefined;
@@ -48,7 +55,10 @@ export function createSource(): ArchiveSource {
         });
         const canTop = (await client.capabilities()).has('TOP');
         await client.login(mailbox.user, mailbox.password);
-        const numbers = new Map([...(await client.uidl())].map(([number, id]) => [id, number]));
+        const sizes = await client.list();
+        const numbers = new Map(
+          [...(await client.uidl())].map(([number, id]) => [`${id} ${sizes.get(number) ?? ''}`, number]),
+        );
         return { client, mailbox, numbers, canTop };
       } catch (error) {
         await client?.quit();
@@ -65,7 +75,7 @@ export function createSource(): ArchiveSource {
     const { client, mailbox, numbers } = await open(context);
     const firstSeen = monthOf(new Date());
     try {
-      return await mailboxMonths(context, mailbox, 'uidl', [...numbers.keys()], async (ids) => {
+      return await mailboxMonths(context, mailbox, 'uidl-size', [...numbers.keys()], async (ids) => {
         const facts = new Map<string, MessageFacts>();
         for (const id of ids) {
           context.signal?.throwIfAborted();
@@ -96,16 +106,17 @@ export function createSource(): ArchiveSource {
       const { client, mailbox, numbers, canTop } = await open(context);
       for (const id of ids) {
         context.signal?.throwIfAborted();
+        const uidl = id.slice(0, id.indexOf(' '));
         const number = numbers.get(id);
         if (number === undefined)
-          throw new ArchiveError(`${mailbox.label}: message ${id} is not in this session's maildrop.`, 'transient');
+          throw new ArchiveError(`${mailbox.label}: message ${uidl} is not in this session's maildrop.`, 'transient');
         let raw: Buffer;
         try {
           raw = canTop ? await client.top(number, WHOLE_MESSAGE_LINES) : await client.retr(number);
         } catch (error) {
-          throw mailboxError(mailbox, error, `reading message ${id}`);
+          throw mailboxError(mailbox, error, `reading message ${uidl}`);
         }
-        yield { raw, sourceRef: `${mailbox.label};UIDL=${id}` };
+        yield { raw, sourceRef: `${mailbox.label};UIDL=${uidl}` };
       }
     },
 
