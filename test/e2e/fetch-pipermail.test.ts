@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { addMonths, monthOf } from '../../src/core/archive/month.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
-import type { TestDatabase } from '../helpers/databases.js';
+import { queryAt, type TestDatabase } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 import {
   countMessagePages,
@@ -12,6 +12,7 @@ import {
   monthOfVolume,
   samplePosts,
   volumeName,
+  volumeOfMonth,
 } from '../helpers/mailman2-archive.js';
 import { serveArchives, stagedByMonth, total, type FetchJson, type Served } from '../helpers/pipermail-fetch.js';
 
@@ -79,6 +80,31 @@ describeOnDialectDatabases(
       await add(db, ['--system', 'mbox', archive.dir]);
       await fetchList(db, archive.dir, '--full');
       expect(total(await stagedByMonth(db.url, archive.dir))).toBe(total(expected()));
+    });
+
+    it('stages nothing of a message the month text ends inside, and that message once when the text is whole', async () => {
+      const db = await databases.create();
+      await add(db, ['--system', 'pipermail', 'dev@lists.example.org', '--base-url', served.http10.url]);
+      // The current month's text read while Mailman appends to it: it stops 40 bytes before its last message ends.
+      const text = join(archive.dir, `${volumeOfMonth(THIS_MONTH)}.txt`);
+      const whole = readFileSync(text);
+      writeFileSync(text, whole.subarray(0, whole.length - 40));
+      try {
+        const cut = await runCliJson<FetchJson>(['fetch', '--list', 'dev@lists.example.org', '--db', db.url], { env });
+        expect(cut.code).toBe(4);
+        expect(cut.json.lists[0]!.error?.message).toMatch(/ends inside a line of its last message: the text was cut/);
+        const staged = await stagedByMonth(db.url, 'dev@lists.example.org');
+        expect(staged.get(THIS_MONTH)).toBe(expected().get(THIS_MONTH)! - 1);
+      } finally {
+        writeFileSync(text, whole);
+      }
+      await fetchList(db, 'dev@lists.example.org', '--now');
+      expect(await stagedByMonth(db.url, 'dev@lists.example.org')).toEqual(expected());
+      const [rows] = await queryAt<{ n: number; ids: number }>(
+        db.url,
+        'SELECT COUNT(*) AS n, COUNT(DISTINCT message_id) AS ids FROM staged_messages',
+      );
+      expect(Number(rows!.n)).toBe(Number(rows!.ids));
     });
 
     it('stores mail added later to a past month on a plain fetch, downloading only the months that changed', async () => {

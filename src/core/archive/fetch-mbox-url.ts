@@ -11,12 +11,17 @@ import { readMboxEntries, type MboxFlavour } from './mbox-reader.js';
  * PartialMonthError: they are staged, and the month is still read again.
  * `flavour` is how the archive escaped `From ` lines (default mboxrd);
  * `onMissing` hears of a 404, for a caller with another URL to try.
+ * `wholeEnding` says the archive ends every message with a line ending
+ * (Mailman 2's month texts): a text that stops inside a line was cut inside
+ * its last message, which is not handed on (PartialMonthError, as for a
+ * break). A cut that falls on a line's end cannot be told from the end of a
+ * message: Mailman 2.1.5 wrote no blank line after a message.
  */
 export async function* fetchMboxUrl(
   client: HttpClient,
   url: string,
   signal?: AbortSignal,
-  options: { flavour?: MboxFlavour; onMissing?(): void } = {},
+  options: { flavour?: MboxFlavour; onMissing?(): void; wholeEnding?: boolean } = {},
 ): AsyncGenerator<RawMessage> {
   const response = await client.stream(url, signal);
   if (!response) return options.onMissing?.();
@@ -37,6 +42,10 @@ export async function* fetchMboxUrl(
           `${url} answered with something that is not an mbox: it opens with no From_ line.`,
           'transient',
         );
+      // Read while Mailman appended to it, or served short: the message is half there, and would be stored
+      // again once whole, under another content hash.
+      if (options.wholeEnding && entry.unterminated)
+        throw new ArchiveError(`${url} ends inside a line of its last message: the text was cut`, 'transient');
       yield { raw: entry.raw, sourceRef: `${url}#${entry.offset}` };
       read++;
     }

@@ -24,6 +24,13 @@ export interface MboxEntry {
   fromLine?: string;
   /** Offset of the message's first byte (its From_ line, if any) in the (decompressed) stream. */
   offset: number;
+  /**
+   * Set on the last message when the stream stops inside a line (no line
+   * ending after its last byte). Every writer ends a message's last line,
+   * Mailman 2 in every version, so there the text was cut inside the
+   * message (fetchMboxUrl's `wholeEnding`).
+   */
+  unterminated?: true;
 }
 
 export type MboxInput = string | Readable | AsyncIterable<Uint8Array>;
@@ -151,7 +158,7 @@ export class MboxSplitter {
       yield* this.scan(work, work.length, true);
     }
     const last = this.takeMessage();
-    if (last) yield last;
+    if (last) yield this.previous[2] === LF ? last : { ...last, unterminated: true };
   }
 
   /** Scans work[0, complete) for separators; the message bytes before each are emitted. */

@@ -94,6 +94,7 @@ export function createPipermailSource(options: PipermailOptions = {}): ArchiveSo
         missing = false;
         for await (const message of fetchMboxUrl(client, url, context.signal, {
           flavour: 'pipermail',
+          wholeEnding: true,
           onMissing: () => (missing = true),
         })) {
           messages++;

@@ -193,3 +193,25 @@ describe('readMbox', () => {
     await expect(read()).rejects.toThrow(/abort/i);
   });
 });
+
+describe('an mbox that stops inside a line', () => {
+  const two =
+    'From a@b Mon Jan  1 00:00:00 2024\nSubject: one\n\nbody one\n\nFrom a@b Mon Jan  1 00:00:00 2024\nSubject: two\n\nbody two\n';
+  const entries = async (text: string | Buffer) => {
+    const out = [];
+    for await (const entry of readMboxEntries(Readable.from([Buffer.from(text)]))) out.push(entry);
+    return out;
+  };
+
+  it('marks its last message unterminated, plain or gzip, and no other', async () => {
+    for (const input of [two.slice(0, -4), gzipSync(two.slice(0, -4))]) {
+      const found = await entries(input);
+      expect(found.map((e) => e.unterminated)).toEqual([undefined, true]);
+    }
+  });
+
+  it('marks nothing when the text ends a line, with or without a blank line after it, in LF or CRLF', async () => {
+    for (const text of [two, `${two}\n`, two.replace(/\n/g, '\r\n')])
+      expect((await entries(text)).map((e) => e.unterminated)).toEqual([undefined, undefined]);
+  });
+});
