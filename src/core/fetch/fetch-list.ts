@@ -36,7 +36,7 @@ export interface ListFetchResult {
   status: 'done' | 'failed' | 'interrupted' | 'skipped';
   monthsPlanned: number;
   monthsFetched: number;
-  /** Messages the archive handed over, duplicates included. */
+  /** Messages the archive handed over that this run wrote, duplicates included; a batch a stop or a failure left unwritten is read again next time, and counted then. */
   seen: number;
   staged: number;
   /** Of the staged, those staged shunted, unparsed: larger than max_message_bytes (their raw bytes are kept). */
@@ -356,7 +356,7 @@ class ListFetch {
             batch.last = true;
             return batch;
           }
-          this.take(next.value, batch, tally);
+          this.take(next.value, batch);
           // A batch is written when it holds BATCH_MESSAGES messages or BATCH_BYTES of mail, whichever comes first.
           if (
             batch.messages.length >= BATCH_MESSAGES ||
@@ -391,7 +391,7 @@ class ListFetch {
   }
 
   /** Adds what the source handed over to the batch, with its identity worked out from its bytes. */
-  private take(item: ArchiveItem, batch: MonthBatch, tally: { seen: number }): void {
+  private take(item: ArchiveItem, batch: MonthBatch): void {
     const identity = identifyMessage(item.raw, isDeletion(item) ? undefined : item.headers);
     if (isDeletion(item)) {
       batch.deletions.push({ messageKey: identity.key, sourceRef: item.sourceRef, deletedAt: item.deletedAt });
@@ -401,8 +401,6 @@ class ListFetch {
     const shunt = item.raw.length > maxMessageBytes ? tooLargeReason(item.raw.length, maxMessageBytes) : undefined;
     batch.messages.push({ raw: item.raw, ...identity, ...(shunt ? { shunt } : {}) });
     batch.bytes += item.raw.length;
-    tally.seen++;
-    this.result.seen++;
   }
 
   /**
@@ -441,6 +439,9 @@ class ListFetch {
     } else written = await this.stageInOne(month, batch, tally, batch.messages);
     if (drainNow) await drainer?.drain(list.id, staged.messages, written.rows, staged.provenance);
     await settings.statistics.grew(written.staged);
+    // Counted as written: a batch read and not written (a stop, a failure) is read again next time.
+    tally.seen += batch.messages.length;
+    result.seen += batch.messages.length;
     tally.staged += written.staged;
     result.staged += written.staged;
     result.tooLarge += written.rows.filter(({ index }) => staged.messages[index]!.shunt !== undefined).length;
@@ -470,7 +471,7 @@ class ListFetch {
       if (batch.last) {
         await tx.staging.checkpoint(list.id, {
           month,
-          seen: tally.seen,
+          seen: tally.seen + batch.messages.length,
           staged: tally.staged + outcome.staged,
           fingerprint: this.fingerprintOf(month),
         });

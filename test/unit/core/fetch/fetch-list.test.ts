@@ -69,6 +69,29 @@ describeOnDialects('what fetch reports on $dialect', (getStore) => {
     expect(result.totals.staged).toBe(3);
   });
 
+  it('counts as seen only what it wrote: a batch a failure left half read is read again next time, and counted then', async () => {
+    const store = getStore();
+    await store.lists.register({ system: 'public_inbox', name: 'netdev' });
+    const months = archive({ 1: 600 });
+    let broken = true;
+    /** Breaks off after 550 messages of the month, the second batch half read, as a server gone mid-month does. */
+    class BreaksOff extends FakeSource {
+      override async *fetchMonth(context: unknown, m: Month): AsyncIterable<ArchiveItem> {
+        let handed = 0;
+        for await (const item of super.fetchMonth(context, m)) {
+          if (broken && handed++ === 550) throw new ArchiveError('the server went away', 'transient');
+          yield item;
+        }
+      }
+    }
+    const run = () => fetchLists(store, systems, options(new BreaksOff(months), { now: true }), silentProgress);
+    const first = (await run()).lists[0]!;
+    expect(first).toMatchObject({ status: 'failed', staged: 512, seen: 512, duplicates: 0 });
+    broken = false;
+    const second = (await run()).lists[0]!;
+    expect(second).toMatchObject({ status: 'done', staged: 88, seen: 600, duplicates: 512 });
+  });
+
   it('says which process on which host holds a list, since when, and when its lock counts as abandoned', async () => {
     const store = getStore();
     const { list } = await store.lists.register({ system: 'public_inbox', name: 'netdev' });
