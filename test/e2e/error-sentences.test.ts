@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,5 +81,18 @@ describe('errors of the user and of the machine are one sentence with the right 
       lines.push(`${name}: &${name} [${new Array(9).fill(`*${prev}`).join(',')}]`);
     writeFileSync(bomb, `${lines.join('\n')}\n`);
     expectSentence(await cli(['stats', '--config', bomb]), 2, /bomb\.yaml.*aliases/);
+  });
+
+  it('people import-mailmap of a missing file, a folder or an endless device: exit 2, one sentence, no store left behind', async () => {
+    const fresh = join(dir, 'never-made.db');
+    const mailmap = (file: string) => runCli(['people', 'import-mailmap', file, '--db', fresh], { timeoutMs: 30_000 });
+    expectSentence(
+      await mailmap(join(dir, 'missing.mailmap')),
+      2,
+      /Cannot read .*missing\.mailmap: there is no such file/,
+    );
+    expectSentence(await mailmap(dir), 2, /Cannot read .*: it is a directory/);
+    expectSentence(await mailmap('/dev/zero'), 2, /Cannot read \/dev\/zero: it holds more than \d+ MiB/);
+    expect(existsSync(fresh)).toBe(false);
   });
 });

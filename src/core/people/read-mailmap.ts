@@ -1,4 +1,10 @@
 import { normalizeAddress } from '../classify/header-values.js';
+import { readUserFile } from '../read-user-file.js';
+
+/** The text of the .mailmap file the user named; a path that is no readable file is refused (exit 2). */
+export function readMailmapFile(path: string): Promise<string> {
+  return readUserFile(path, 'Give the path of a git .mailmap file.');
+}
 
 /** One line of a mailmap: mail from `commitEmail` is the person of `properEmail` (when given), called `properName` (when given). */
 export interface MailmapEntry {
