@@ -80,6 +80,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       enableJsonFlag: this.ctor.enableJsonFlag,
       args: this.ctor.args,
       strict: this.ctor.strict,
+    }).catch((error: unknown) => {
+      // oclif wraps what a flag's parser throws in a CLIError, but not what an argument's does (`Expected an integer`): both are usage errors.
+      throw error instanceof Errors.CLIError
+        ? error
+        : new Errors.CLIError((error as Error).message, { exit: ExitCode.usage });
     });
     this.flags = flags as CommandFlags<T>;
     this.args = args as CommandArgs<T>;

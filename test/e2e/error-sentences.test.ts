@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliResult, runCli } from '../helpers/cli.js';
+import { type CliResult, runCli, runCliJson } from '../helpers/cli.js';
 
 const MBOX = fileURLToPath(new URL('../fixtures/report/dev.mbox', import.meta.url));
 
@@ -94,5 +94,19 @@ describe('errors of the user and of the machine are one sentence with the right 
     expectSentence(await mailmap(dir), 2, /Cannot read .*: it is a directory/);
     expectSentence(await mailmap('/dev/zero'), 2, /Cannot read \/dev\/zero: it holds more than \d+ MiB/);
     expect(existsSync(fresh)).toBe(false);
+  });
+
+  it('a non-integer argument is a usage error naming what was given, also under --json', async () => {
+    for (const given of ['abc', '1e3', '1.5'])
+      expectSentence(await cli(['people', 'unmerge', given]), 2, new RegExp(`integer.*${given}`));
+    const json = await runCliJson<{ error: { message: string; exitCode: number } }>([
+      'people',
+      'unmerge',
+      'abc',
+      '--db',
+      db,
+    ]);
+    expect(json.code).toBe(2);
+    expect(json.json.error).toMatchObject({ exitCode: 2, message: expect.stringMatching(/abc/) });
   });
 });
