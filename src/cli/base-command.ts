@@ -1,5 +1,7 @@
 import { Command, Errors, Flags, type Interfaces } from '@oclif/core';
+import { MATCH_BUDGET_MS, MAX_MATCH_BUDGET_MS } from '../core/classify/match-within-budget.js';
 import { chooseCacheDir } from '../core/config/cache-dir.js';
+import { MAX_BACKFILL_MONTHS } from '../core/fetch/plan-months.js';
 import { loadConfig, type Config } from '../core/config/load-config.js';
 import type { FetchOptions } from '../core/fetch/fetch-lists.js';
 import type { ProgressListener } from '../core/progress.js';
@@ -13,6 +15,21 @@ import { loadSystems, type Systems } from '../core/systems/load-systems.js';
 import { limitHeapGrowth } from './heap-growth.js';
 import { chooseProgressMode, runWithProgress } from './progress-view.js';
 
+/**
+ * The most a count flag (--limit, --unresolved) takes. oclif bounds an
+ * integer flag only when told to; without it 99999999999999999999 passes as
+ * a float the database refuses.
+ */
+export const MAX_COUNT = 1_000_000_000;
+
+/** --match-budget, for classify and sync. */
+export const matchBudgetFlag = Flags.integer({
+  description: 'milliseconds the rules may take over one message before it is shunted as one they cannot match',
+  default: MATCH_BUDGET_MS,
+  min: 1,
+  max: MAX_MATCH_BUDGET_MS,
+});
+
 /** --systems, for commands that read systems.yaml. */
 export const systemsFlag = Flags.string({ description: 'systems.yaml to use instead of the bundled one' });
 
@@ -23,6 +40,7 @@ export const fetchFlags = {
     description:
       'for remote lists never fetched: how many recent months to read (a local archive is read whole) [default: backfill_months, else 12]',
     min: 1,
+    max: MAX_BACKFILL_MONTHS,
   }),
   full: Flags.boolean({
     description: "read the archive's whole history, months fetched before included (nothing is stored twice)",

@@ -109,4 +109,20 @@ describe('errors of the user and of the machine are one sentence with the right 
     expect(json.code).toBe(2);
     expect(json.json.error).toMatchObject({ exitCode: 2, message: expect.stringMatching(/abc/) });
   });
+
+  it('an integer flag past its largest value is a usage error naming the flag and the bound', async () => {
+    const huge = '99999999999999999999';
+    const refused: string[][] = [
+      ['people', 'ls', '--limit', huge],
+      ['stats', '--unresolved', huge],
+      ['fetch', '--months', huge],
+      ['sync', '--months', huge],
+      ['classify', '--match-budget', huge],
+      ['sync', '--match-budget', huge],
+    ];
+    for (const args of refused) {
+      const flag = args.find((arg) => arg.startsWith('--'))!;
+      expectSentence(await cli(args), 2, new RegExp(`Parsing ${flag}; Expected an integer less than or equal to \\d+`));
+    }
+  });
 });
