@@ -125,4 +125,19 @@ describe('errors of the user and of the machine are one sentence with the right 
       expectSentence(await cli(args), 2, new RegExp(`Parsing ${flag}; Expected an integer less than or equal to \\d+`));
     }
   });
+
+  it('a store timeout out of range is refused naming the variable and the range, before any database is opened', async () => {
+    const pg = 'postgres://nobody@127.0.0.1:1/never';
+    for (const [name, value, url] of [
+      ['LISTMINER_PG_QUERY_TIMEOUT', '3000000', pg],
+      ['LISTMINER_PG_CONNECT_TIMEOUT', '3000000', pg],
+      ['LISTMINER_PG_QUERY_TIMEOUT', '-1', pg],
+      ['LISTMINER_SQLITE_BUSY_TIMEOUT', '1e99', db],
+      ['LISTMINER_SQLITE_BUSY_TIMEOUT', 'soon', db],
+    ] as const) {
+      const run = await runCli(['lists', 'ls', '--db', url], { env: { [name]: value } });
+      expectSentence(run, 2, new RegExp(`${name}=${value} .*from [\\d.]+ to [\\d,]+ seconds`));
+      expect(run.stderr).not.toMatch(/TimeoutOverflowWarning/);
+    }
+  });
 });
