@@ -14,6 +14,7 @@ import type { Store } from '../core/store/store.js';
 import { loadSystems, type Systems } from '../core/systems/load-systems.js';
 import { limitHeapGrowth } from './heap-growth.js';
 import { chooseProgressMode, runWithProgress } from './progress-view.js';
+import { showControls } from './show-controls.js';
 
 /**
  * The most a count flag (--limit, --unresolved) takes. oclif bounds an
@@ -234,24 +235,26 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   /*
    * The output contract of every command (README, "Output"): stdout carries
-   * the result (a table, or --json), stderr progress and diagnostics.
+   * the result (a table, or --json), stderr progress and diagnostics. What
+   * they write for humans shows control characters as escapes (showControls):
+   * names and subjects come from mail.
    * --quiet prints nothing when all went well, and only `failure` lines
    * (and an error) when something did; exit codes do not change.
    */
 
   /** A line for the human on stderr, unless --quiet or --json. */
   protected note(message: string): void {
-    if (!this.flags?.quiet && !this.jsonEnabled()) this.logToStderr(message);
+    if (!this.flags?.quiet && !this.jsonEnabled()) this.logToStderr(showControls(message));
   }
 
   /** One line on stderr for one thing that failed (a list, a month), --quiet or not; --json carries it in the result instead. */
   protected failure(line: string): void {
-    if (!this.jsonEnabled()) this.logToStderr(line);
+    if (!this.jsonEnabled()) this.logToStderr(showControls(line));
   }
 
   /** The result for humans on stdout, unless --quiet; --json replaces it with the typed result. */
   protected show(text: string): void {
-    if (!this.flags?.quiet && !this.jsonEnabled()) this.log(text);
+    if (!this.flags?.quiet && !this.jsonEnabled()) this.log(showControls(text));
   }
 
   protected override async catch(error: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
@@ -266,7 +269,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       this.logJson({ error: { message: described.message, hint: described.hint, exitCode: described.exitCode } });
     } else {
       // oclif mutes its own stderr under --json; the result is on stdout already, the error is not part of it.
-      const lines = [`Error: ${described.message}`, ...(described.hint ? [hintLine(described.hint)] : [])];
+      const lines = [`Error: ${described.message}`, ...(described.hint ? [hintLine(described.hint)] : [])].map(
+        showControls,
+      );
       if (this.argv.includes('--debug') && cause.stack) lines.push(redactSecrets(cause.stack));
       process.stderr.write(`${lines.join('\n')}\n`);
     }

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand, MAX_COUNT } from '../../cli/base-command.js';
-import { renderTable } from '../../cli/render-table.js';
+import { ids, renderTable } from '../../cli/render-table.js';
 import type { Person } from '../../core/store/people-records.js';
 
 export default class PeopleLs extends BaseCommand<typeof PeopleLs> {
@@ -17,7 +17,7 @@ export default class PeopleLs extends BaseCommand<typeof PeopleLs> {
     else
       this.show(
         renderTable(
-          ['id', 'name', 'address', 'login', 'addresses', 'messages'],
+          [ids('id'), 'name', 'address', 'login', 'addresses', 'messages'],
           people.map((p) => [p.id, p.name, p.email, p.githubLogin, p.addresses, p.messages]),
         ),
       );
