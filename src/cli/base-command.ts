@@ -1,5 +1,7 @@
 import { Command, Errors, Flags, type Interfaces } from '@oclif/core';
+import { MATCH_BUDGET_MS, MAX_MATCH_BUDGET_MS } from '../core/classify/match-within-budget.js';
 import { chooseCacheDir } from '../core/config/cache-dir.js';
+import { MAX_BACKFILL_MONTHS } from '../core/fetch/plan-months.js';
 import { loadConfig, type Config } from '../core/config/load-config.js';
 import type { FetchOptions } from '../core/fetch/fetch-lists.js';
 import type { ProgressListener } from '../core/progress.js';
@@ -12,6 +14,22 @@ import type { Store } from '../core/store/store.js';
 import { loadSystems, type Systems } from '../core/systems/load-systems.js';
 import { limitHeapGrowth } from './heap-growth.js';
 import { chooseProgressMode, runWithProgress } from './progress-view.js';
+import { showControls } from './show-controls.js';
+
+/**
+ * The most a count flag (--limit, --unresolved) takes. oclif bounds an
+ * integer flag only when told to; without it 99999999999999999999 passes as
+ * a float the database refuses.
+ */
+export const MAX_COUNT = 1_000_000_000;
+
+/** --match-budget, for classify and sync. */
+export const matchBudgetFlag = Flags.integer({
+  description: 'milliseconds the rules may take over one message before it is shunted as one they cannot match',
+  default: MATCH_BUDGET_MS,
+  min: 1,
+  max: MAX_MATCH_BUDGET_MS,
+});
 
 /** --systems, for commands that read systems.yaml. */
 export const systemsFlag = Flags.string({ description: 'systems.yaml to use instead of the bundled one' });
@@ -23,6 +41,7 @@ export const fetchFlags = {
     description:
       'for remote lists never fetched: how many recent months to read (a local archive is read whole) [default: backfill_months, else 12]',
     min: 1,
+    max: MAX_BACKFILL_MONTHS,
   }),
   full: Flags.boolean({
     description: "read the archive's whole history, months fetched before included (nothing is stored twice)",
@@ -80,6 +99,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       enableJsonFlag: this.ctor.enableJsonFlag,
       args: this.ctor.args,
       strict: this.ctor.strict,
+    }).catch((error: unknown) => {
+      // oclif wraps what a flag's parser throws in a CLIError, but not what an argument's does (`Expected an integer`): both are usage errors.
+      throw error instanceof Errors.CLIError
+        ? error
+        : new Errors.CLIError((error as Error).message, { exit: ExitCode.usage });
     });
     this.flags = flags as CommandFlags<T>;
     this.args = args as CommandArgs<T>;
@@ -211,24 +235,26 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   /*
    * The output contract of every command (README, "Output"): stdout carries
-   * the result (a table, or --json), stderr progress and diagnostics.
+   * the result (a table, or --json), stderr progress and diagnostics. What
+   * they write for humans shows control characters as escapes (showControls):
+   * names and subjects come from mail.
    * --quiet prints nothing when all went well, and only `failure` lines
    * (and an error) when something did; exit codes do not change.
    */
 
   /** A line for the human on stderr, unless --quiet or --json. */
   protected note(message: string): void {
-    if (!this.flags?.quiet && !this.jsonEnabled()) this.logToStderr(message);
+    if (!this.flags?.quiet && !this.jsonEnabled()) this.logToStderr(showControls(message));
   }
 
   /** One line on stderr for one thing that failed (a list, a month), --quiet or not; --json carries it in the result instead. */
   protected failure(line: string): void {
-    if (!this.jsonEnabled()) this.logToStderr(line);
+    if (!this.jsonEnabled()) this.logToStderr(showControls(line));
   }
 
   /** The result for humans on stdout, unless --quiet; --json replaces it with the typed result. */
   protected show(text: string): void {
-    if (!this.flags?.quiet && !this.jsonEnabled()) this.log(text);
+    if (!this.flags?.quiet && !this.jsonEnabled()) this.log(showControls(text));
   }
 
   protected override async catch(error: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
@@ -243,7 +269,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       this.logJson({ error: { message: described.message, hint: described.hint, exitCode: described.exitCode } });
     } else {
       // oclif mutes its own stderr under --json; the result is on stdout already, the error is not part of it.
-      const lines = [`Error: ${described.message}`, ...(described.hint ? [hintLine(described.hint)] : [])];
+      const lines = [`Error: ${described.message}`, ...(described.hint ? [hintLine(described.hint)] : [])].map(
+        showControls,
+      );
       if (this.argv.includes('--debug') && cause.stack) lines.push(redactSecrets(cause.stack));
       process.stderr.write(`${lines.join('\n')}\n`);
     }

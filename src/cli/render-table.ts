@@ -1,4 +1,5 @@
 import Table from 'cli-table3';
+import { showControls } from './show-controls.js';
 
 export type Cell = string | number | boolean | null | undefined;
 
@@ -7,11 +8,16 @@ export type Cell = string | number | boolean | null | undefined;
  * repo). A naming column is never cut and is the last to give way when the
  * table is narrowed.
  */
-export type Column = string | { title: string; names: true };
+export type Column = string | { title: string; names?: true; ids?: true };
 
-/** A column that names the row. */
+/** A column that names the row; a number in it is an id, printed as typed. */
 export function naming(title: string): Column {
   return { title, names: true };
+}
+
+/** A column of ids (a person, a merge) that do not name the row: printed as typed, without thousands separators, to be given back as arguments. */
+export function ids(title: string): Column {
+  return { title, ids: true };
 }
 
 /** Charts' width when the output is not a terminal (a pipe, cron, a test) and $COLUMNS is unset. */
@@ -59,8 +65,10 @@ export function renderTable(
   rows: readonly (readonly Cell[])[],
   options: { width?: number } = {},
 ): string {
-  const columns = head.map((column) => (typeof column === 'string' ? { title: column, names: false } : column));
-  const cells = rows.map((row) => columns.map((column, i) => formatCell(row[i], column.names)));
+  const columns = head.map((column) =>
+    typeof column === 'string' ? { title: column, names: false, ids: false } : { names: false, ids: false, ...column },
+  );
+  const cells = rows.map((row) => columns.map((column, i) => formatCell(row[i], column.names || column.ids)));
   const numeric = columns.map(
     (_, i) =>
       cells.length > 0 &&
@@ -164,10 +172,11 @@ function drawTable(
   return table.toString();
 }
 
-function formatCell(cell: Cell, naming: boolean): string {
+/** A cell's text: a count with thousands separators, an id as typed, text with its control characters shown (showControls). */
+function formatCell(cell: Cell, id: boolean): string {
   if (cell === null || cell === undefined) return '';
-  if (typeof cell === 'number' && !naming) return thousands.format(cell);
-  return String(cell);
+  if (typeof cell === 'number' && !id) return thousands.format(cell);
+  return showControls(String(cell));
 }
 
 /**

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { BaseCommand, listFlags, systemsFlag } from '../cli/base-command.js';
+import { BaseCommand, listFlags, matchBudgetFlag, systemsFlag } from '../cli/base-command.js';
 import { renderExplanation } from '../cli/render-explanation.js';
 import { aside, classifyStaged, type ClassifyResult } from '../core/classify/classify-staged.js';
 import { explainMessage, type MessageExplanation } from '../core/classify/explain-message.js';
@@ -38,11 +38,7 @@ export default class Classify extends BaseCommand<typeof Classify> {
       min: 1,
       max: 64,
     }),
-    'match-budget': Flags.integer({
-      description: 'milliseconds the rules may take over one message before it is shunted as one they cannot match',
-      default: 2000,
-      min: 1,
-    }),
+    'match-budget': matchBudgetFlag,
   };
 
   async run(): Promise<ClassifyResult | MessageExplanation> {

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand, listFlags, systemsFlag } from '../cli/base-command.js';
-import { naming, renderTable } from '../cli/render-table.js';
+import { ids, naming, renderTable } from '../cli/render-table.js';
 import { projectLists, type ProjectResult } from '../core/project/project-lists.js';
 import { selectListIds } from '../core/registry/select-lists.js';
 
@@ -53,7 +53,7 @@ export default class Project extends BaseCommand<typeof Project> {
       if (result.backfill.conflicts.length > 0) {
         this.show(
           renderTable(
-            [naming('key'), 'native issue', 'held by', 'kind'],
+            [naming('key'), ids('native issue'), ids('held by'), 'kind'],
             result.backfill.conflicts.map((c) => [
               c.key,
               c.issueId,

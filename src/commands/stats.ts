@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { BaseCommand, listFlags } from '../cli/base-command.js';
+import { BaseCommand, listFlags, MAX_COUNT } from '../cli/base-command.js';
 import { renderBarChart } from '../cli/render-bar-chart.js';
 import { naming, renderTable } from '../cli/render-table.js';
 import { describeWait } from '../core/fetch/fetch-policy.js';
@@ -20,6 +20,7 @@ export default class Stats extends BaseCommand<typeof Stats> {
       description: 'how many unresolved signaled repositories to list, most mentioned first (0: all; --json has all)',
       default: 10,
       min: 0,
+      max: MAX_COUNT,
     }),
   };
 

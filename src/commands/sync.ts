@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { BaseCommand, fetchFlags, listFlags, systemsFlag } from '../cli/base-command.js';
+import { BaseCommand, fetchFlags, listFlags, matchBudgetFlag, systemsFlag } from '../cli/base-command.js';
 import { renderTable } from '../cli/render-table.js';
 import { InputError } from '../core/errors.js';
 import { resolvePeopleWithGitHub } from '../core/people/resolve-with-github.js';
@@ -36,12 +36,7 @@ export default class Sync extends BaseCommand<typeof Sync> {
     repo: Flags.string({
       description: 'with PATH: the repository the list is about; without one its mail waits (deferred)',
     }),
-    'match-budget': Flags.integer({
-      description:
-        'milliseconds the rules may take over one message before it is shunted as one they cannot match (as classify)',
-      default: 2000,
-      min: 1,
-    }),
+    'match-budget': matchBudgetFlag,
     systems: systemsFlag,
   };
 

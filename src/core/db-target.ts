@@ -102,18 +102,45 @@ export interface StoreTimeouts {
   busyTimeoutMs?: number;
   /** PostgreSQL: how long to wait for the server to answer a connection. */
   connectTimeoutMs?: number;
+  /** PostgreSQL: how long one statement may go unanswered before the server counts as gone. */
+  queryTimeoutMs?: number;
 }
 
-/** LISTMINER_SQLITE_BUSY_TIMEOUT and LISTMINER_PG_CONNECT_TIMEOUT (seconds); unset or invalid ones keep the defaults. */
+/**
+ * The longest any store timeout may be, in seconds (23 days). Node's timers
+ * hold at most 2^31 - 1 ms (24.8 days) and fire after 1 ms past that, so a
+ * longer wait would end every statement at once.
+ */
+export const MAX_TIMEOUT_SECONDS = 2_000_000;
+
+/** The shortest each setting may be: a SQLite write may not wait at all; a PostgreSQL server needs a moment to answer. */
+const TIMEOUT_SETTINGS = {
+  busyTimeoutMs: { name: 'LISTMINER_SQLITE_BUSY_TIMEOUT', leastSeconds: 0 },
+  connectTimeoutMs: { name: 'LISTMINER_PG_CONNECT_TIMEOUT', leastSeconds: 1 },
+  queryTimeoutMs: { name: 'LISTMINER_PG_QUERY_TIMEOUT', leastSeconds: 1 },
+} as const;
+
+/**
+ * LISTMINER_SQLITE_BUSY_TIMEOUT, LISTMINER_PG_CONNECT_TIMEOUT and
+ * LISTMINER_PG_QUERY_TIMEOUT (seconds); an unset one keeps the store's
+ * default. A value that is no number of seconds in its range is refused
+ * (exit 2) with the variable and the range.
+ */
 export function chooseStoreTimeouts(env: NodeJS.ProcessEnv): StoreTimeouts {
-  const seconds = (name: string) => {
-    const value = env[name] === undefined || env[name] === '' ? NaN : Number(env[name]);
-    return Number.isFinite(value) && value >= 0 ? Math.round(value * 1000) : undefined;
-  };
-  return {
-    busyTimeoutMs: seconds('LISTMINER_SQLITE_BUSY_TIMEOUT'),
-    connectTimeoutMs: seconds('LISTMINER_PG_CONNECT_TIMEOUT'),
-  };
+  const timeouts: StoreTimeouts = {};
+  for (const [key, { name, leastSeconds }] of Object.entries(TIMEOUT_SETTINGS)) {
+    const raw = env[name]?.trim();
+    if (!raw) continue;
+    const seconds = Number(raw);
+    if (!(seconds >= leastSeconds && seconds <= MAX_TIMEOUT_SECONDS)) {
+      throw new InputError(
+        `${name}=${raw} is out of range: it takes a number from ${leastSeconds} to ${MAX_TIMEOUT_SECONDS.toLocaleString('en-US')} seconds.`,
+        `Set ${name} within that range, or unset it for the default.`,
+      );
+    }
+    timeouts[key as keyof StoreTimeouts] = Math.round(seconds * 1000);
+  }
+  return timeouts;
 }
 
 /** The URL with any password replaced, safe to print or log. */

@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliResult, runCli } from '../helpers/cli.js';
+import { type CliResult, runCli, runCliJson } from '../helpers/cli.js';
 
 const MBOX = fileURLToPath(new URL('../fixtures/report/dev.mbox', import.meta.url));
 
@@ -81,5 +81,63 @@ describe('errors of the user and of the machine are one sentence with the right 
       lines.push(`${name}: &${name} [${new Array(9).fill(`*${prev}`).join(',')}]`);
     writeFileSync(bomb, `${lines.join('\n')}\n`);
     expectSentence(await cli(['stats', '--config', bomb]), 2, /bomb\.yaml.*aliases/);
+  });
+
+  it('people import-mailmap of a missing file, a folder or an endless device: exit 2, one sentence, no store left behind', async () => {
+    const fresh = join(dir, 'never-made.db');
+    const mailmap = (file: string) => runCli(['people', 'import-mailmap', file, '--db', fresh], { timeoutMs: 30_000 });
+    expectSentence(
+      await mailmap(join(dir, 'missing.mailmap')),
+      2,
+      /Cannot read .*missing\.mailmap: there is no such file/,
+    );
+    expectSentence(await mailmap(dir), 2, /Cannot read .*: it is a directory/);
+    expectSentence(await mailmap('/dev/zero'), 2, /Cannot read \/dev\/zero: it holds more than \d+ MiB/);
+    expect(existsSync(fresh)).toBe(false);
+  });
+
+  it('a non-integer argument is a usage error naming what was given, also under --json', async () => {
+    for (const given of ['abc', '1e3', '1.5'])
+      expectSentence(await cli(['people', 'unmerge', given]), 2, new RegExp(`integer.*${given}`));
+    const json = await runCliJson<{ error: { message: string; exitCode: number } }>([
+      'people',
+      'unmerge',
+      'abc',
+      '--db',
+      db,
+    ]);
+    expect(json.code).toBe(2);
+    expect(json.json.error).toMatchObject({ exitCode: 2, message: expect.stringMatching(/abc/) });
+  });
+
+  it('an integer flag past its largest value is a usage error naming the flag and the bound', async () => {
+    const huge = '99999999999999999999';
+    const refused: string[][] = [
+      ['people', 'ls', '--limit', huge],
+      ['stats', '--unresolved', huge],
+      ['fetch', '--months', huge],
+      ['sync', '--months', huge],
+      ['classify', '--match-budget', huge],
+      ['sync', '--match-budget', huge],
+    ];
+    for (const args of refused) {
+      const flag = args.find((arg) => arg.startsWith('--'))!;
+      expectSentence(await cli(args), 2, new RegExp(`Parsing ${flag}; Expected an integer less than or equal to \\d+`));
+    }
+  });
+
+  it('a store timeout out of range is refused naming the variable and the range, before any database is opened', async () => {
+    const pg = 'postgres://nobody@127.0.0.1:1/never';
+    for (const [name, value, url] of [
+      ['LISTMINER_PG_QUERY_TIMEOUT', '3000000', pg],
+      ['LISTMINER_PG_CONNECT_TIMEOUT', '3000000', pg],
+      ['LISTMINER_PG_QUERY_TIMEOUT', '-1', pg],
+      ['LISTMINER_SQLITE_BUSY_TIMEOUT', '1e99', db],
+      ['LISTMINER_SQLITE_BUSY_TIMEOUT', 'soon', db],
+    ] as const) {
+      const run = await runCli(['lists', 'ls', '--db', url], { env: { [name]: value } });
+      expectSentence(run, 2, new RegExp(`${name}=${value} .*from [\\d.]+ to [\\d,]+ seconds`));
+      expect(run.stderr).not.toMatch(/TimeoutOverflowWarning/);
+    }
   });
 });

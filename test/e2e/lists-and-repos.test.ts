@@ -2,7 +2,8 @@ import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { TestDatabase } from '../helpers/databases.js';
+import { currentLockOwner } from '../../src/core/locks/lock-owner.js';
+import { type TestDatabase, withStoreAt } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
 
@@ -151,6 +152,23 @@ describeOnDialectDatabases('lists and repos commands on $dialect', (databases) =
     expect(rm.code, rm.stderr).toBe(0);
     const ls = await runCliJson<{ lists: Array<{ name: string }> }>(['lists', 'ls', '--db', db.url]);
     expect(ls.json.lists.map((l) => l.name)).toEqual(['dev@kafka.apache.org']);
+  });
+
+  it('refuses, even with --force, to remove a list a live process holds for a stage, naming the holder; removes it once free', async () => {
+    const [list] = (await runCliJson<{ lists: Array<{ id: number }> }>(['lists', 'ls', '--db', db.url])).json.lists;
+    // This test's own process is the live holder, as a sync of another terminal would be.
+    await withStoreAt(db.url, (store) => store.locks.claim(list!.id, 'drain', currentLockOwner()));
+    const refused = await runCli(['lists', 'rm', 'dev@kafka.apache.org', '--force', '--db', db.url]);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr.split('\n')[0]).toMatch(
+      new RegExp(
+        `^Error: The list dev@kafka\\.apache\\.org is being drained: held by pid ${process.pid} on \\S+ since `,
+      ),
+    );
+    expect(refused.stderr).not.toMatch(/unexpected error/);
+    await withStoreAt(db.url, (store) => store.locks.release(list!.id, 'drain', currentLockOwner()));
+    const removed = await runCli(['lists', 'rm', 'dev@kafka.apache.org', '--force', '--db', db.url]);
+    expect(removed.code, removed.stderr).toBe(0);
   });
 });
 

@@ -17,6 +17,8 @@ import { githubPull, startGitHubApiServer, type GitHubApiServer } from '../helpe
 const FIXTURES = fileURLToPath(new URL('../fixtures/people/', import.meta.url));
 const PEOPLE = `${FIXTURES}people.mbox`;
 const LATER = `${FIXTURES}later/later.mbox`;
+/** A sender whose RFC 2047 name decodes to terminal escape sequences: clear the screen, retitle the window, colour. */
+const ESCAPES = `${FIXTURES}escape-names.mbox`;
 const MAILMAP = `${FIXTURES}mailmap`;
 const KERNEL = fileURLToPath(new URL('../../examples/kernel-net.mbox', import.meta.url));
 const REPO = 'https://github.com/acme/widget';
@@ -355,5 +357,24 @@ describeOnDialectDatabases('people of the kernel sample on $dialect', (databases
     });
     const stats = await runCliJson<StatsResult>(['stats', '--db', db.url]);
     expect(stats.json.people).toMatchObject({ people: 7, addresses: 8, merges: 1 });
+  });
+});
+
+describeOnDialectDatabases('people of mail whose names carry terminal escapes on $dialect', (databases) => {
+  it('people ls and people show print their control characters as escapes, and --json keeps the name as stored', async () => {
+    const db = await databases.create();
+    const sync = await runCli(['sync', ESCAPES, '--rules', 'public_inbox', '--repo', REPO, '--db', db.url], NO_TOKEN);
+    expect(sync.code, sync.stderr).toBe(0);
+    for (const args of [
+      ['people', 'ls'],
+      ['people', 'show', 'esc@x.example'],
+    ]) {
+      const run = await runCli([...args, '--db', db.url]);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout + run.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+      expect(run.stdout).toContain('\\x1b[2J\\x1b]0;PWNED\\x07Evil\\x1b[31m');
+    }
+    const shown = await runCliJson<PersonView>(['people', 'show', 'esc@x.example', '--db', db.url]);
+    expect(shown.json.person.name).toBe('\u001b[2J\u001b]0;PWNED\u0007Evil\u001b[31m');
   });
 });

@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
 import { importMailmap, type MailmapOutcome } from '../../core/people/change-people.js';
+import { readMailmapFile } from '../../core/people/read-mailmap.js';
 
 export default class PeopleImportMailmap extends BaseCommand<typeof PeopleImportMailmap> {
   static override summary =
@@ -12,7 +12,7 @@ export default class PeopleImportMailmap extends BaseCommand<typeof PeopleImport
   static override args = { file: Args.string({ description: 'the .mailmap file', required: true }) };
 
   async run(): Promise<MailmapOutcome> {
-    const text = readFileSync(this.args.file, 'utf8');
+    const text = await readMailmapFile(this.args.file);
     const result = await this.withStore((store) => importMailmap(store, text));
     for (const problem of [...result.errors, ...result.warnings]) this.note(problem);
     this.show(

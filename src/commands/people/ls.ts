@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
-import { BaseCommand } from '../../cli/base-command.js';
-import { renderTable } from '../../cli/render-table.js';
+import { BaseCommand, MAX_COUNT } from '../../cli/base-command.js';
+import { ids, renderTable } from '../../cli/render-table.js';
 import type { Person } from '../../core/store/people-records.js';
 
 export default class PeopleLs extends BaseCommand<typeof PeopleLs> {
@@ -8,7 +8,7 @@ export default class PeopleLs extends BaseCommand<typeof PeopleLs> {
   static override description = 'A person is a contributor no merge absorbed; docs/people.md says what counts as one.';
   static override examples = ['<%= config.bin %> people ls', '<%= config.bin %> people ls --limit 500 --json'];
   static override flags = {
-    limit: Flags.integer({ description: 'show at most this many people', default: 50, min: 1 }),
+    limit: Flags.integer({ description: 'show at most this many people', default: 50, min: 1, max: MAX_COUNT }),
   };
 
   async run(): Promise<{ people: Person[] }> {
@@ -17,7 +17,7 @@ export default class PeopleLs extends BaseCommand<typeof PeopleLs> {
     else
       this.show(
         renderTable(
-          ['id', 'name', 'address', 'login', 'addresses', 'messages'],
+          [ids('id'), 'name', 'address', 'login', 'addresses', 'messages'],
           people.map((p) => [p.id, p.name, p.email, p.githubLogin, p.addresses, p.messages]),
         ),
       );

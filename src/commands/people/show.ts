@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
-import { renderTable } from '../../cli/render-table.js';
+import { ids, renderTable } from '../../cli/render-table.js';
 import { showPerson, type PersonView } from '../../core/people/show-person.js';
 
 export default class PeopleShow extends BaseCommand<typeof PeopleShow> {
@@ -18,14 +18,14 @@ export default class PeopleShow extends BaseCommand<typeof PeopleShow> {
     );
     this.show(
       renderTable(
-        ['identity', 'kind', 'value', 'seen with', 'source', 'seen at'],
+        [ids('identity'), 'kind', 'value', 'seen with', 'source', 'seen at'],
         view.identities.map((i) => [i.id, i.kind, i.value, i.seenWith, i.source, i.seenAt]),
       ),
     );
     if (view.merges.length > 0) {
       this.show(
         renderTable(
-          ['merge', 'rule', 'kept', 'merged', 'reason', 'undone'],
+          [ids('merge'), 'rule', ids('kept'), ids('merged'), 'reason', 'undone'],
           view.merges.map((m) => [m.id, m.rule, m.keptId, m.mergedId, m.reason, m.undoneAt ?? '']),
         ),
       );

@@ -4,6 +4,8 @@ import { classifyEnvelope, type CompiledRule, type ListContext, type MatchInput 
 
 /** How long the rules may take over one message before it is shunted: far beyond any sane rule, which takes microseconds. */
 export const MATCH_BUDGET_MS = 2000;
+/** The longest budget --match-budget takes: an hour a message is already no budget at all. */
+export const MAX_MATCH_BUDGET_MS = 3_600_000;
 
 export type MatchVerdict = Classification | { error: string };
 

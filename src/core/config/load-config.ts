@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InputError } from '../errors.js';
+import { MAX_BACKFILL_MONTHS } from '../fetch/plan-months.js';
 import { mailAccountsProblem, readMailAccounts, type MailAccount } from './mail-accounts.js';
 import { isNameList, isPlainObject, refuseProblems, YamlFile, type Problem, type Validation } from './yaml-document.js';
 
@@ -51,7 +52,10 @@ const FIELDS: Record<string, (value: unknown) => string | undefined> = {
   mirror_handling: (v) =>
     MIRROR_HANDLING.includes(v as MirrorHandling) ? undefined : `must be one of ${MIRROR_HANDLING.join(', ')}`,
   cadence_days: (v) => (Number.isInteger(v) && (v as number) >= 0 ? undefined : 'must be a whole number of days'),
-  backfill_months: (v) => (Number.isInteger(v) && (v as number) > 0 ? undefined : 'must be a positive whole number'),
+  backfill_months: (v) =>
+    Number.isInteger(v) && (v as number) > 0 && (v as number) <= MAX_BACKFILL_MONTHS
+      ? undefined
+      : `must be a whole number of months from 1 to ${MAX_BACKFILL_MONTHS}`,
   workers: (v) => (Number.isInteger(v) && (v as number) > 0 && (v as number) <= 64 ? undefined : 'must be 1 to 64'),
   systems: (v) => (typeof v === 'string' && v ? undefined : 'must be the path of a systems.yaml'),
   cache_dir: (v) => (typeof v === 'string' && v ? undefined : 'must be a folder path'),

@@ -11,7 +11,7 @@ import { requireSystem, type Systems } from '../systems/load-systems.js';
 import { emptyListResult, fetchList, type ListFetchResult } from './fetch-list.js';
 import { describeWait, isWaiting, recordListFailure } from './fetch-policy.js';
 import { describeHold, HostHolds, type HeldByBreaker, type HostHold } from './host-holds.js';
-import { currentLockOwner, STALE_LOCK_MS, type LockOwner } from '../locks/lock-owner.js';
+import { currentLockOwner, STALE_LOCK_MS, type LockHolder, type LockOwner } from '../locks/lock-owner.js';
 import { selectLists } from '../registry/select-lists.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../config/load-config.js';
 import { hintLine } from '../errors.js';
@@ -256,17 +256,22 @@ async function listsHeldElsewhere(
     if (claimed.has(list.id) || list.lockedAt === null) continue;
     if (listIds ? !listIds.includes(list.id) : list.sidelinedAt || (system && list.system !== system)) continue;
     if (list.lockedPid === owner.pid && list.lockedHost === owner.host && list.lockedBootId === owner.bootId) continue;
-    const staleAt = new Date(new Date(list.lockedAt).getTime() + STALE_LOCK_MS).toISOString();
-    held.push({
-      system: list.system,
-      list: list.name,
-      host: list.lockedHost,
-      pid: list.lockedPid,
-      since: list.lockedAt,
-      staleAt,
-    });
+    held.push(heldByProcess(list, list));
   }
   return held;
+}
+
+/** A held lock of a list, as describeHolder names it. */
+export function heldByProcess(list: { system: string; name: string }, lock: LockHolder): HeldByProcess {
+  const since = lock.lockedAt ?? new Date().toISOString();
+  return {
+    system: list.system,
+    list: list.name,
+    host: lock.lockedHost,
+    pid: lock.lockedPid,
+    since,
+    staleAt: new Date(new Date(since).getTime() + STALE_LOCK_MS).toISOString(),
+  };
 }
 
 /** Who holds a list, since when, and when the lock counts as abandoned. */

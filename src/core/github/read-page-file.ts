@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { InputError } from '../errors.js';
+import { unreadableFile } from '../read-user-file.js';
 
 /** One page of API items as the file holds it. */
 export interface PageOfItems {
@@ -60,7 +61,7 @@ async function* readJsonValues(path: string): AsyncGenerator<JsonValue> {
   try {
     stream = createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 });
   } catch (error) {
-    throw unreadable(path, error);
+    throw unreadableFile(path, error, PAGE_FILE_HINT);
   }
   let line = 1;
   let column = 1;
@@ -117,7 +118,7 @@ async function* readJsonValues(path: string): AsyncGenerator<JsonValue> {
     }
   } catch (error) {
     if (error instanceof InputError) throw error;
-    throw unreadable(path, error);
+    throw unreadableFile(path, error, PAGE_FILE_HINT);
   }
   if (depth > 0) throw fail('the file ends inside the JSON value that began', start);
 }
@@ -158,12 +159,5 @@ function offsetIn(
   return { line, column };
 }
 
-function unreadable(path: string, error: unknown): InputError {
-  const code = (error as { code?: string }).code;
-  const why =
-    code === 'ENOENT' ? 'there is no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
-  return new InputError(
-    `Cannot read ${path}: ${why}.`,
-    'Give the path of a file of GitHub API pages, as `gh api --paginate` writes them.',
-  );
-}
+/** What to give instead of a file of pages that cannot be read. */
+export const PAGE_FILE_HINT = 'Give the path of a file of GitHub API pages, as `gh api --paginate` writes them.';

@@ -1,6 +1,7 @@
 import { connect as connectTcp, type Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
 import { ArchiveError } from '../errors.js';
+import { quoteExcerpt } from '../quote-excerpt.js';
 
 /** A status line of the server: `211 12 1 12 comp.lang.misc`. */
 export interface NntpStatus {
@@ -219,7 +220,7 @@ export class NntpClient {
     const match = /^(\d{3})\s?(.*)$/.exec(line);
     if (!match)
       throw new ArchiveError(
-        `The news server ${this.where} sent "${line.slice(0, 80)}", not an NNTP answer.`,
+        `The news server ${this.where} sent ${quoteExcerpt(line)}, not an NNTP answer.`,
         'transient',
       );
     return { code: Number(match[1]), text: match[2]! };

@@ -1,4 +1,11 @@
 import { normalizeAddress } from '../classify/header-values.js';
+import { quoteExcerpt } from '../quote-excerpt.js';
+import { readUserFile } from '../read-user-file.js';
+
+/** The text of the .mailmap file the user named; a path that is no readable file is refused (exit 2). */
+export function readMailmapFile(path: string): Promise<string> {
+  return readUserFile(path, 'Give the path of a git .mailmap file.');
+}
 
 /** One line of a mailmap: mail from `commitEmail` is the person of `properEmail` (when given), called `properName` (when given). */
 export interface MailmapEntry {
@@ -29,18 +36,19 @@ export function readMailmap(text: string): MailmapReading {
   for (const [index, raw] of text.split(/\r?\n/).entries()) {
     const line = withoutComment(raw).trim();
     if (!line) continue;
-    const pairs = [...line.matchAll(/([^<>]*)<([^<>]*)>/g)].map((m) => ({ name: tidy(m[1]!), email: m[2]!.trim() }));
-    const rest = line.replace(/([^<>]*)<([^<>]*)>/g, '').trim();
-    if (pairs.length === 0 || pairs.length > 2 || rest || pairs.some((p) => !p.email.includes('@'))) {
+    const pairs = namedAddresses(line);
+    if (!pairs || pairs.length === 0 || pairs.length > 2 || pairs.some((p) => !p.email.includes('@'))) {
       errors.push(
-        `line ${index + 1}: "${raw.trim()}" is not Name <address>, <proper> <commit>, or Proper Name <proper> [Commit Name] <commit>`,
+        `line ${index + 1}: ${quoteExcerpt(raw.trim())} is not Name <address>, <proper> <commit>, or Proper Name <proper> [Commit Name] <commit>`,
       );
       continue;
     }
     if (pairs.length === 1) {
       const [only] = pairs as [{ name: string | null; email: string }];
       if (!only.name) {
-        warnings.push(`line ${index + 1}: "${raw.trim()}" names an address and nothing to map it to; skipped`);
+        warnings.push(
+          `line ${index + 1}: ${quoteExcerpt(raw.trim())} names an address and nothing to map it to; skipped`,
+        );
         continue;
       }
       value.push({
@@ -62,6 +70,31 @@ export function readMailmap(text: string): MailmapReading {
     });
   }
   return { value, errors, warnings };
+}
+
+/**
+ * The `Name <address>` pairs of a line, read in one pass (a regular
+ * expression retried from every position takes minutes over one long
+ * line); undefined when a bracket is unpaired or text follows the last address.
+ */
+function namedAddresses(line: string): Array<{ name: string | null; email: string }> | undefined {
+  const pairs: Array<{ name: string | null; email: string }> = [];
+  let name = 0;
+  let open = -1;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (c === '<') {
+      if (open >= 0) return undefined;
+      open = i;
+    } else if (c === '>') {
+      if (open < 0) return undefined;
+      pairs.push({ name: tidy(line.slice(name, open)), email: line.slice(open + 1, i).trim() });
+      open = -1;
+      name = i + 1;
+    }
+  }
+  if (open >= 0 || line.slice(name).trim()) return undefined;
+  return pairs;
 }
 
 /** A `#` outside an address starts a comment. */

@@ -2,7 +2,8 @@ import { access, constants } from 'node:fs/promises';
 import { InputError, OperationError } from '../errors.js';
 import { GitHubApi, GitHubRateLimitStop, type Listing } from '../github/github-api.js';
 import { itemRepository, readIssuesItem, readPullsItem, type IssuesItem } from './map-github-item.js';
-import { readPageFile } from '../github/read-page-file.js';
+import { PAGE_FILE_HINT, readPageFile } from '../github/read-page-file.js';
+import { unreadableFile } from '../read-user-file.js';
 import type { HttpClient } from '../net/http-client.js';
 import { silentProgress, type ProgressListener } from '../progress.js';
 import type { RepoRecord } from '../store/repo-records.js';
@@ -193,11 +194,7 @@ async function requireReadable(file: string): Promise<void> {
   try {
     await access(file, constants.R_OK);
   } catch (error) {
-    const why = (error as { code?: string }).code === 'ENOENT' ? 'there is no such file' : (error as Error).message;
-    throw new InputError(
-      `Cannot read ${file}: ${why}.`,
-      'Give the path of a file of GitHub API pages, as `gh api --paginate` writes them.',
-    );
+    throw unreadableFile(file, error, PAGE_FILE_HINT);
   }
 }
 

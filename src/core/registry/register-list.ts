@@ -2,6 +2,9 @@ import { rulesSystemOf } from '../classify/classify-staged.js';
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../errors.js';
+import { describeHolder, heldByProcess } from '../fetch/fetch-lists.js';
+import { currentLockOwner, lockIsAbandoned } from '../locks/lock-owner.js';
+import type { LockedStage } from '../store/lock-records.js';
 import { restateSyntheticIssues } from '../project/issue-state.js';
 import type { ListRecord } from '../store/list-records.js';
 import type { RepoRecord } from '../store/repo-records.js';
@@ -218,12 +221,31 @@ export async function removeList(
     );
   }
   await store.transaction(async (tx) => {
+    await refuseHeldList(tx, list);
     const issueIds = await tx.project.issuesLinkedToList(list.id);
     await tx.project.lockIssues(issueIds);
     await tx.lists.remove(list.id);
     await restateSyntheticIssues(tx, issueIds);
   });
   return { list, messages };
+}
+
+/** The past participle of each locked stage, for the sentence that says why a list cannot go. */
+const BEING: Record<LockedStage, string> = { fetch: 'fetched', drain: 'drained', project: 'projected' };
+
+/**
+ * A list whose stage lock a live process holds (a fetch, drain or sync of
+ * another terminal) is not removed: that process would go on writing mail of
+ * a list that is gone. An abandoned lock does not count (lockIsAbandoned).
+ */
+async function refuseHeldList(store: Store, list: ListRecord): Promise<void> {
+  const owner = currentLockOwner();
+  const lock = (await store.locks.held()).find((held) => held.listId === list.id && !lockIsAbandoned(held, owner));
+  if (!lock) return;
+  throw new InputError(
+    `The list ${list.name} is being ${BEING[lock.stage]}: ${describeHolder(heldByProcess(list, lock))}.`,
+    'Run `lists rm` again when that process has finished, or stop it first.',
+  );
 }
 
 export type ListState = 'never fetched' | 'fetching' | 'complete' | 'incomplete' | 'failing' | 'sidelined';

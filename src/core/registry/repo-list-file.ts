@@ -1,6 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { refuseProblems, type Problem, type Validation } from '../config/yaml-document.js';
-import { InputError } from '../errors.js';
+import { readUserFile } from '../read-user-file.js';
 import { normalizeRepoUrl } from './repo-url.js';
 
 /**
@@ -23,13 +22,7 @@ export function parseRepoList(file: string, text: string): Validation<string[]> 
 
 /** The URLs of a `repos add --from` file; an unreadable file or a bad line is refused (exit 2) before anything is registered. */
 export async function readRepoList(file: string): Promise<string[]> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    const why = (error as { code?: string }).code === 'ENOENT' ? 'there is no such file' : (error as Error).message;
-    throw new InputError(`Cannot read ${file}: ${why}.`, 'Give a file of repository URLs, one a line.');
-  }
+  const text = await readUserFile(file, 'Give a file of repository URLs, one a line.');
   const result = parseRepoList(file, text);
   if (!result.value)
     refuseProblems(

@@ -39,7 +39,11 @@ export async function openDriver(value: string, options: OpenStoreOptions = {}):
     }
     case 'postgres': {
       const { PostgresDriver } = await import('./postgres/postgres-driver.js');
-      return PostgresDriver.connect(target.url, { schema: options.schema, connectTimeoutMs: options.connectTimeoutMs });
+      return PostgresDriver.connect(target.url, {
+        schema: options.schema,
+        connectTimeoutMs: options.connectTimeoutMs,
+        queryTimeoutMs: options.queryTimeoutMs,
+      });
     }
     default: {
       const unknown: never = target;

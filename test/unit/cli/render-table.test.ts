@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderBarChart } from '../../../src/cli/render-bar-chart.js';
-import { fitColumns, naming, renderTable, wrapText } from '../../../src/cli/render-table.js';
+import { fitColumns, ids, naming, renderTable, wrapText } from '../../../src/cli/render-table.js';
 
 const widest = (text: string) => Math.max(...text.split('\n').map((line) => [...line].length));
 const deep = '/tmp/vitest-a1b2c3/some/deeply/nested/folder/of/samples/examples';
@@ -89,6 +89,17 @@ describe('tables fit the terminal without losing what names a row', () => {
     );
     expect(table).toContain('│ 1,234,567 │');
     expect(table).toContain('│        12 │');
+  });
+
+  it('prints ids as typed, to be given back as arguments, while counts keep their separators', () => {
+    const table = renderTable([ids('merge'), ids('kept'), 'messages'], [[2341, 12345, 2341]], { width: undefined });
+    expect(table).toContain('│  2341 │ 12345 │    2,341 │');
+  });
+
+  it('shows the control characters of a cell as escapes, so a name from mail cannot drive the terminal', () => {
+    const table = renderTable(['name'], [['\u001b[2J\u001b]0;PWNED\u0007Evil\u009b1m']], { width: 80 });
+    expect(table).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(table).toContain('\\x1b[2J\\x1b]0;PWNED\\x07Evil\\x9b1m');
   });
 
   it('does not narrow a table when there is no width (a pipe)', () => {

@@ -42,7 +42,7 @@ const UNPREPARED_TEXTS = 300;
 export interface PostgresOptions {
   schema?: string;
   connectTimeoutMs?: number;
-  /** Default: LISTMINER_PG_QUERY_TIMEOUT (seconds), else DEFAULT_QUERY_TIMEOUT_MS. */
+  /** Default: DEFAULT_QUERY_TIMEOUT_MS; the commands give LISTMINER_PG_QUERY_TIMEOUT's (chooseStoreTimeouts). */
   queryTimeoutMs?: number;
   /** Prepare statements that come back (PREPARED_TEXTS). Default: true unless LISTMINER_PG_PREPARE is `off`. */
   prepare?: boolean;
@@ -61,12 +61,6 @@ interface SentText {
 /** A statement's deadline; rearmed shorter when a stop signal comes. */
 interface Deadline {
   timer?: NodeJS.Timeout;
-}
-
-function queryTimeoutFromEnv(): number | undefined {
-  const raw = process.env.LISTMINER_PG_QUERY_TIMEOUT;
-  const value = raw === undefined || raw === '' ? NaN : Number(raw);
-  return Number.isFinite(value) && value > 0 ? Math.round(value * 1000) : undefined;
 }
 
 /**
@@ -104,7 +98,7 @@ export class PostgresDriver implements SqlDriver {
   private constructor(url: string, options: PostgresOptions = {}) {
     this.displayName = redactUrl(url);
     this.connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-    this.queryTimeoutMs = options.queryTimeoutMs ?? queryTimeoutFromEnv() ?? DEFAULT_QUERY_TIMEOUT_MS;
+    this.queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
     const address = postgresAddress(url);
     this.host = address.display;
     this.prepare = options.prepare ?? prepareFromEnv();

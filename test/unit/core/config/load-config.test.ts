@@ -41,6 +41,16 @@ describe('validateConfig', () => {
     }
   });
 
+  it('reads backfill_months within 1 to 1200, the bound of --months', () => {
+    expect(validateConfig('c.yaml', 'backfill_months: 1200\n').value?.backfillMonths).toBe(1200);
+    for (const bad of ['0', '1201', '99999999999999999999']) {
+      expect(
+        validateConfig('c.yaml', `backfill_months: ${bad}\n`).errors.map((e) => e.message),
+        bad,
+      ).toEqual(['backfill_months must be a whole number of months from 1 to 1200']);
+    }
+  });
+
   it('warns about an unknown setting without refusing the file', () => {
     const { value, warnings } = validateConfig('c.yaml', 'wrokers: 2\n');
     expect(value).toBeDefined();

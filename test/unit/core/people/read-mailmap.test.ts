@@ -42,4 +42,32 @@ describe('readMailmap', () => {
     expect(errors).toEqual([expect.stringContaining('line 4')]);
     expect(warnings).toEqual([expect.stringContaining('line 5')]);
   });
+
+  it('refuses stray and unclosed brackets and text after the last address, as lines it cannot read', () => {
+    const bad = [
+      'A <a@x.example> trailing',
+      'A >a@x.example<',
+      'A <a@x.example',
+      'A <b <a@x.example>>',
+      '<a> <b@x.example>',
+    ];
+    const { value, errors } = readMailmap(bad.join('\n'));
+    expect(value).toEqual([]);
+    expect(errors.map((error) => error.split(':')[0])).toEqual(['line 1', 'line 2', 'line 3', 'line 4', 'line 5']);
+  });
+
+  it('reads a line of a million characters in one pass, and quotes only its start in the error', () => {
+    // The regular expression it replaced was tried again from every position of such a line: minutes for 200,000 characters.
+    const long = 'x'.repeat(1_000_000);
+    const started = performance.now();
+    const { errors } = readMailmap(
+      `${long}\nA <${long}@x.example\nA <a@x.example> ${long}\nProper <p@x.example> <c@x.example>\n`,
+    );
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(errors).toHaveLength(3);
+    for (const error of errors) {
+      expect(error.length).toBeLessThan(300);
+      expect(error).toMatch(/…" \(the first \d+ of 1,00\d,\d{3} characters\)/);
+    }
+  }, 20_000);
 });
