@@ -1,8 +1,7 @@
 import { Command, Errors, Flags, type Interfaces } from '@oclif/core';
 import { MATCH_BUDGET_MS, MAX_MATCH_BUDGET_MS } from '../core/classify/match-within-budget.js';
 import { chooseCacheDir } from '../core/config/cache-dir.js';
-import { MAX_BACKFILL_MONTHS } from '../core/fetch/plan-months.js';
-import { loadConfig, type Config } from '../core/config/load-config.js';
+import { loadConfig, MAX_BACKFILL_MONTHS, type Config } from '../core/config/load-config.js';
 import type { FetchOptions } from '../core/fetch/fetch-lists.js';
 import type { ProgressListener } from '../core/progress.js';
 import { chooseDb, chooseStoreTimeouts, redactSecrets } from '../core/db-target.js';

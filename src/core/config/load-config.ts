@@ -1,9 +1,11 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InputError } from '../errors.js';
-import { MAX_BACKFILL_MONTHS } from '../fetch/plan-months.js';
 import { mailAccountsProblem, readMailAccounts, type MailAccount } from './mail-accounts.js';
 import { isNameList, isPlainObject, refuseProblems, YamlFile, type Problem, type Validation } from './yaml-document.js';
+
+/** The most months --months and backfill_months take: a century reaches back before any mailing list. */
+export const MAX_BACKFILL_MONTHS = 1200;
 
 export const MIRROR_HANDLING = ['skip', 'metadata_only', 'full'] as const;
 export type MirrorHandling = (typeof MIRROR_HANDLING)[number];

@@ -3,8 +3,6 @@ import { addMonths, monthsBetween } from '../archive/month.js';
 
 /** Months fetched for a list never scanned, unless --months, backfill_months or --full say otherwise. */
 export const DEFAULT_BACKFILL_MONTHS = 12;
-/** The most months --months and backfill_months take: a century reaches back before any mailing list. */
-export const MAX_BACKFILL_MONTHS = 1200;
 /** Mail an archive files late (slow relays) still lands this long after a month ends, unless its source says otherwise (ArchiveSource.monthSettleMs). */
 export const MONTH_SETTLE_MS = 2 * 86_400_000;
 
