@@ -27,6 +27,13 @@ describeOnDialectDatabases('people kept apart, and mail after a list is removed,
     expect(ran.code, `${args.join(' ')}: ${ran.stderr}`).toBe(0);
     return ran;
   };
+  /** Writes a list's mbox of these messages and syncs it into the store; its path. */
+  const syncList = async (db: TestDatabase, name: string, messages: string[]) => {
+    const mbox = join(dir, `${name}.mbox`);
+    writeFileSync(mbox, messages.join(''));
+    await cli(db, ['sync', mbox, '--rules', 'public_inbox', '--repo', `https://github.com/example/${name}`]);
+    return mbox;
+  };
   const personOf = async (db: TestDatabase, address: string) =>
     Number(
       (
@@ -40,13 +47,10 @@ describeOnDialectDatabases('people kept apart, and mail after a list is removed,
 
   it('never joins again, on later evidence, two people whose merge by hand was undone', async () => {
     const db = await databases.create();
-    const mbox = join(dir, 'eve.mbox');
-    writeFileSync(
-      mbox,
-      message('Eve Writer <eve@a.example>', 'hi', 1, 'e1', 'body') +
-        message('Eve Writer <eve@b.example>', 'hi', 2, 'e2', 'body'),
-    );
-    await cli(db, ['sync', mbox, '--rules', 'public_inbox', '--repo', 'https://github.com/example/q']);
+    const mbox = await syncList(db, 'eve', [
+      message('Eve Writer <eve@a.example>', 'hi', 1, 'e1', 'body'),
+      message('Eve Writer <eve@b.example>', 'hi', 2, 'e2', 'body'),
+    ]);
     await cli(db, ['people', 'merge', 'eve@a.example', 'eve@b.example']);
     await cli(db, ['people', 'unmerge', '1']);
     appendFileSync(
@@ -61,13 +65,10 @@ describeOnDialectDatabases('people kept apart, and mail after a list is removed,
 
   it('gives back, with an unmerged address, the names it was seen with while the merge stood', async () => {
     const db = await databases.create();
-    const mbox = join(dir, 'alice.mbox');
-    writeFileSync(
-      mbox,
-      message('Alice Example <alice@one.example>', 'hi', 1, 'a1', 'body') +
-        message('Bob B <bob@b.example>', 'hey', 2, 'b1', 'body'),
-    );
-    await cli(db, ['sync', mbox, '--rules', 'public_inbox', '--repo', 'https://github.com/example/q']);
+    const mbox = await syncList(db, 'alice', [
+      message('Alice Example <alice@one.example>', 'hi', 1, 'a1', 'body'),
+      message('Bob B <bob@b.example>', 'hey', 2, 'b1', 'body'),
+    ]);
     await cli(db, ['people', 'merge', 'bob@b.example', 'alice@one.example']);
     appendFileSync(mbox, message('Alice New <alice@one.example>', 'again', 3, 'a2', 'body'));
     await cli(db, ['sync']);
@@ -84,15 +85,12 @@ describeOnDialectDatabases('people kept apart, and mail after a list is removed,
   it('reads the new mail of a store whose last list was removed, as a store without that list reads it', async () => {
     const db = await databases.create();
     const fresh = await databases.create();
-    const a = join(dir, 'a.mbox');
-    const b = join(dir, 'b.mbox');
-    writeFileSync(a, message('Ann A <ann@a.example>', 'hi', 1, 'a1', 'body'));
-    writeFileSync(
-      b,
-      [1, 2, 3, 4, 5, 6].map((i) => message(`B${i} Person <b${i}@b.example>`, 'hi', i, `b${i}`, 'body')).join(''),
+    const a = await syncList(db, 'a', [message('Ann A <ann@a.example>', 'hi', 1, 'a1', 'body')]);
+    const b = await syncList(
+      db,
+      'b',
+      [1, 2, 3, 4, 5, 6].map((i) => message(`B${i} Person <b${i}@b.example>`, 'hi', i, `b${i}`, 'body')),
     );
-    await cli(db, ['sync', a, '--rules', 'public_inbox', '--repo', 'https://github.com/example/a']);
-    await cli(db, ['sync', b, '--rules', 'public_inbox', '--repo', 'https://github.com/example/b']);
     await cli(db, ['lists', 'rm', b, '--force']);
     appendFileSync(
       a,
