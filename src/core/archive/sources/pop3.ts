@@ -20,13 +20,13 @@ interface Pop3Session {
   client: Pop3Client;
   mailbox: Mailbox;
   /**
-   * Each message's name in the index (its UIDL and size) → its number in
-   * this session (numbers hold while it lasts). The size is in the name
+   * Each message's name in the index (its UIDL and size) → its UIDL and its
+   * number in this session (numbers hold while it lasts). The size is in the name
    * because some servers number UIDLs again when a maildrop is recreated
    * (Dovecot with `pop3_uidl_format = %u`): another message under a UIDL
    * already read is then read again, not taken for the one cached.
    */
-  numbers: Map<string, number>;
+  messages: Map<string, { uidl: string; number: number }>;
   /** TOP is offered: whole messages are read with it, which no server counts as retrieving them. */
   canTop: boolean;
 }
@@ -56,10 +56,10 @@ export function createSource(): ArchiveSource {
         const canTop = (await client.capabilities()).has('TOP');
         await client.login(mailbox.user, mailbox.password);
         const sizes = await client.list();
-        const numbers = new Map(
-          [...(await client.uidl())].map(([number, id]) => [`${id} ${sizes.get(number) ?? ''}`, number]),
+        const messages = new Map(
+          [...(await client.uidl())].map(([number, uidl]) => [`${uidl} ${sizes.get(number) ?? ''}`, { uidl, number }]),
         );
-        return { client, mailbox, numbers, canTop };
+        return { client, mailbox, messages, canTop };
       } catch (error) {
         await client?.quit();
         throw mailboxError(mailbox, error, 'opening the maildrop');
@@ -72,15 +72,15 @@ export function createSource(): ArchiveSource {
   }
 
   const maildropIndex = builtOnce(async (context: SourceContext): Promise<MailboxMonths> => {
-    const { client, mailbox, numbers } = await open(context);
+    const { client, mailbox, messages } = await open(context);
     const firstSeen = monthOf(new Date());
     try {
-      return await mailboxMonths(context, mailbox, 'uidl-size', [...numbers.keys()], async (ids) => {
+      return await mailboxMonths(context, mailbox, 'uidl-size', [...messages.keys()], async (ids) => {
         const facts = new Map<string, MessageFacts>();
         for (const id of ids) {
           context.signal?.throwIfAborted();
           // Without a usable Date, the month it was first seen in (kept in the cache).
-          facts.set(id, messageFacts(await client.top(numbers.get(id)!, 0), firstSeen));
+          facts.set(id, messageFacts(await client.top(messages.get(id)!.number, 0), firstSeen));
         }
         return facts;
       });
@@ -103,13 +103,16 @@ export function createSource(): ArchiveSource {
     async *fetchMonth(context, month: Month) {
       const ids = (await maildropIndex(context)).months.get(month);
       if (!ids?.length) return;
-      const { client, mailbox, numbers, canTop } = await open(context);
+      const { client, mailbox, messages, canTop } = await open(context);
       for (const id of ids) {
         context.signal?.throwIfAborted();
-        const uidl = id.slice(0, id.indexOf(' '));
-        const number = numbers.get(id);
-        if (number === undefined)
-          throw new ArchiveError(`${mailbox.label}: message ${uidl} is not in this session's maildrop.`, 'transient');
+        const message = messages.get(id);
+        if (!message)
+          throw new ArchiveError(
+            `${mailbox.label}: the message of UIDL and size ${id} is not in this session's maildrop.`,
+            'transient',
+          );
+        const { uidl, number } = message;
         let raw: Buffer;
         try {
           raw = canTop ? await client.top(number, WHOLE_MESSAGE_LINES) : await client.retr(number);
