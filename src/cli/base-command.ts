@@ -208,7 +208,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   /** What fetching needs from the config file and the environment, for fetch and sync alike. */
   protected fetchSettings(): Pick<
     FetchOptions,
-    'cadenceDays' | 'backfillMonths' | 'contactEmail' | 'cacheDir' | 'maxMessageBytes' | 'mailAccounts'
+    | 'cadenceDays'
+    | 'backfillMonths'
+    | 'contactEmail'
+    | 'cacheDir'
+    | 'maxMessageBytes'
+    | 'mailAccounts'
+    | 'mailTimeoutMs'
   > {
     const { settings } = this;
     return {
@@ -218,6 +224,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       cacheDir: chooseCacheDir(settings, process.env),
       maxMessageBytes: settings.maxMessageBytes,
       mailAccounts: settings.mailAccounts,
+      mailTimeoutMs: settings.mailTimeoutSeconds * 1000,
     };
   }
 

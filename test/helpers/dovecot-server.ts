@@ -13,7 +13,7 @@ import {
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { realSoftwareSkipReason } from './real-software.js';
+import { realSoftwareSkipReason, signalServer } from './real-software.js';
 
 const DOVECOT = process.env.LISTMINER_DOVECOT ?? '/usr/sbin/dovecot';
 /** Dovecot refuses mail access as root: the mail belongs to nobody. */
@@ -51,6 +51,10 @@ export interface DovecotServer {
   deliver(user: string, raw: string | Buffer): void;
   /** Throws the user's INBOX away (UIDs, UIDVALIDITY, flags) and writes these messages anew: a recreated mailbox. */
   recreateInbox(user: string, messages: ReadonlyArray<string | Buffer>): void;
+  /** Stops every Dovecot process (SIGSTOP): connections stay open, and nothing answers, a greeting included. */
+  pause(): void;
+  /** Lets the processes `pause` stopped go on (SIGCONT). */
+  resume(): void;
   close(): Promise<void>;
 }
 
@@ -272,8 +276,15 @@ service stats {
       makeMaildir(user);
       for (const raw of messages) deliver(user, raw);
     },
+    pause() {
+      signalServer(child.pid!, 'SIGSTOP');
+    },
+    resume() {
+      signalServer(child.pid!, 'SIGCONT');
+    },
     async close() {
       if (child.exitCode === null) {
+        signalServer(child.pid!, 'SIGCONT'); // a paused Dovecot would not see the SIGTERM
         const exited = new Promise((resolve) => child.once('exit', resolve));
         child.kill('SIGTERM');
         await exited;

@@ -3,7 +3,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { realSoftwareSkipReason } from './real-software.js';
+import { realSoftwareSkipReason, signalServer } from './real-software.js';
 
 /** Debian's inn2 puts its programs here. */
 const INN_BIN = '/usr/lib/news/bin';
@@ -39,6 +39,10 @@ export interface NewsServer {
   expire(group: string, messageIds: readonly string[]): Promise<void>;
   /** Removes the group, its articles and their history, and creates it again: its numbering starts over at 1. */
   recreateGroup(group: string): Promise<void>;
+  /** Stops INN and every reader process it started (SIGSTOP): connections stay open, and nothing answers, a greeting included. */
+  pause(): void;
+  /** Lets the processes `pause` stopped go on (SIGCONT). */
+  resume(): void;
   close(): Promise<void>;
 }
 
@@ -190,7 +194,14 @@ export async function startNewsServer(options: { users?: Record<string, string> 
       await start();
       await run('ctlinnd', ['-t', '30', 'newgroup', group, 'y', 'listminer']);
     },
+    pause() {
+      if (innd?.pid) signalServer(innd.pid, 'SIGSTOP');
+    },
+    resume() {
+      if (innd?.pid) signalServer(innd.pid, 'SIGCONT');
+    },
     async close() {
+      if (innd?.pid) signalServer(innd.pid, 'SIGCONT'); // a paused INN would not shut down
       await stop().catch(() => innd?.kill('SIGKILL'));
       // LISTMINER_KEEP_INN=1 keeps the folder (its log/ and etc/) to look at a failure.
       if (!process.env.LISTMINER_KEEP_INN) rmSync(dir, { recursive: true, force: true });

@@ -1,3 +1,23 @@
+import { spawnSync } from 'node:child_process';
+
+/**
+ * Sends a signal to a server's process and to every process it started (a
+ * login process, a process per connection): SIGSTOP makes a server that
+ * keeps its connections open and answers nothing, SIGCONT lets it go on.
+ */
+export function signalServer(pid: number, signal: NodeJS.Signals): void {
+  const children = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .filter(Boolean);
+  for (const each of [pid, ...children.map(Number)]) {
+    try {
+      process.kill(each, signal);
+    } catch {
+      // a process that ended since pgrep listed it
+    }
+  }
+}
+
 /**
  * Why a suite that needs real software installed from Debian (HyperKitty,
  * INN, Dovecot, Chromium) cannot run here, or undefined. The probe says what

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -177,6 +177,41 @@ describeOnDialectDatabases(
       expect(run.code).not.toBe(0);
       expect(run.json.lists[0]).toMatchObject({ status: 'failed', error: { kind: 'permanent' } });
       expect(run.json.lists[0]!.error!.message).toContain('no group local.nosuch');
+    });
+
+    it('gives up on a server that stops answering after mail_timeout_seconds, as transient, and reads the group once it answers', async () => {
+      const other = await databases.create();
+      const add = await runCli(
+        ['lists', 'add', '--system', 'nntp', group, '--base-url', server.url, '--db', other.url],
+        {
+          env,
+        },
+      );
+      expect(add.code, add.stderr).toBe(0);
+      const config = join(dir, 'silence.yaml');
+      writeFileSync(config, 'mail_timeout_seconds: 2\n');
+      const fetch = () => runCliJson<FetchJson>(['fetch', '--full', '--db', other.url, '--config', config], { env });
+      server.pause();
+      const started = Date.now();
+      let silent;
+      try {
+        silent = await fetch();
+      } finally {
+        server.resume();
+      }
+      expect(Date.now() - started).toBeLessThan(30_000);
+      expect(silent.json.lists[0]).toMatchObject({ status: 'failed', staged: 0, error: { kind: 'transient' } });
+      expect(silent.json.lists[0]!.error!.message).toContain('stopped answering: no answer for 2 s');
+      const answered = await runCliJson<FetchJson>(
+        ['fetch', '--full', '--now', '--db', other.url, '--config', config],
+        {
+          env,
+        },
+      );
+      expect(answered.code, `${answered.stderr}${answered.stdout}`).toBe(0);
+      // What the group carries since it was recreated: every article but the root, which was not fed again.
+      const carried = all.filter((article) => !article.messageId.startsWith('root-'));
+      expect(answered.json.lists[0]).toMatchObject({ status: 'done', staged: carried.length });
     });
 
     it('refuses a name that is no newsgroup and a server URL with a user name in it', async () => {

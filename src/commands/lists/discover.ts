@@ -31,6 +31,7 @@ export default class ListsDiscover extends BaseCommand<typeof ListsDiscover> {
             baseUrl: flags['base-url'],
             contactEmail: this.settings.contactEmail,
             mailAccounts: this.settings.mailAccounts,
+            mailTimeoutMs: this.settings.mailTimeoutSeconds * 1000,
           },
           { progress },
         ),

@@ -70,6 +70,8 @@ export interface SourceContext {
   cacheDir: string;
   /** Logins for mailbox sources (imap, pop3), from the config file. */
   mailAccounts?: readonly MailAccount[];
+  /** How long an IMAP, POP3 or news server may stay silent before its connection counts as dropped (the config's mail_timeout_seconds). */
+  mailTimeoutMs?: number;
   signal?: AbortSignal;
   /**
    * Where a local source reports an entry it skips while it reads the rest.

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InputError } from '../errors.js';
+import { DEFAULT_MAIL_TIMEOUT_MS } from '../net/mail-timeout.js';
 import { mailAccountsProblem, readMailAccounts, type MailAccount } from './mail-accounts.js';
 import { isNameList, isPlainObject, refuseProblems, YamlFile, type Problem, type Validation } from './yaml-document.js';
 
@@ -32,6 +33,8 @@ export interface Config {
   githubMinMessages: number;
   /** Logins by host: imap and pop3 mailboxes, news servers, groups.io API keys (docs/archive-backends.md). */
   mailAccounts?: MailAccount[];
+  /** How long an IMAP, POP3 or news server may stay silent before its connection counts as dropped. */
+  mailTimeoutSeconds: number;
   /** Where the file was read from, when one was. */
   path?: string;
 }
@@ -39,12 +42,16 @@ export interface Config {
 /** 64 MiB: far above real list mail, far below V8's 512 MB string limit, and parsing one costs some 8 times its size. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
+/** The longest mail_timeout_seconds: an hour of silence is no server at work. */
+export const MAX_MAIL_TIMEOUT_SECONDS = 3600;
+
 export const DEFAULT_CONFIG: Config = {
   mirrorHandling: 'metadata_only',
   cadenceDays: 30,
   workers: 2,
   maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES,
   githubMinMessages: 3,
+  mailTimeoutSeconds: DEFAULT_MAIL_TIMEOUT_MS / 1000,
 };
 
 const FIELDS: Record<string, (value: unknown) => string | undefined> = {
@@ -68,6 +75,10 @@ const FIELDS: Record<string, (value: unknown) => string | undefined> = {
   github_min_messages: (v) =>
     Number.isInteger(v) && (v as number) >= 1 ? undefined : 'must be a whole number of messages, at least 1',
   mail_accounts: mailAccountsProblem,
+  mail_timeout_seconds: (v) =>
+    Number.isInteger(v) && (v as number) >= 1 && (v as number) <= MAX_MAIL_TIMEOUT_SECONDS
+      ? undefined
+      : `must be a whole number of seconds from 1 to ${MAX_MAIL_TIMEOUT_SECONDS}`,
   max_message_bytes: (v) =>
     Number.isInteger(v) && (v as number) >= 1024 && (v as number) <= 256 * 1024 * 1024
       ? undefined
@@ -108,6 +119,7 @@ export function validateConfig(file: string, text: string): Validation<Config> {
     verifyExpects: data.verify_expects as Record<string, string[]> | undefined,
     githubMinMessages: (data.github_min_messages as number | undefined) ?? DEFAULT_CONFIG.githubMinMessages,
     mailAccounts: readMailAccounts(data.mail_accounts, (path) => resolve(file, '..', path)),
+    mailTimeoutSeconds: (data.mail_timeout_seconds as number | undefined) ?? DEFAULT_CONFIG.mailTimeoutSeconds,
   };
   return { value, errors, warnings };
 }

@@ -71,6 +71,7 @@ export interface ListFetchSettings {
   contactEmail?: string;
   cacheDir: string;
   mailAccounts?: readonly MailAccount[];
+  mailTimeoutMs?: number;
   /** A message larger than this is staged shunted with its bytes, never parsed. */
   maxMessageBytes: number;
   signal?: AbortSignal;
@@ -139,6 +140,7 @@ class ListFetch {
       contactEmail: settings.contactEmail,
       cacheDir: settings.cacheDir,
       mailAccounts: settings.mailAccounts,
+      mailTimeoutMs: settings.mailTimeoutMs,
       signal: settings.signal,
       onSkippedEntry: (entry, month) => {
         this.skipped.set(entry.path, entry.reason);

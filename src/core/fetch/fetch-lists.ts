@@ -36,6 +36,8 @@ export interface FetchOptions {
   cacheDir: string;
   /** Logins for imap and pop3 mailboxes (the config's mail_accounts). */
   mailAccounts?: readonly MailAccount[];
+  /** How long a mail server may stay silent (the config's mail_timeout_seconds). */
+  mailTimeoutMs?: number;
   /** A message larger than this is staged shunted, unparsed (the config's max_message_bytes). */
   maxMessageBytes?: number;
   /** Aborting stops the run: the current batch is written, locks are released. */
@@ -341,6 +343,7 @@ class FetchRun {
           contactEmail: options.contactEmail,
           cacheDir: options.cacheDir,
           mailAccounts: options.mailAccounts,
+          mailTimeoutMs: options.mailTimeoutMs,
           maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
           signal: options.signal,
           clock,

@@ -2,6 +2,7 @@ import { connect as connectTcp, type Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
 import { ArchiveError } from '../errors.js';
 import { quoteExcerpt } from '../quote-excerpt.js';
+import { DEFAULT_MAIL_TIMEOUT_MS } from './mail-timeout.js';
 
 /** A status line of the server: `211 12 1 12 comp.lang.misc`. */
 export interface NntpStatus {
@@ -33,7 +34,7 @@ export interface NntpConnectOptions {
   tls: boolean;
   /** AUTHINFO USER/PASS when given; the password is never part of an error message. */
   credentials?: { user: string; password: string };
-  /** No byte from the server for this long fails the connection. Default 60 s. */
+  /** No byte from the server for this long fails the connection. Default DEFAULT_MAIL_TIMEOUT_MS. */
   idleTimeoutMs?: number;
   signal?: AbortSignal;
 }
@@ -72,7 +73,10 @@ export class NntpClient {
       this.wake();
     });
     socket.on('timeout', () => {
-      this.failure ??= new ArchiveError(`The news server ${where} stopped answering.`, 'transient');
+      this.failure ??= new ArchiveError(
+        `The news server ${where} stopped answering: no answer for ${Math.round(socket.timeout! / 1000)} s.`,
+        'transient',
+      );
       socket.destroy();
       this.wake();
     });
@@ -83,7 +87,7 @@ export class NntpClient {
     const socket = options.tls
       ? connectTls({ host: options.host, port: options.port, servername: options.host })
       : connectTcp({ host: options.host, port: options.port });
-    socket.setTimeout(options.idleTimeoutMs ?? 60_000);
+    socket.setTimeout(options.idleTimeoutMs ?? DEFAULT_MAIL_TIMEOUT_MS);
     const client = new NntpClient(socket, where);
     const abort = () => socket.destroy(new Error('interrupted'));
     options.signal?.addEventListener('abort', abort, { once: true });

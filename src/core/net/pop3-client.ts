@@ -1,5 +1,6 @@
 import { connect as connectPlain, type Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
+import { DEFAULT_MAIL_TIMEOUT_MS } from './mail-timeout.js';
 
 export interface Pop3Options {
   host: string;
@@ -8,7 +9,7 @@ export interface Pop3Options {
   secure: boolean;
   /** Extra certificates to trust. */
   ca?: Buffer;
-  /** A server that says nothing for this long is given up on. */
+  /** A server that says nothing for this long is given up on. Default DEFAULT_MAIL_TIMEOUT_MS. */
   timeoutMs?: number;
 }
 
@@ -65,7 +66,7 @@ export class Pop3Client {
           servername: isIp(options.host) ? undefined : options.host,
         })
       : connectPlain({ host: options.host, port: options.port });
-    const client = new Pop3Client(socket, options.timeoutMs ?? 120_000);
+    const client = new Pop3Client(socket, options.timeoutMs ?? DEFAULT_MAIL_TIMEOUT_MS);
     try {
       await client.status('the greeting');
     } catch (error) {

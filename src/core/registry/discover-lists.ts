@@ -19,6 +19,7 @@ export interface DiscoverListsInput {
   cacheDir?: string;
   /** Logins for catalogues that need one (groups.io: the account's API key). */
   mailAccounts?: SourceContext['mailAccounts'];
+  mailTimeoutMs?: number;
   signal?: AbortSignal;
 }
 
@@ -68,6 +69,7 @@ export async function discoverLists(
       baseUrl: baseUrl ?? system.baseUrl,
       contactEmail: input.contactEmail,
       mailAccounts: input.mailAccounts,
+      mailTimeoutMs: input.mailTimeoutMs,
       cacheDir: input.cacheDir ?? join(tmpdir(), 'listminer-cache'),
       signal: input.signal,
       domain: input.domain?.toLowerCase(),

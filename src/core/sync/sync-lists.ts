@@ -25,6 +25,7 @@ export interface SyncOptions extends Pick<
   | 'cacheDir'
   | 'maxMessageBytes'
   | 'mailAccounts'
+  | 'mailTimeoutMs'
   | 'openSource'
 > {
   /** --list: only these lists, in every stage. */

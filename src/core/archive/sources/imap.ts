@@ -12,6 +12,7 @@ import {
   type MessageFacts,
 } from '../mailbox.js';
 import { monthOf } from '../month.js';
+import { DEFAULT_MAIL_TIMEOUT_MS } from '../../net/mail-timeout.js';
 
 /** Messages asked for in one FETCH. */
 const FETCH_BATCH = 100;
@@ -36,7 +37,13 @@ export function createSource(): ArchiveSource {
   async function connect(context: SourceContext): Promise<{ client: ImapFlow; mailbox: Mailbox; uidValidity: string }> {
     mailbox ??= openMailbox(context, 'imap');
     const box = mailbox;
+    // A connection the server dropped, or that went silent, is opened again: the next command would only fail.
+    if (client && !client.usable) {
+      client.close();
+      client = undefined;
+    }
     if (!client) {
+      const silenceMs = context.mailTimeoutMs ?? DEFAULT_MAIL_TIMEOUT_MS;
       const fresh = new ImapFlow({
         host: box.host,
         port: box.port,
@@ -46,14 +53,21 @@ export function createSource(): ArchiveSource {
         tls: box.ca ? { ca: [box.ca] } : undefined,
         logger: false,
         disableAutoIdle: true,
+        connectionTimeout: silenceMs,
+        greetingTimeout: silenceMs,
+        socketTimeout: silenceMs,
       });
-      fresh.on('error', () => {}); // a dropped connection fails the command waiting on it
+      silenceLimit.set(fresh, silenceMs);
+      // A dropped connection fails the command waiting on it; a silent one says only "Connection not available" there.
+      fresh.on('error', (error: { code?: string }) => {
+        if (error.code === 'ETIMEOUT') wentSilent.add(fresh);
+      });
       try {
         await fresh.connect();
         await fresh.mailboxOpen(box.folder, { readOnly: true });
       } catch (error) {
         fresh.close();
-        throw mailboxError(box, imapReason(error), `opening ${box.folder}`);
+        throw folderRefused(box, error) ?? mailboxError(box, imapReason(fresh, error), `opening ${box.folder}`);
       }
       client = fresh;
     }
@@ -80,7 +94,7 @@ export function createSource(): ArchiveSource {
       });
       return { ...months, uidValidity };
     } catch (error) {
-      throw mailboxError(mailbox, imapReason(error), 'reading the headers');
+      throw mailboxError(mailbox, imapReason(client, error), 'reading the headers');
     }
   });
 
@@ -118,7 +132,7 @@ export function createSource(): ArchiveSource {
             if (message.source) messages.push({ uid: message.uid, source: message.source });
           }
         } catch (error) {
-          throw mailboxError(mailbox, imapReason(error), `reading ${month}`);
+          throw mailboxError(mailbox, imapReason(client, error), `reading ${month}`);
         }
         for (const message of messages) {
           context.signal?.throwIfAborted();
@@ -149,8 +163,41 @@ export function uidRanges(uids: readonly number[]): string {
   return parts.join(',');
 }
 
-/** imapflow's errors say "Command failed" and keep the server's words apart. */
-function imapReason(error: unknown): unknown {
+/** RFC 5530's response codes of a refusal that may pass: the folder is busy, or the server is. */
+const PASSING_REFUSALS = new Set(['UNAVAILABLE', 'INUSE', 'LIMIT', 'SERVERBUG']);
+
+/**
+ * EXAMINE answered NO: the folder does not exist, or its name is one the
+ * server does not take (a `/` where its folders are separated by `.`), or
+ * the login may not read it. Asking again would get the same answer, so the
+ * list fails as permanent, unless the answer says it may pass.
+ */
+function folderRefused(mailbox: Mailbox, error: unknown): ArchiveError | undefined {
+  const refusal = error as {
+    responseStatus?: string;
+    responseText?: string;
+    serverResponseCode?: string;
+    mailboxMissing?: boolean;
+  };
+  if (refusal.responseStatus !== 'NO' || PASSING_REFUSALS.has(refusal.serverResponseCode ?? '')) return undefined;
+  const answer = refusal.mailboxMissing ? `has no folder ${mailbox.folder}` : `refused to open ${mailbox.folder}`;
+  return new ArchiveError(
+    `${mailbox.label}: the server ${answer}: ${refusal.responseText ?? String(error)}`,
+    'permanent',
+  );
+}
+
+/** How long each connection lets the server stay silent. */
+const silenceLimit = new WeakMap<ImapFlow, number>();
+/** Connections given up for silence: imapflow says so on the connection, and the command it failed says only "Connection not available". */
+const wentSilent = new WeakSet<ImapFlow>();
+/** imapflow's codes for no connection, no greeting, and no answer in time. */
+const SILENCE_CODES = new Set(['CONNECT_TIMEOUT', 'GREETING_TIMEOUT', 'ETIMEOUT']);
+
+/** imapflow's errors say "Command failed" and keep the server's words apart; a silent server's are put in one sentence. */
+function imapReason(client: ImapFlow, error: unknown): unknown {
+  if (wentSilent.has(client) || SILENCE_CODES.has((error as { code?: string }).code ?? ''))
+    return new Error(`no answer for ${Math.round((silenceLimit.get(client) ?? DEFAULT_MAIL_TIMEOUT_MS) / 1000)} s`);
   const detail = (error as { responseText?: string }).responseText;
   return detail && error instanceof Error ? new Error(`${error.message}: ${detail}`) : error;
 }

@@ -64,7 +64,12 @@ export function createSource(): ArchiveSource {
     if (!client) {
       await sharedPacer.wait(server.paceKey, context.signal);
       client = await paced(server, () =>
-        NntpClient.connect({ ...server, credentials: credentials(context, server), signal: context.signal }),
+        NntpClient.connect({
+          ...server,
+          credentials: credentials(context, server),
+          idleTimeoutMs: context.mailTimeoutMs,
+          signal: context.signal,
+        }),
       );
     }
     if (!selected) {
@@ -107,7 +112,12 @@ export function createSource(): ArchiveSource {
     async enumerateLists(context) {
       const server = serverOf(context, 'lists discover');
       const nntp = await paced(server, () =>
-        NntpClient.connect({ ...server, credentials: credentials(context, server), signal: context.signal }),
+        NntpClient.connect({
+          ...server,
+          credentials: credentials(context, server),
+          idleTimeoutMs: context.mailTimeoutMs,
+          signal: context.signal,
+        }),
       );
       try {
         return (await paced(server, () => nntp.groupNames(context.domain ? `${context.domain}.*` : undefined))).map(

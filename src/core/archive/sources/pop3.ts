@@ -52,6 +52,7 @@ export function createSource(): ArchiveSource {
           port: mailbox.port,
           secure: mailbox.secure,
           ca: mailbox.ca,
+          timeoutMs: context.mailTimeoutMs,
         });
         const canTop = (await client.capabilities()).has('TOP');
         await client.login(mailbox.user, mailbox.password);

@@ -41,6 +41,17 @@ describe('validateConfig', () => {
     }
   });
 
+  it('reads mail_timeout_seconds, 60 by default, within 1 to 3600', () => {
+    expect(validateConfig('c.yaml', 'workers: 2\n').value?.mailTimeoutSeconds).toBe(60);
+    expect(validateConfig('c.yaml', 'mail_timeout_seconds: 5\n').value?.mailTimeoutSeconds).toBe(5);
+    for (const bad of ['0', '-5', '1.5', 'long', '3601']) {
+      expect(
+        validateConfig('c.yaml', `mail_timeout_seconds: ${bad}\n`).errors.map((e) => e.message),
+        bad,
+      ).toEqual(['mail_timeout_seconds must be a whole number of seconds from 1 to 3600']);
+    }
+  });
+
   it('reads backfill_months within 1 to 1200, the bound of --months', () => {
     expect(validateConfig('c.yaml', 'backfill_months: 1200\n').value?.backfillMonths).toBe(1200);
     for (const bad of ['0', '1201', '99999999999999999999']) {
