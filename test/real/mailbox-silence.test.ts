@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SourceContext } from '../../src/core/archive/archive-source.js';
-import { createSource } from '../../src/core/archive/sources/imap.js';
+import { createSource as createImapSource } from '../../src/core/archive/sources/imap.js';
+import { createSource as createPop3Source } from '../../src/core/archive/sources/pop3.js';
 import { ArchiveError } from '../../src/core/errors.js';
 import type { FetchResult as FetchJson } from '../../src/core/fetch/fetch-lists.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
@@ -131,48 +132,51 @@ describeOnDialectDatabases(
   { only: ['sqlite'], onlyWhy: 'what a silent server does to a fetch is the same on both engines' },
 );
 
-describe.skipIf(Boolean(skip))('an IMAP connection that goes silent while a folder is read', () => {
-  const user = 'silent-midway';
+for (const protocol of ['imap', 'pop3'] as const) {
+  describe.skipIf(Boolean(skip))(`${protocol}: a connection that goes silent while the mailbox is read`, () => {
+    const user = `silent-midway-${protocol}`;
 
-  it('fails the month as transient after the timeout, and reads it on a new connection once the server answers', async () => {
-    await server.addUser(user);
-    for (const day of [5, 6]) server.deliver(user, message(`midway${day}@example.org`, day));
-    const context: SourceContext = {
-      list: { id: 1, name: LIST, listAddress: LIST, listId: LIST_ID, baseUrl: null },
-      system: { name: 'imap' },
-      baseUrl: `imap://${user}@127.0.0.1:${server.imapPort}/`,
-      cacheDir: join(dir, 'cache-midway'),
-      mailAccounts: [{ host: '127.0.0.1', user, password: server.password }],
-      mailTimeoutMs: 2_000,
-    };
-    const source = createSource();
-    try {
-      const months = [...(await source.monthFingerprints!(context)).keys()];
-      expect(months).toEqual(['2025-06']);
-      const read = async () => {
-        const ids: string[] = [];
-        for await (const item of source.fetchMonth(context, '2025-06'))
-          ids.push(/^Message-ID: <(.+)>/m.exec(item.raw.toString())![1]!);
-        return ids;
+    it('fails the month as transient after the timeout, and reads it on a new connection once the server answers', async () => {
+      await server.addUser(user);
+      for (const day of [5, 6]) server.deliver(user, message(`midway${day}@example.org`, day));
+      const port = protocol === 'imap' ? server.imapPort : server.pop3Port;
+      const context: SourceContext = {
+        list: { id: 1, name: LIST, listAddress: LIST, listId: LIST_ID, baseUrl: null },
+        system: { name: protocol },
+        baseUrl: `${protocol}://${user}@127.0.0.1:${port}/`,
+        cacheDir: join(dir, `cache-midway-${protocol}`),
+        mailAccounts: [{ host: '127.0.0.1', user, password: server.password }],
+        mailTimeoutMs: 2_000,
       };
-
-      server.pause();
-      const started = Date.now();
-      let failure: unknown;
+      const source = (protocol === 'imap' ? createImapSource : createPop3Source)();
       try {
-        await read();
-      } catch (error) {
-        failure = error;
-      } finally {
-        server.resume();
-      }
-      expect(Date.now() - started).toBeLessThan(20_000);
-      expect(failure).toBeInstanceOf(ArchiveError);
-      expect(failure).toMatchObject({ kind: 'transient', message: expect.stringMatching(/no answer for 2 s/) });
+        const months = [...(await source.monthFingerprints!(context)).keys()];
+        expect(months).toEqual(['2025-06']);
+        const read = async () => {
+          const ids: string[] = [];
+          for await (const item of source.fetchMonth(context, '2025-06'))
+            ids.push(/^Message-ID: <(.+)>/m.exec(item.raw.toString())![1]!);
+          return ids;
+        };
 
-      expect(await read()).toEqual(['midway5@example.org', 'midway6@example.org']);
-    } finally {
-      await source.close?.();
-    }
-  }, 60_000);
-});
+        server.pause();
+        const started = Date.now();
+        let failure: unknown;
+        try {
+          await read();
+        } catch (error) {
+          failure = error;
+        } finally {
+          server.resume();
+        }
+        expect(Date.now() - started).toBeLessThan(20_000);
+        expect(failure).toBeInstanceOf(ArchiveError);
+        expect(failure).toMatchObject({ kind: 'transient', message: expect.stringMatching(/no answer for 2 s/) });
+
+        expect(await read()).toEqual(['midway5@example.org', 'midway6@example.org']);
+      } finally {
+        await source.close?.();
+      }
+    }, 60_000);
+  });
+}

@@ -128,6 +128,11 @@ export class Pop3Client {
     return this.multiline();
   }
 
+  /** False once the connection failed, timed out or was closed: every command would fail. */
+  get usable(): boolean {
+    return !this.failure;
+  }
+
   /** QUIT, then the connection is closed; without DELE, QUIT leaves the maildrop as it was. */
   async quit(): Promise<void> {
     try {

@@ -42,7 +42,9 @@ interface Pop3Session {
 export function createSource(): ArchiveSource {
   let session: Promise<Pop3Session> | undefined;
 
-  function open(context: SourceContext): Promise<Pop3Session> {
+  async function open(context: SourceContext): Promise<Pop3Session> {
+    // A connection the server dropped, or that went silent, is opened again: the next command would only fail.
+    if (session && (await session.catch(() => undefined))?.client.usable === false) session = undefined;
     session ??= (async () => {
       const mailbox = openMailbox(context, 'pop3');
       let client: Pop3Client | undefined;
