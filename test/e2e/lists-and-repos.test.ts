@@ -102,6 +102,23 @@ describeOnDialectDatabases('lists and repos commands on $dialect', (databases) =
     expect(result.stderr.split('\n')[0]).toBe('Error: "dev-at-kafka" is not a mailing-list address.');
   });
 
+  it.each([
+    ['imap', 'dev@lists.example.org', 'imaps:// or imap://'],
+    ['pop3', 'dev@lists.example.org', 'pop3s:// or pop3://'],
+    ['nntp', 'comp.lang.example', 'nntps:// or nntp://'],
+  ])(
+    'refuses a web base URL for an %s list at lists add, naming the schemes it reads, with exit code 2',
+    async (system, name, schemes) => {
+      for (const url of ['http://mail.example.org', 'https://mail.example.org/archives']) {
+        const result = await runCli(['lists', 'add', '--system', system, name, '--base-url', url, '--db', db.url]);
+        expect(result.code, result.stderr).toBe(2);
+        expect(result.stderr.split('\n')[0]).toBe(`Error: The ${system} system reads ${schemes} URLs, not "${url}".`);
+      }
+      const ls = await runCliJson<{ lists: Array<{ name: string }> }>(['lists', 'ls', '--db', db.url]);
+      expect(ls.json.lists.map((list) => list.name)).not.toContain(name);
+    },
+  );
+
   it('reports an error as JSON on stdout under --json', async () => {
     const result = await runCliJson<{ error: { message: string; exitCode: number } }>([
       'lists',
