@@ -98,6 +98,7 @@ export async function addList(store: Store, systems: Systems, input: AddListInpu
           `${resolve(name)} does not exist.`,
           `The ${system.name} system reads a local file or folder; give its path.`,
         );
+      refuseTheStore(store, name);
       name = await localListName(store, system.name, name);
       break;
   }
@@ -167,6 +168,24 @@ export function requireListBaseUrl(system: SystemDefinition, input: string): str
       "Put the password in the config file's mail_accounts or in LISTMINER_MAIL_PASSWORD.",
     );
   return url.replace(/\/+$/, '');
+}
+
+/**
+ * The database file named as a list's archive (`sync listminer.db`) would
+ * have its own pages read as mail, into itself: refused, whatever path
+ * reaches it (a link, a relative path).
+ */
+function refuseTheStore(store: Store, path: string): void {
+  if (store.file === undefined || !sameFile(store.file, path)) return;
+  throw new InputError(
+    `${resolve(path)} is the database itself, not a mail archive.`,
+    'Give the path of an mbox file, a folder of them, a .mbox.gz or a Maildir; --db names the database.',
+  );
+}
+
+function sameFile(a: string, b: string): boolean {
+  const [one, other] = [statSync(a, { throwIfNoEntry: false }), statSync(b, { throwIfNoEntry: false })];
+  return one !== undefined && other !== undefined && one.dev === other.dev && one.ino === other.ino;
 }
 
 /**
