@@ -164,6 +164,48 @@ describeOnDialectDatabases('lists and repos commands on $dialect', (databases) =
     ]);
   });
 
+  it('refuses a GitHub owner over 39 characters or a repository name over 100, in lists add and the repos commands, with exit code 2', async () => {
+    const longName = `https://github.com/acme/${'n'.repeat(5000)}`;
+    const longOwner = `https://github.com/${'o'.repeat(40)}/widget`;
+    const dir = mkdtempSync(join(tmpdir(), 'listminer-repo-names-'));
+    const list = join(dir, 'repos.txt');
+    writeFileSync(list, `https://github.com/acme/widget\n${longName}\n`);
+    const pages = join(dir, 'issues.json');
+    writeFileSync(pages, '[]');
+    const nameSentence =
+      /^Error: "https:\/\/github\.com\/acme\/n+…" \(the first 80 of 5,024 characters\) is not a GitHub repository: its name has 5,000 characters, and GitHub allows at most 100\.$/;
+    const reposBefore = (await runCliJson<{ repos: unknown[] }>(['repos', 'ls', '--db', db.url])).json.repos;
+    for (const [args, sentence] of [
+      [['lists', 'add', '--system', 'apache_ponymail', 'dev@widget.apache.org', '--repo', longName], nameSentence],
+      [['repos', 'add', longName], nameSentence],
+      [
+        ['repos', 'add', longOwner],
+        /^Error: "https:\/\/github\.com\/o{40}\/widget" is not a GitHub repository: its owner has 40 characters, and GitHub allows at most 39\.$/,
+      ],
+      [
+        ['repos', 'add', '--from', list],
+        /^Error: .*repos\.txt:2: .* is not a GitHub repository: its name has 5,000 characters/,
+      ],
+      [
+        ['repos', 'import', `acme/${'n'.repeat(101)}`, '--issues', pages],
+        /^Error: "https:\/\/github\.com\/acme\/n+…" \(the first 80 of 125 characters\) is not a GitHub repository: its name has 101 characters, and GitHub allows at most 100\.$/,
+      ],
+    ] as const) {
+      const result = await runCli([...args, '--db', db.url]);
+      expect(result.code, `${args.join(' ').slice(0, 60)}: ${result.stderr.slice(0, 500)}`).toBe(2);
+      expect(result.stderr.split('\n')[0]).toMatch(sentence);
+    }
+    expect((await runCliJson<{ repos: unknown[] }>(['repos', 'ls', '--db', db.url])).json.repos).toEqual(reposBefore);
+    const widest = await runCli([
+      'repos',
+      'add',
+      `https://github.com/${'o'.repeat(39)}/${'n'.repeat(100)}`,
+      '--db',
+      db.url,
+    ]);
+    expect(widest.code, widest.stderr).toBe(0);
+  });
+
   it('removes a list that holds no mail', async () => {
     const rm = await runCli(['lists', 'rm', 'netdev', '--db', db.url]);
     expect(rm.code, rm.stderr).toBe(0);
