@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -93,6 +93,26 @@ describe('errors of the user and of the machine are one sentence with the right 
     );
     expectSentence(await mailmap(dir), 2, /Cannot read .*: it is a directory/);
     expectSentence(await mailmap('/dev/zero'), 2, /Cannot read \/dev\/zero: it holds more than \d+ MiB/);
+    expect(existsSync(fresh)).toBe(false);
+  });
+
+  it('the store itself given as the archive of sync or lists add: exit 2, one sentence, nothing registered', async () => {
+    const listsBefore = (await runCliJson<{ lists: unknown[] }>(['lists', 'ls', '--db', db])).json.lists;
+    const refused = new RegExp(
+      `^Error: ${db.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is the database itself, not a mail archive\\.`,
+    );
+    expectSentence(await runCli(['sync', db, '--db', db], { cwd: dir }), 2, refused);
+    expectSentence(await cli(['lists', 'add', '--system', 'mbox', db]), 2, refused);
+    expectSentence(await cli(['lists', 'add', '--system', 'maildir', db]), 2, refused);
+    // Reached by another name: a symbolic link to the store, a relative path.
+    const link = join(dir, 'store-link.db');
+    symlinkSync(db, link);
+    expectSentence(await cli(['sync', link]), 2, /is the database itself, not a mail archive/);
+    expectSentence(await runCli(['sync', 'store.db', '--db', db], { cwd: dir }), 2, refused);
+    expect((await runCliJson<{ lists: unknown[] }>(['lists', 'ls', '--db', db])).json.lists).toEqual(listsBefore);
+    // A store the command would make, named as its own archive: refused, and no file left behind.
+    const fresh = join(dir, 'fresh.db');
+    expectSentence(await runCli(['sync', fresh, '--db', fresh], { cwd: dir }), 2, /is the database itself/);
     expect(existsSync(fresh)).toBe(false);
   });
 

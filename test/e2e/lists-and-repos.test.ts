@@ -102,6 +102,23 @@ describeOnDialectDatabases('lists and repos commands on $dialect', (databases) =
     expect(result.stderr.split('\n')[0]).toBe('Error: "dev-at-kafka" is not a mailing-list address.');
   });
 
+  it.each([
+    ['imap', 'dev@lists.example.org', 'imaps:// or imap://'],
+    ['pop3', 'dev@lists.example.org', 'pop3s:// or pop3://'],
+    ['nntp', 'comp.lang.example', 'nntps:// or nntp://'],
+  ])(
+    'refuses a web base URL for an %s list at lists add, naming the schemes it reads, with exit code 2',
+    async (system, name, schemes) => {
+      for (const url of ['http://mail.example.org', 'https://mail.example.org/archives']) {
+        const result = await runCli(['lists', 'add', '--system', system, name, '--base-url', url, '--db', db.url]);
+        expect(result.code, result.stderr).toBe(2);
+        expect(result.stderr.split('\n')[0]).toBe(`Error: The ${system} system reads ${schemes} URLs, not "${url}".`);
+      }
+      const ls = await runCliJson<{ lists: Array<{ name: string }> }>(['lists', 'ls', '--db', db.url]);
+      expect(ls.json.lists.map((list) => list.name)).not.toContain(name);
+    },
+  );
+
   it('reports an error as JSON on stdout under --json', async () => {
     const result = await runCliJson<{ error: { message: string; exitCode: number } }>([
       'lists',
@@ -145,6 +162,48 @@ describeOnDialectDatabases('lists and repos commands on $dialect', (databases) =
       'https://git.kernel.org/pub/scm/linux/kernel/git/netdev/net',
       'https://github.com/apache/kafka',
     ]);
+  });
+
+  it('refuses a GitHub owner over 39 characters or a repository name over 100, in lists add and the repos commands, with exit code 2', async () => {
+    const longName = `https://github.com/acme/${'n'.repeat(5000)}`;
+    const longOwner = `https://github.com/${'o'.repeat(40)}/widget`;
+    const dir = mkdtempSync(join(tmpdir(), 'listminer-repo-names-'));
+    const list = join(dir, 'repos.txt');
+    writeFileSync(list, `https://github.com/acme/widget\n${longName}\n`);
+    const pages = join(dir, 'issues.json');
+    writeFileSync(pages, '[]');
+    const nameSentence =
+      /^Error: "https:\/\/github\.com\/acme\/n+…" \(the first 80 of 5,024 characters\) is not a GitHub repository: its name has 5,000 characters, and GitHub allows at most 100\.$/;
+    const reposBefore = (await runCliJson<{ repos: unknown[] }>(['repos', 'ls', '--db', db.url])).json.repos;
+    for (const [args, sentence] of [
+      [['lists', 'add', '--system', 'apache_ponymail', 'dev@widget.apache.org', '--repo', longName], nameSentence],
+      [['repos', 'add', longName], nameSentence],
+      [
+        ['repos', 'add', longOwner],
+        /^Error: "https:\/\/github\.com\/o{40}\/widget" is not a GitHub repository: its owner has 40 characters, and GitHub allows at most 39\.$/,
+      ],
+      [
+        ['repos', 'add', '--from', list],
+        /^Error: .*repos\.txt:2: .* is not a GitHub repository: its name has 5,000 characters/,
+      ],
+      [
+        ['repos', 'import', `acme/${'n'.repeat(101)}`, '--issues', pages],
+        /^Error: "https:\/\/github\.com\/acme\/n+…" \(the first 80 of 125 characters\) is not a GitHub repository: its name has 101 characters, and GitHub allows at most 100\.$/,
+      ],
+    ] as const) {
+      const result = await runCli([...args, '--db', db.url]);
+      expect(result.code, `${args.join(' ').slice(0, 60)}: ${result.stderr.slice(0, 500)}`).toBe(2);
+      expect(result.stderr.split('\n')[0]).toMatch(sentence);
+    }
+    expect((await runCliJson<{ repos: unknown[] }>(['repos', 'ls', '--db', db.url])).json.repos).toEqual(reposBefore);
+    const widest = await runCli([
+      'repos',
+      'add',
+      `https://github.com/${'o'.repeat(39)}/${'n'.repeat(100)}`,
+      '--db',
+      db.url,
+    ]);
+    expect(widest.code, widest.stderr).toBe(0);
   });
 
   it('removes a list that holds no mail', async () => {

@@ -228,6 +228,24 @@ describeOnDialectDatabases('people behind the addresses on $dialect', (databases
     expect(await snapshot()).toEqual(after);
   });
 
+  it('a mailmap line for a commit address an earlier line maps replaces that line, as git reads it', async () => {
+    const own = await databases.create();
+    const ownCli = <T>(args: string[]) => runCliJson<T>([...args, '--db', own.url], NO_TOKEN);
+    expect((await ownCli(['sync', PEOPLE, '--rules', 'public_inbox', '--repo', REPO])).code).toBe(0);
+    const imported = await ownCli<MailmapOutcome>(['people', 'import-mailmap', `${FIXTURES}remapped.mailmap`]);
+    expect(imported.code).toBe(0);
+    expect(imported.json).toMatchObject({ merges: 1, errors: [] });
+    const senders = await withStoreAt(own.url, (store) =>
+      store.db.all<{ from_address: string; sender_id: number }>(
+        'SELECT DISTINCT from_address, sender_id FROM email_messages WHERE from_address IN (?, ?, ?)',
+        ['eve@often.example', 'fay@private.example', 'gus@rare.example'],
+      ),
+    );
+    const personOfSender = (address: string) => Number(senders.find((row) => row.from_address === address)!.sender_id);
+    expect(personOfSender('gus@rare.example')).toBe(personOfSender('fay@private.example'));
+    expect(personOfSender('eve@often.example')).not.toBe(personOfSender('fay@private.example'));
+  });
+
   it('mail that comes after the mailmap lands on the person it names, and resolving again changes nothing', async () => {
     const later = await cliJson<SyncResult>(['sync', LATER, '--rules', 'public_inbox', '--repo', REPO]);
     expect(later.code, later.stderr).toBe(0);

@@ -32,6 +32,11 @@ describeOnDialects('store contract on $dialect', (getStore, dialect) => {
     }
   });
 
+  it('names the file it is on SQLite, so that file is never read as mail, and none on PostgreSQL', () => {
+    const store = getStore();
+    expect(store.file).toBe(dialect === 'sqlite' ? store.url : undefined);
+  });
+
   it('refuses a database whose applied migration differs from its file', async () => {
     const store = getStore();
     await store.db.run("UPDATE schema_migrations SET checksum = 'tampered' WHERE name = '001_initial.sql'");

@@ -2,7 +2,7 @@ import { normalizeAddress } from '../classify/header-values.js';
 import { InputError } from '../errors.js';
 import type { Identity } from '../store/people-records.js';
 import type { Store } from '../store/store.js';
-import { readMailmap } from './read-mailmap.js';
+import { foldMailmap, readMailmap } from './read-mailmap.js';
 import { changePeople } from './people-lock.js';
 
 /**
@@ -112,7 +112,9 @@ export interface MailmapOutcome {
 /**
  * `people import-mailmap FILE`: each line's commit address becomes an
  * identity of the person of its proper address (a merge when both are
- * people already), and a proper name becomes that person's name. Addresses
+ * people already), and a proper name becomes that person's name; a later
+ * line for the same commit address replaces an earlier one, as in git
+ * (foldMailmap). Addresses
  * no mail has shown yet are recorded, so mail that comes later lands on
  * the right person. Lines that cannot be read are reported and skipped.
  * Running it again changes nothing.
@@ -129,7 +131,7 @@ export async function importMailmap(store: Store, text: string): Promise<Mailmap
   };
   await changePeople(store, async (tx) => {
     await tx.people.recordRowIdentities();
-    for (const entry of reading.value) {
+    for (const entry of foldMailmap(reading.value)) {
       const commitId = await tx.contributors.idsByEmail([entry.commitEmail]).then((ids) => ids.get(entry.commitEmail));
       let personId = commitId;
       if (entry.properEmail && entry.properEmail !== entry.commitEmail) {

@@ -73,6 +73,36 @@ export function readMailmap(text: string): MailmapReading {
 }
 
 /**
+ * The entries a mailmap's lines come to, as git reads them (mailmap.c): a
+ * line for a commit address (and commit name, when it gives one) that an
+ * earlier line gave replaces that line. Without a commit name it replaces
+ * what it gives, so `<proper@x> <c@x>` then `Proper Name <c@x>` maps c to
+ * Proper Name <proper@x>, while `<c1@x> <dup@x>` then `<c2@x> <dup@x>` maps
+ * dup to c2 alone; with a commit name it replaces the whole entry. Names
+ * match without regard to case, as addresses do. Each entry keeps the line
+ * of its proper address, else of its name.
+ */
+export function foldMailmap(entries: readonly MailmapEntry[]): MailmapEntry[] {
+  const folded = new Map<string, MailmapEntry>();
+  for (const entry of entries) {
+    const key = `${entry.commitEmail}\n${entry.commitName?.toLowerCase() ?? ''}`;
+    const before = folded.get(key);
+    if (!before || entry.commitName !== null) {
+      folded.set(key, entry);
+      continue;
+    }
+    const properEmail = entry.properEmail ?? before.properEmail;
+    folded.set(key, {
+      ...before,
+      line: entry.properEmail !== null || before.properEmail === null ? entry.line : before.line,
+      properName: entry.properName ?? before.properName,
+      properEmail,
+    });
+  }
+  return [...folded.values()];
+}
+
+/**
  * The `Name <address>` pairs of a line, read in one pass (a regular
  * expression retried from every position takes minutes over one long
  * line); undefined when a bracket is unpaired or text follows the last address.

@@ -6,7 +6,7 @@ import { InputError, OperationError, ArchiveError } from '../errors.js';
 import { silentProgress, type ProgressListener } from '../progress.js';
 import type { Store } from '../store/store.js';
 import { requireSystem, type SystemDefinition, type Systems } from '../systems/load-systems.js';
-import { addList, type AddListResult } from './register-list.js';
+import { addList, requireListBaseUrl, type AddListResult } from './register-list.js';
 import { normalizeRepoUrl } from './repo-url.js';
 
 export interface DiscoverListsInput {
@@ -52,6 +52,8 @@ export async function discoverLists(
 ): Promise<DiscoverListsResult> {
   const system = requireSystem(systems, input.system);
   const progress = options.progress ?? silentProgress;
+  // Refused before the catalogue is asked, as lists add refuses it.
+  const baseUrl = input.baseUrl === undefined ? undefined : requireListBaseUrl(system, input.baseUrl);
   const source = options.source ?? (await openArchiveSource(system.backend));
   if (!source.enumerateLists) {
     throw new InputError(
@@ -59,7 +61,6 @@ export async function discoverLists(
       'Register its lists one by one with `listminer lists add`.',
     );
   }
-  const baseUrl = input.baseUrl?.replace(/\/+$/, '');
   const task = `discover:${system.name}`;
   progress({ type: 'start', task, title: `Reading the ${system.name} list catalogue` });
   let found: DiscoveredList[];

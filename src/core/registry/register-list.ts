@@ -9,8 +9,8 @@ import { restateSyntheticIssues } from '../project/issue-state.js';
 import type { ListRecord } from '../store/list-records.js';
 import type { RepoRecord } from '../store/repo-records.js';
 import type { Store } from '../store/store.js';
-import { BACKENDS } from '../systems/backend-names.js';
-import { requireSystem, type Systems } from '../systems/load-systems.js';
+import { BACKENDS, baseUrlProblem } from '../systems/backend-names.js';
+import { requireSystem, type SystemDefinition, type Systems } from '../systems/load-systems.js';
 import { requireRepoUrl } from './repo-url.js';
 import { listsOfArchive, selectList } from './select-lists.js';
 
@@ -98,6 +98,7 @@ export async function addList(store: Store, systems: Systems, input: AddListInpu
           `${resolve(name)} does not exist.`,
           `The ${system.name} system reads a local file or folder; give its path.`,
         );
+      refuseTheStore(store, name);
       name = await localListName(store, system.name, name);
       break;
   }
@@ -105,23 +106,7 @@ export async function addList(store: Store, systems: Systems, input: AddListInpu
     throw new InputError(`"${input.address}" is not a mailing-list address.`, 'Give one like dev@kafka.apache.org.');
   }
   if (input.rules !== undefined) requireSystem(systems, input.rules);
-  if (
-    input.baseUrl !== undefined &&
-    !/^(https?|file|imaps?|pop3s?):\/\/\S+$/i.test(input.baseUrl) &&
-    !(locator === 'newsgroup' && /^nntps?:\/\/[^\s@/]+\/?$/i.test(input.baseUrl))
-  ) {
-    const hint =
-      locator === 'newsgroup'
-        ? "Give the news server as nntp://HOST[:PORT] or nntps://HOST[:PORT] (no user name: the config file's mail_accounts, or LISTMINER_NNTP_USER and LISTMINER_NNTP_PASSWORD, give those)."
-        : 'Give an http://, https:// or file:// URL, or an imaps:// or pop3s:// mailbox.';
-    throw new InputError(`"${input.baseUrl}" is not a base URL.`, hint);
-  }
-  if (input.baseUrl !== undefined && /^(imap|pop3)s?:\/\/[^/@]*:[^/@]*@/i.test(input.baseUrl)) {
-    throw new InputError(
-      'A mailbox URL must not hold a password: it is stored and shown.',
-      "Put the password in the config file's mail_accounts or in LISTMINER_MAIL_PASSWORD.",
-    );
-  }
+  const baseUrl = input.baseUrl === undefined ? undefined : requireListBaseUrl(system, input.baseUrl);
   const repoInput = input.repoUrl === undefined ? undefined : requireRepoUrl(input.repoUrl);
   const listId = input.listId?.trim().replace(/^<|>$/g, '').toLowerCase();
 
@@ -136,7 +121,7 @@ export async function addList(store: Store, systems: Systems, input: AddListInpu
       listAddress: address,
       listId: listId ?? (address && !input.address ? listIdFromAddress(address) : undefined),
       rulesSystem: input.rules,
-      baseUrl: input.baseUrl?.replace(/\/+$/, ''),
+      baseUrl,
       repoUrl: repo?.url,
       repoId: repo?.id,
     });
@@ -154,6 +139,53 @@ export async function addList(store: Store, systems: Systems, input: AddListInpu
     }
     return { ...result, repo };
   });
+}
+
+/**
+ * A base URL given for the system's lists, refused (exit 2) when the
+ * system's backend does not read it (baseUrlProblem); without its trailing
+ * slashes.
+ */
+export function requireListBaseUrl(system: SystemDefinition, input: string): string {
+  const url = input.trim();
+  const backend = BACKENDS[system.backend];
+  const problem = baseUrlProblem(system, url);
+  if (problem)
+    throw new InputError(
+      problem,
+      'example' in backend
+        ? `Give one like ${backend.example}.`
+        : 'Leave --base-url out: the list is the file or folder its name gives.',
+    );
+  if (backend.locator === 'newsgroup' && !/^nntps?:\/\/[^\s@/]+\/?$/i.test(url))
+    throw new InputError(
+      `"${input}" names more than a news server.`,
+      "Give the news server as nntp://HOST[:PORT] or nntps://HOST[:PORT] (no user name: the config file's mail_accounts, or LISTMINER_NNTP_USER and LISTMINER_NNTP_PASSWORD, give those).",
+    );
+  if (/^(imap|pop3)s?:\/\/[^/@]*:[^/@]*@/i.test(url))
+    throw new InputError(
+      'A mailbox URL must not hold a password: it is stored and shown.',
+      "Put the password in the config file's mail_accounts or in LISTMINER_MAIL_PASSWORD.",
+    );
+  return url.replace(/\/+$/, '');
+}
+
+/**
+ * The database file named as a list's archive (`sync listminer.db`) would
+ * have its own pages read as mail, into itself: refused, whatever path
+ * reaches it (a link, a relative path).
+ */
+function refuseTheStore(store: Store, path: string): void {
+  if (store.file === undefined || !sameFile(store.file, path)) return;
+  throw new InputError(
+    `${resolve(path)} is the database itself, not a mail archive.`,
+    'Give the path of an mbox file, a folder of them, a .mbox.gz or a Maildir; --db names the database.',
+  );
+}
+
+function sameFile(a: string, b: string): boolean {
+  const [one, other] = [statSync(a, { throwIfNoEntry: false }), statSync(b, { throwIfNoEntry: false })];
+  return one !== undefined && other !== undefined && one.dev === other.dev && one.ino === other.ino;
 }
 
 /**

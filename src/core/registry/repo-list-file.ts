@@ -1,6 +1,6 @@
 import { refuseProblems, type Problem, type Validation } from '../config/yaml-document.js';
 import { readUserFile } from '../read-user-file.js';
-import { normalizeRepoUrl } from './repo-url.js';
+import { readRepoUrl } from './repo-url.js';
 
 /**
  * A file of repository URLs, one a line; blank lines and `#` comments (a
@@ -13,9 +13,9 @@ export function parseRepoList(file: string, text: string): Validation<string[]> 
   text.split(/\r?\n/).forEach((raw, index) => {
     const line = raw.replace(/(^|\s)#.*$/, '').trim();
     if (!line) return;
-    const repo = normalizeRepoUrl(line);
-    if (repo) urls.push(repo.url);
-    else errors.push({ file, line: index + 1, path: '', message: `"${line}" is not a repository URL` });
+    const read = readRepoUrl(line);
+    if ('repo' in read) urls.push(read.repo.url);
+    else errors.push({ file, line: index + 1, path: '', message: read.problem });
   });
   return errors.length ? { errors, warnings: [] } : { value: urls, errors, warnings: [] };
 }

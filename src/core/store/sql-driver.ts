@@ -97,6 +97,8 @@ export interface SqlDriver extends SqlExecutor {
   readonly capabilities: SqlCapabilities;
   /** Where the data lives, with any password removed. */
   readonly displayName: string;
+  /** The file the database is, where the engine keeps it in one (SQLite); undefined otherwise. */
+  readonly file: string | undefined;
   /** Runs fn in one transaction; nothing else on this driver interleaves with it. */
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
   /** The engine's own check of its files and indexes: what was checked, and any damage found. */

@@ -93,6 +93,11 @@ export class Store {
     return this.driver.displayName;
   }
 
+  /** The file the database is (SQLite), so that it is never taken for a mail archive; undefined on PostgreSQL. */
+  get file(): string | undefined {
+    return this.driver.file;
+  }
+
   close(): Promise<void> {
     return this.driver.close();
   }

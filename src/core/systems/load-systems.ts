@@ -10,7 +10,7 @@ import {
   type Problem,
   type Validation,
 } from '../config/yaml-document.js';
-import { BACKENDS, isBackendName, type BackendName } from './backend-names.js';
+import { BACKENDS, baseUrlProblem, isBackendName, type BackendName } from './backend-names.js';
 
 export const BUNDLED_SYSTEMS = fileURLToPath(new URL('../../../systems.yaml', import.meta.url));
 
@@ -121,11 +121,15 @@ export function validateSystems(file: string, text: string, parsedBefore?: { dat
         ),
       );
     }
-    for (const field of ['base_url', 'repo_url_template'] as const) {
-      const value = raw[field];
-      if (value !== undefined && (typeof value !== 'string' || !/^[a-z][a-z0-9+.-]*:\/\//i.test(value))) {
-        errors.push(yaml.problem([...at, field], `${field} must be a URL`));
-      }
+    if (raw.base_url !== undefined) {
+      // The schemes its backend reads, as for a list's --base-url.
+      const problem =
+        typeof raw.base_url === 'string' ? baseUrlProblem({ name, backend }, raw.base_url) : 'base_url must be a URL';
+      if (problem) errors.push(yaml.problem([...at, 'base_url'], problem));
+    }
+    const template = raw.repo_url_template;
+    if (template !== undefined && (typeof template !== 'string' || !/^[a-z][a-z0-9+.-]*:\/\//i.test(template))) {
+      errors.push(yaml.problem([...at, 'repo_url_template'], 'repo_url_template must be a URL'));
     }
     if (raw.rules !== undefined && !Array.isArray(raw.rules))
       errors.push(yaml.problem([...at, 'rules'], 'rules must be a list'));

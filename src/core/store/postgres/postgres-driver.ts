@@ -72,6 +72,7 @@ export class PostgresDriver implements SqlDriver {
   readonly dialect = 'postgres' as const;
   readonly capabilities = postgresCapabilities;
   readonly displayName: string;
+  readonly file = undefined;
   private readonly sql: Sql;
   private readonly texts = new Map<string, SentText>();
   private readonly prepare: boolean;

@@ -42,6 +42,7 @@ export class SqliteDriver implements SqlDriver {
   readonly dialect = 'sqlite' as const;
   readonly capabilities = sqliteCapabilities;
   readonly displayName: string;
+  readonly file: string | undefined;
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Statement>();
   private readonly mutex = new Mutex();
@@ -53,6 +54,7 @@ export class SqliteDriver implements SqlDriver {
 
   constructor(path: string, options: { busyTimeoutMs?: number } = {}) {
     this.displayName = path;
+    this.file = path === ':memory:' || path === '' ? undefined : path;
     this.busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
     let db: Database.Database | undefined;
     try {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readMailmap } from '../../../../src/core/people/read-mailmap.js';
+import { foldMailmap, readMailmap } from '../../../../src/core/people/read-mailmap.js';
 
 describe('readMailmap', () => {
   it("reads each of gitmailmap(5)'s four forms, addresses in their normal form", () => {
@@ -70,4 +70,33 @@ describe('readMailmap', () => {
       expect(error).toMatch(/…" \(the first \d+ of 1,00\d,\d{3} characters\)/);
     }
   }, 20_000);
+});
+
+describe('foldMailmap', () => {
+  const fold = (lines: string[]) => foldMailmap(readMailmap(lines.join('\n')).value);
+
+  it('lets a later line for the same commit address replace the proper address an earlier one gave', () => {
+    expect(fold(['<c1@x.example> <dup@x.example>', '<c2@x.example> <dup@x.example>'])).toEqual([
+      { line: 2, properName: null, properEmail: 'c2@x.example', commitName: null, commitEmail: 'dup@x.example' },
+    ]);
+  });
+
+  it('replaces only what the later line gives when it names no commit name: a name keeps the earlier address', () => {
+    expect(fold(['<p@x.example> <c@x.example>', 'Proper Name <C@x.example>', 'Other <o@x.example>'])).toEqual([
+      { line: 1, properName: 'Proper Name', properEmail: 'p@x.example', commitName: null, commitEmail: 'c@x.example' },
+      { line: 3, properName: 'Other', properEmail: null, commitName: null, commitEmail: 'o@x.example' },
+    ]);
+  });
+
+  it('replaces a whole entry for the same commit name and address, the name in any case, and keeps other commit names apart', () => {
+    const folded = fold([
+      'A <a@x.example> Joe <j@x.example>',
+      'B <b@x.example> JOE <j@x.example>',
+      'C <c@x.example> Jim <j@x.example>',
+    ]);
+    expect(folded.map((entry) => [entry.line, entry.properEmail, entry.commitName])).toEqual([
+      [2, 'b@x.example', 'JOE'],
+      [3, 'c@x.example', 'Jim'],
+    ]);
+  });
 });

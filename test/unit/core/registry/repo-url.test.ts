@@ -31,7 +31,15 @@ describe('normalizeRepoUrl', () => {
     'https://github.com/apache/kafka/pull/12',
     'ftp://example.org/x',
     'https://localhost/x',
+    `https://github.com/${'o'.repeat(40)}/kafka`,
+    `https://github.com/apache/${'n'.repeat(101)}`,
   ])('refuses %s', (input) => {
     expect(normalizeRepoUrl(input)).toBeUndefined();
+  });
+
+  it("takes a GitHub owner and name at GitHub's longest, 39 and 100 characters", () => {
+    const owner = 'o'.repeat(39);
+    const name = 'n'.repeat(100);
+    expect(normalizeRepoUrl(`https://github.com/${owner}/${name}.git`)).toMatchObject({ owner, name });
   });
 });

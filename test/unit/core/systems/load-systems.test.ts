@@ -32,6 +32,17 @@ describe('systems file', () => {
     ]);
   });
 
+  it('refuses a base_url its backend does not read, naming the schemes it reads', () => {
+    const text = 'systems:\n  lists_imap:\n    backend: imap\n    base_url: https://mail.example.org\n';
+    const { errors } = validateSystems('s.yaml', text);
+    expect(errors).toEqual([
+      expect.objectContaining({
+        line: 4,
+        message: 'The lists_imap system reads imaps:// or imap:// URLs, not "https://mail.example.org".',
+      }),
+    ]);
+  });
+
   it('refuses rules_from naming a system that does not exist', () => {
     const { errors } = validateSystems('s.yaml', 'systems:\n  a:\n    backend: mbox\n    rules_from: nothing\n');
     expect(errors[0]).toMatchObject({ line: 4, message: 'rules_from names unknown system "nothing"' });
