@@ -1,5 +1,16 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, renameSync, rmSync, rmdirSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  renameSync,
+  rmSync,
+  rmdirSync,
+  symlinkSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -179,6 +190,42 @@ describeOnDialectDatabases('fetch of local sources on $dialect', (databases) => 
     const full = await fetch(path, '--now', '--full');
     expect(full.list).toMatchObject({ status: 'done', monthsPlanned: 6, seen: 6, staged: 0, duplicates: 6 });
     expect(await stagedKeys(db.url, path)).toHaveLength(6);
+  });
+
+  it('holds back the last message of an mbox a writer is appending to, and stores it once when whole', async () => {
+    const path = join(dir, 'appending.mbox');
+    const whole = mbox([
+      ['w1', inMonth(2)],
+      ['w2', inMonth(1)],
+      ['w3', inMonth(1, 12)],
+    ]);
+    // The writer is two thirds through the last message, inside a line of its header.
+    const lastStart = whole.lastIndexOf('From x@example.org');
+    const cutAt = lastStart + Math.floor(((whole.length - lastStart) * 2) / 3);
+    expect(whole[cutAt - 1]).not.toBe('\n');
+    writeFileSync(path, whole.slice(0, cutAt));
+    await add('mbox', path);
+    const early = await fetch(path);
+    expect(early.code, early.stderr).toBe(0);
+    expect(early.list).toMatchObject({ status: 'done', staged: 2 });
+    expect(await stagedKeys(db.url, path)).toEqual(['w1@example.org', 'w2@example.org']);
+
+    appendFileSync(path, whole.slice(cutAt));
+    const done = await fetch(path, '--now');
+    expect(done.list).toMatchObject({ status: 'done', staged: 1 });
+    const full = await fetch(path, '--now', '--full');
+    expect(full.list).toMatchObject({ status: 'done', staged: 0, duplicates: 3 });
+    expect(await stagedKeys(db.url, path)).toEqual(['w1@example.org', 'w2@example.org', 'w3@example.org']);
+  });
+
+  it('stores as it is the last message of an mbox that ends inside a line and was last written minutes ago', async () => {
+    const path = join(dir, 'abandoned.mbox');
+    writeFileSync(path, `${mbox([['v1', inMonth(1)]])}${fromLine(inMonth(1, 14))}\nFrom: v2@example.org\nSubject: cut`);
+    const minutesAgo = new Date(Date.now() - 5 * 60_000);
+    utimesSync(path, minutesAgo, minutesAgo);
+    await add('mbox', path);
+    const run = await fetch(path);
+    expect(run.list).toMatchObject({ status: 'done', staged: 2 });
   });
 
   it('--full reads months already checkpointed, on a folder that gained a file', async () => {

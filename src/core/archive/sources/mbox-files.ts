@@ -19,6 +19,14 @@ interface FileMonths {
   months: Record<Month, { count: number; runs: Array<[number, number]>; digest: string }>;
   /** A gzip file whose data ends early: the messages before the cut were indexed; `month` is the one left unfinished. */
   cut?: { month: Month; why: string };
+  /**
+   * A plain file that ends inside a line: where its last message starts, and
+   * its month. While the file is fresh (heldBack) a writer is taken to be
+   * appending that message, and it is not read.
+   */
+  tail?: { offset: number; month: Month };
+  /** The file's modification time when indexed (ms). */
+  modifiedMs: number;
   /** What of the file is not mail and is left out (mailEntries): text before its first From_ line, or the whole file. */
   notMail?: { preambleBytes: number } | 'file';
   /** When the index was made: a month's read files each message by the same clock (messageMonth files none after its month). */
@@ -27,7 +35,15 @@ interface FileMonths {
 
 const INDEX_KIND = 'mbox-months';
 /** Bumped when FileMonths changes shape or the reader splits differently, so indexes of an older listminer are rebuilt. */
-const INDEX_VERSION = 'v6';
+const INDEX_VERSION = 'v7';
+
+/**
+ * How long a plain mbox file that ends inside a line must have been left
+ * alone before its last message is read as it is: a mail program appends a
+ * message in well under a minute, so a file still that fresh is taken to be
+ * half written, and its last message waits for the next run.
+ */
+const APPEND_QUIET_MS = 60_000;
 
 /**
  * Local mbox files (a file, or a folder searched recursively; plain or gzip).
@@ -92,7 +108,8 @@ export function createSource(): ArchiveSource {
         for (const [month, holding] of Object.entries(index?.months ?? {})) {
           let hash = hashes.get(month);
           if (!hash) hashes.set(month, (hash = createHash('sha256')));
-          hash.update(`${relative(root, file)}\0${holding.digest}\0${index!.cut?.month === month ? 'cut' : ''}\n`);
+          const unfinished = index!.cut?.month === month ? 'cut' : heldBack(index!)?.month === month ? 'held' : '';
+          hash.update(`${relative(root, file)}\0${holding.digest}\0${unfinished}\n`);
         }
       }
       return new Map([...hashes].map(([month, hash]) => [month, hash.digest('hex')]));
@@ -116,9 +133,10 @@ export function createSource(): ArchiveSource {
               month,
             );
           } else {
+            const held = heldBack(index)?.offset;
             for (const [start, end] of holding.runs) {
               const run = createReadStream(file, { start, end: end - 1, highWaterMark: 256 * 1024 });
-              yield* messagesOfMonth(readMboxEntries(run, { signal: context.signal }), file, start, index, month);
+              yield* messagesOfMonth(readMboxEntries(run, { signal: context.signal }), file, start, index, month, held);
             }
           }
         } catch (error) {
@@ -143,9 +161,11 @@ async function* messagesOfMonth(
   base: number,
   { fallback, indexedAt }: FileMonths,
   month: Month,
+  heldOffset?: number,
 ): AsyncGenerator<RawMessage> {
   const indexed = new Date(indexedAt);
   for await (const entry of entries) {
+    if (base + entry.offset === heldOffset) continue;
     const headers = readHeaderBlock(entry.raw);
     if (messageMonth(headers, fallback, entry.fromLine, indexed) === month)
       yield { raw: entry.raw, sourceRef: `${file}#${base + entry.offset}`, headers };
@@ -211,6 +231,7 @@ async function indexFile(file: string, info: Stats, stamp: string, context: Sour
     gzip: await fileIsGzip(file),
     fallback: monthOf(info.mtime),
     months: {},
+    modifiedMs: info.mtimeMs,
     indexedAt: now.toISOString(),
   };
   const digests = new Map<Month, Hash>();
@@ -232,6 +253,7 @@ async function indexFile(file: string, info: Stats, stamp: string, context: Sour
       if (!digest) digests.set(month, (digest = createHash('sha256')));
       digest.update(`${entry.raw.length}\n`).update(entry.raw);
       lastMonth = month;
+      if (entry.unterminated && !index.gzip) index.tail = { offset: entry.offset, month };
       if (run?.month !== month) {
         close(entry.offset);
         run = { month, start: entry.offset };
@@ -248,6 +270,11 @@ async function indexFile(file: string, info: Stats, stamp: string, context: Sour
   if (index.gzip) for (const holding of Object.values(index.months)) holding.runs = [];
   await writeMonthIndex(context.cacheDir, INDEX_KIND, file, stamp, index);
   return index;
+}
+
+/** The last message of a file that ends inside a line, while the file is fresh enough to be still written to (APPEND_QUIET_MS). */
+function heldBack(index: FileMonths): FileMonths['tail'] {
+  return index.tail && Date.now() - index.modifiedMs < APPEND_QUIET_MS ? index.tail : undefined;
 }
 
 /**
