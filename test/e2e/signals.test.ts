@@ -1,12 +1,13 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import postgres from 'postgres';
-import { RUN_JS, runCli } from '../helpers/cli.js';
+import type { VerifyResult } from '../../src/core/verify/verify-store.js';
+import { RUN_JS, runCli, runCliJson } from '../helpers/cli.js';
 import { type TestDatabase, queryAt } from '../helpers/databases.js';
 import { describeOnDialectDatabases } from '../helpers/describe-on-dialects.js';
 
@@ -197,6 +198,27 @@ describeOnDialectDatabases('every stage stopped by a signal on $dialect', (datab
       expect(await count(db.url, PEOPLE_READ)).toBeLessThan(last);
       await run(db, 'people', 'resolve');
       expect(await count(db.url, PEOPLE_READ)).toBe(last);
+    },
+    SLOW,
+  );
+
+  it(
+    'sync stopped in its fetch, over mail a fetch left staged before, leaves nothing verify --strict calls stuck',
+    async () => {
+      const db = await databases.create();
+      const grown = join(dir, `grown-${databases.dialect}.mbox`);
+      const messages = readFileSync(mbox, 'utf8').split(/^(?=From )/m);
+      const third = Math.floor(messages.length / 3);
+      writeFileSync(grown, messages.slice(0, third).join(''));
+      await run(db, 'sync', grown, '--rules', 'apache_ponymail', '--repo', 'https://github.com/apache/kafka');
+      // cron: fetch alone; the mail waits, staged, for classify
+      appendFileSync(grown, messages.slice(third, 2 * third).join(''));
+      await run(db, 'fetch', '--now');
+      appendFileSync(grown, messages.slice(2 * third).join(''));
+      const sync = await interrupt(db, ['sync', '--now'], 'SIGTERM', STAGED, 2 * third + 200);
+      expect(sync.code, sync.stderr).toBe(130);
+      const verify = await runCliJson<VerifyResult>(['verify', '--strict', '--db', db.url], { env });
+      expect(verify.json.failing, verify.stderr).not.toContain('no-stuck-mail');
     },
     SLOW,
   );

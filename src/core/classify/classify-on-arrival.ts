@@ -51,6 +51,14 @@ export interface ArrivalOptions {
  * inflating every message fetch has just compressed, and puts the parsing
  * on a second core.
  *
+ * It labels a list's mail only while no mail of the list waits unlabelled
+ * below it: classify labels a list's rows in id order, and verify counts a
+ * row left `staged` below a labelled one as passed over (docs/verify.md,
+ * "no-stuck-mail"). A list that holds `staged` mail when the run first
+ * reaches it (a fetch without sync before, a classify stopped), or whose
+ * batch this run could not label, is left to the classify stage for the
+ * rest of the run.
+ *
  * Nothing depends on it: a message it did not label (one another process
  * stored first, a copy fetch compares byte by byte with the one held under
  * its Message-ID, a batch whose parsing failed or was cut short by a stop,
@@ -66,6 +74,8 @@ export class ArrivalClassifier {
   private readonly threads: number;
   private pool: ClassifyPool | undefined;
   private judged = 0;
+  /** Lists whose mail is labelled on arrival in this run, or not, once looked at (see the class comment). */
+  private readonly labelling = new Map<number, boolean>();
 
   constructor(
     private readonly store: Store,
@@ -94,6 +104,12 @@ export class ArrivalClassifier {
    * stage will see to them); the database failing is raised.
    */
   async judge(list: ListRecord, messages: readonly MessageToStage[]): Promise<ArrivalVerdicts | undefined> {
+    let open = this.labelling.get(list.id);
+    if (open === undefined) {
+      open = !(await this.store.staging.hasUnlabelled(list.id));
+      this.labelling.set(list.id, open);
+    }
+    if (!open) return undefined;
     try {
       const fresh = (await this.store.staging.unstored(list.id, messages)).filter(
         (index) => messages[index]!.shunt === undefined,
@@ -111,6 +127,8 @@ export class ArrivalClassifier {
       return new Map(fresh.map((index, at) => [index, verdicts[at]!]));
     } catch (error) {
       if (error instanceof StoreFailure) throw error;
+      // This batch is staged unlabelled: later ones are left to the classify stage too, which takes them in order.
+      this.labelling.set(list.id, false);
       return undefined;
     }
   }

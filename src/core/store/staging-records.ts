@@ -268,6 +268,15 @@ export class StagingRecords {
     });
   }
 
+  /** Whether the list holds mail fetched and not yet labelled (`staged`). */
+  async hasUnlabelled(listId: number): Promise<boolean> {
+    const row = await this.db.get(
+      `SELECT 1 AS waiting FROM staged_messages WHERE list_id = ? AND status = 'staged' LIMIT 1`,
+      [listId],
+    );
+    return row !== undefined;
+  }
+
   /**
    * Where in the batch are the messages `stage` would write, as far as the
    * stored keys and content hashes tell: a copy it would compare byte by
