@@ -35,19 +35,31 @@ export function isKnownCharset(charset: string | undefined): boolean {
   return !name || name === 'us-ascii' || name === 'ascii' || decoderFor(name) !== undefined;
 }
 
-const LATIN1_LABELS = new Set([
-  'iso-8859-1',
-  'iso8859-1',
-  'iso_8859-1',
-  'iso_8859-1:1987',
-  'latin1',
-  'l1',
-  'cp819',
-  'ibm819',
-  'iso-ir-100',
-  'csisolatin1',
-  'x-cp1252',
-  'cp1252',
+/**
+ * Labels WHATWG Encoding (what browsers, Thunderbird and mailparser follow)
+ * reads as a Windows code page, since the mailers that wrote them used it:
+ * C1 bytes are “quotes”, dashes and € there, and invisible control
+ * characters in the ISO charsets. Compared with '-', '_' and ' ' taken out
+ * (mailers write latin-1, latin_1, ISO8859_1), as mailparser compares them.
+ */
+const WINDOWS_READINGS = new Map<string, string>([
+  ...[
+    'iso88591',
+    'iso885911987',
+    'latin1',
+    'l1',
+    'cp819',
+    'ibm819',
+    'isoir100',
+    'csisolatin1',
+    'xcp1252',
+    'cp1252',
+  ].map((label) => [label, 'windows-1252'] as const),
+  ...['iso88599', 'iso885991989', 'latin5', 'l5', 'isoir148', 'csisolatin5', 'xcp1254', 'cp1254'].map(
+    (label) => [label, 'windows-1254'] as const,
+  ),
+  ...['tis620', 'iso885911', 'dos874'].map((label) => [label, 'windows-874'] as const),
+  ['koi8ru', 'koi8-u'],
 ]);
 
 function normalizeCharset(charset: string | undefined): string | undefined {
@@ -58,9 +70,7 @@ function normalizeCharset(charset: string | undefined): string | undefined {
   if (!name) return undefined;
   if (name === 'ansi_x3.4-1968' || name === 'us_ascii' || name === 'ascii') return 'us-ascii';
   if (name === 'utf8') return 'utf-8';
-  // As browsers and mailparser read them (WHATWG Encoding): mail labelled Latin-1 is written by Windows mailers.
-  if (LATIN1_LABELS.has(name)) return 'windows-1252';
-  return name;
+  return WINDOWS_READINGS.get(name.replace(/[-_\s]/g, '')) ?? name;
 }
 
 /**

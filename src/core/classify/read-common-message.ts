@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { extname } from 'node:path';
 import libmime from 'libmime';
 import { firstField, readHeaderBlock, type HeaderBlock } from '../archive/raw-headers.js';
@@ -28,6 +29,9 @@ export type FallbackReason = (typeof FALLBACK_REASONS)[number];
 
 const MAX_DEPTH = 4;
 const MAX_PARTS = 64;
+/** An encoded word left undecoded: it names a charset only mailparser knows (UTF-7), or none (which mailparser reads as UTF-8). */
+const UNDECODED_WORD = /=\?[^?\s]+\?[bq]\?/i;
+
 const TEXT_ENCODINGS = new Set(['', '7bit', '8bit', 'binary', 'quoted-printable', 'base64']);
 
 /** A part that is not a multipart, as mailparser classifies it. */
@@ -55,20 +59,21 @@ interface Leaf {
  * mailparser.
  */
 export function readCommonMessage(raw: Buffer, block: HeaderBlock): ReadMessage | FallbackReason {
-  if ((block.fields.get('from')?.length ?? 0) > 1 || (block.fields.get('content-type')?.length ?? 0) > 1)
-    return 'headers';
+  // Of several, mailparser keeps the last Subject and this reader the first.
+  if (['from', 'content-type', 'subject'].some((name) => (block.fields.get(name)?.length ?? 0) > 1)) return 'headers';
   const subject = tidySubject(decodeHeaderBytes(firstField(block, 'subject') ?? ''));
-  // An encoded word left undecoded names a charset only mailparser knows (UTF-7, say).
-  if (/=\?[^?\s]+\?[bq]\?/i.test(subject)) return 'headers';
+  if (UNDECODED_WORD.test(subject)) return 'headers';
   const leaves: Leaf[] = [];
   const failure = collectLeaves(raw, block, { start: block.bodyOffset, end: raw.length }, 0, false, leaves);
   if (failure) return failure;
   const body = readBody(raw, leaves);
   if (body === undefined) return 'no-text';
   const rawFrom = firstField(block, 'from');
+  const from = rawFrom ? readSender(rawFrom) : { name: null, address: null };
+  if (from.name && UNDECODED_WORD.test(from.name)) return 'headers';
   return {
     subject,
-    from: rawFrom ? readSender(rawFrom) : { name: null, address: null },
+    from,
     body,
     parts: leaves.filter((leaf) => !leaf.inline).map((leaf) => ({ contentType: leaf.type, filename: leaf.filename })),
   };
@@ -93,6 +98,8 @@ function collectLeaves(
     // The splitter honours a boundary on any part, so a text/html part with one is split like a multipart.
     if (head.params.boundary) return 'broken-mime';
     if (leaves.length >= MAX_PARTS) return 'structure';
+    // Base64 is ASCII: mailparser reads 8-bit bytes in it with their top bit cut off, which can make them letters.
+    if (head.inline && head.encoding === 'base64' && !isAscii(raw.subarray(range.start, range.end))) return 'transfer-encoding';
     leaves.push({ ...head, alternative, root: depth === 0, ...range });
     return undefined;
   }
