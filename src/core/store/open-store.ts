@@ -68,7 +68,9 @@ export async function openStore(value: string, options: OpenStoreOptions = {}): 
  * Opens the store, runs fn, and closes the store however fn ends. A SQLite
  * file this call created is removed again when fn refuses the user's input
  * before anything was registered, so a mistyped command leaves no empty
- * database behind.
+ * database behind; but not when another process opened the file meanwhile
+ * (two commands started at once on a new path), which would lose that
+ * process's run.
  */
 export async function withStore<T>(
   value: string,
@@ -87,8 +89,18 @@ export async function withStore<T>(
     throw error;
   } finally {
     await store.close();
-    if (refused) for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${created}${suffix}`, { force: true });
+    if (refused && !openElsewhere(created!))
+      for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${created}${suffix}`, { force: true });
   }
+}
+
+/**
+ * Whether another connection still has the SQLite file open, once this
+ * process closed its own: in WAL mode the last connection to close removes
+ * the -wal and -shm files, so their being there says another one is open.
+ */
+function openElsewhere(path: string): boolean {
+  return existsSync(`${path}-wal`) || existsSync(`${path}-shm`);
 }
 
 async function holdsNothing(store: Store): Promise<boolean> {
