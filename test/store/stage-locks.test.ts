@@ -44,4 +44,14 @@ describeOnDialects('per-list stage locks on $dialect', (getStore) => {
     expect(await store.locks.claim(listId, 'fetch', me)).toBe(false);
     expect(await store.locks.claim(listId, 'fetch', me, new Date(Date.now() + 3 * 3_600_000))).toBe(true);
   });
+
+  it('takes no lock of a list removed after it was chosen (lists rm beside a run), without failing', async () => {
+    const store = getStore();
+    const listId = await addTestList(store, 'dev@kafka.apache.org', 'https://github.com/apache/kafka');
+    await store.lists.remove(listId);
+    const me = currentLockOwner();
+    for (const stage of ['fetch', 'drain', 'project'] as const)
+      expect(await store.locks.claim(listId, stage, me)).toBe(false);
+    expect(await store.locks.held()).toEqual([]);
+  });
 });

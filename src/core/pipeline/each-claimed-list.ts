@@ -64,6 +64,8 @@ export async function eachClaimedList<R extends ClaimedListResult>(
     const result = stage.start(list);
     await store.locks.recoverDead(stage.stage, options.owner);
     if (!(await store.locks.claim(listId, stage.stage, options.owner))) {
+      // Removed since it was read (`lists rm` beside this run): nothing of it is left to work on.
+      if (!(await store.lists.byId(listId))) return undefined;
       progress({
         type: 'log',
         level: 'warn',

@@ -29,11 +29,15 @@ const HELD_BY = 'locked_pid = ? AND locked_boot_id = ? AND locked_host = ?';
 export class LockRecords {
   constructor(private readonly db: SqlSession) {}
 
-  /** Takes the list's lock for the stage unless a live holder has it; true when taken. */
+  /**
+   * Takes the list's lock for the stage unless a live holder has it; true
+   * when taken. A list removed since it was chosen (`lists rm` beside the
+   * run) has no lock to take: false.
+   */
   async claim(listId: number, stage: LockedStage, owner: LockOwner, now: Date = new Date()): Promise<boolean> {
     await this.db.run(
-      'INSERT INTO stage_locks (list_id, stage) VALUES (?, ?) ON CONFLICT (list_id, stage) DO NOTHING',
-      [listId, stage],
+      'INSERT INTO stage_locks (list_id, stage) SELECT id, ? FROM lists WHERE id = ? ON CONFLICT (list_id, stage) DO NOTHING',
+      [stage, listId],
     );
     const taken = await this.db.get(
       `UPDATE stage_locks SET locked_at = ?, locked_pid = ?, locked_boot_id = ?, locked_host = ?
