@@ -183,6 +183,39 @@ function storableEnvelope(envelope: Envelope): Envelope {
 }
 
 /**
+ * The most steps libqp's trailing-blank pattern may take over a message:
+ * what one run of 8,000 blanks inside a line costs, about a quarter of a
+ * second. Real mail's runs are a few dozen blanks long.
+ */
+const MAX_BLANK_BACKTRACKING = 32_000_000;
+
+/**
+ * mailparser decodes quoted-printable with libqp, whose `/[\t ]+$/gm`
+ * backtracks over every run of blanks that does not end its line, once from
+ * each of its blanks: 50,000 blanks and a letter take about 10 s, 200,000
+ * over 3 minutes (docs/classify.md, "Hostile input"). Such a message is
+ * refused, to be shunted with its bytes, rather than hold the stage.
+ */
+function refuseBlankBacktracking(raw: Buffer): void {
+  let steps = 0;
+  let longest = 0;
+  for (let at = 0; at < raw.length; at++) {
+    if (raw[at] !== 0x20 && raw[at] !== 0x09) continue;
+    const start = at;
+    while (at + 1 < raw.length && (raw[at + 1] === 0x20 || raw[at + 1] === 0x09)) at++;
+    const next = raw[at + 1];
+    if (next === undefined || next === 0x0a || next === 0x0d) continue;
+    const run = at - start + 1;
+    steps += (run * (run + 1)) / 2;
+    longest = Math.max(longest, run);
+  }
+  if (steps > MAX_BLANK_BACKTRACKING)
+    throw new Error(
+      `it holds ${longest} blanks inside a line (the longest run), which mailparser's quoted-printable decoder takes minutes over`,
+    );
+}
+
+/**
  * mailparser is loaded when a message first needs it: loading it (with
  * html-to-text, linkify-it and its list of top-level domains) costs each
  * thread some 60 ms of CPU (docs/performance.md), and a thread whose mail our
@@ -191,6 +224,7 @@ function storableEnvelope(envelope: Envelope): Envelope {
 let mailparser: Promise<typeof import('mailparser')> | undefined;
 
 async function readWithMailparser(raw: Buffer, block: HeaderBlock): Promise<ReadMessage> {
+  refuseBlankBacktracking(raw);
   mailparser ??= import('mailparser');
   const mail = await (await mailparser).simpleParser(raw, PARSER_OPTIONS);
   return {

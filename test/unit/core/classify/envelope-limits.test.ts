@@ -59,3 +59,22 @@ describe('an envelope of a message dated outside 1970 through next year', () => 
     expect(envelope.dateHeader).toHaveLength(256);
   });
 });
+
+describe('a message mailparser reads whose lines hold long runs of blanks', () => {
+  it('is refused with the reason in moments, where mailparser would backtrack over each run for minutes', async () => {
+    // Two From fields send it to mailparser; its quoted-printable decoder is quadratic in a blank run that does not end a line.
+    const raw = Buffer.from(
+      `From: a@example.org\nFrom: b@example.org\nSubject: s\nMIME-Version: 1.0\nContent-Type: text/plain\n` +
+        `Content-Transfer-Encoding: quoted-printable\n\n${' '.repeat(60_000)}x\n`,
+    );
+    await expect(parseEnvelope(raw)).rejects.toThrow(/60000 blanks inside a line/);
+  });
+
+  it('is read when its runs of blanks are of the lengths real mail has', async () => {
+    const line = `${'word '.repeat(10)}${' '.repeat(400)}end\n`;
+    const raw = Buffer.from(
+      `From: a@example.org\nFrom: b@example.org\nSubject: s\nContent-Transfer-Encoding: quoted-printable\n\n${line.repeat(200)}`,
+    );
+    expect((await parseEnvelope(raw)).body).toContain('end');
+  });
+});
