@@ -208,11 +208,13 @@ describeOnDialectDatabases('fetch of local sources on $dialect', (databases) => 
     const early = await fetch(path);
     expect(early.code, early.stderr).toBe(0);
     expect(early.list).toMatchObject({ status: 'done', staged: 2 });
+    expect(early.list.skippedEntries).toEqual([{ path, reason: expect.stringMatching(/taken to be half written/) }]);
     expect(await stagedKeys(db.url, path)).toEqual(['w1@example.org', 'w2@example.org']);
 
     appendFileSync(path, whole.slice(cutAt));
     const done = await fetch(path, '--now');
     expect(done.list).toMatchObject({ status: 'done', staged: 1 });
+    expect(done.list.skippedEntries).toBeUndefined();
     const full = await fetch(path, '--now', '--full');
     expect(full.list).toMatchObject({ status: 'done', staged: 0, duplicates: 3 });
     expect(await stagedKeys(db.url, path)).toEqual(['w1@example.org', 'w2@example.org', 'w3@example.org']);

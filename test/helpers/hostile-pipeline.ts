@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
@@ -14,6 +14,8 @@ import { mutateBytes } from './mutate-bytes.js';
 import type { SeededRandom } from './seeded-random.js';
 import { startCli } from './start-cli.js';
 
+/** When the mutated archives were last written: long enough ago that no mail program is appending to them. */
+const AT_REST = new Date('2024-06-01T00:00:00Z');
 /** Every stage a hostile list goes through, in order. */
 export const STAGES = [['fetch', '--full'], ['classify'], ['drain'], ['project']] as const;
 export const MEMORY_LIMIT = 500 * 1024 * 1024;
@@ -179,7 +181,10 @@ export function hostilePipeline(databases: DialectDatabases) {
           ? original.subarray(original.indexOf(0x0a) + 1)
           : original;
         const mutated = Buffer.concat([head, mutateBytes(body, rng, rng.int(1, 40))]);
-        writeFileSync(join(folder, `${file.name.replace(/\//g, '__')}.${copy}`), mutated);
+        const path = join(folder, `${file.name.replace(/\//g, '__')}.${copy}`);
+        writeFileSync(path, mutated);
+        // Archives at rest: a file that ends inside a line and was written a moment ago is one still being appended to.
+        utimesSync(path, AT_REST, AT_REST);
         read.push(...splitMboxBuffer(mutated));
       }
     }

@@ -133,7 +133,9 @@ export function createSource(): ArchiveSource {
               month,
             );
           } else {
-            const held = heldBack(index)?.offset;
+            const tail = heldBack(index);
+            const held = tail?.month === month ? tail.offset : undefined;
+            if (held !== undefined) context.onSkippedEntry?.({ path: file, reason: HELD_REASON }, month);
             for (const [start, end] of holding.runs) {
               const run = createReadStream(file, { start, end: end - 1, highWaterMark: 256 * 1024 });
               yield* messagesOfMonth(readMboxEntries(run, { signal: context.signal }), file, start, index, month, held);
@@ -271,6 +273,9 @@ async function indexFile(file: string, info: Stats, stamp: string, context: Sour
   await writeMonthIndex(context.cacheDir, INDEX_KIND, file, stamp, index);
   return index;
 }
+
+const HELD_REASON =
+  'its last message ends inside a line and the file was written to in the last minute: taken to be half written, it is read on a later fetch';
 
 /** The last message of a file that ends inside a line, while the file is fresh enough to be still written to (APPEND_QUIET_MS). */
 function heldBack(index: FileMonths): FileMonths['tail'] {
