@@ -2,7 +2,7 @@ import { Command, Errors, Flags, type Interfaces } from '@oclif/core';
 import { MATCH_BUDGET_MS, MAX_MATCH_BUDGET_MS } from '../core/classify/match-within-budget.js';
 import { chooseCacheDir } from '../core/config/cache-dir.js';
 import { loadConfig, MAX_BACKFILL_MONTHS, type Config } from '../core/config/load-config.js';
-import type { FetchOptions } from '../core/fetch/fetch-lists.js';
+import type { FetchSettings } from '../core/fetch/fetch-lists.js';
 import type { ProgressListener } from '../core/progress.js';
 import { chooseDb, chooseStoreTimeouts, redactSecrets } from '../core/db-target.js';
 import { ExitCode, hintLine, ListminerError } from '../core/errors.js';
@@ -206,16 +206,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   /** What fetching needs from the config file and the environment, for fetch and sync alike. */
-  protected fetchSettings(): Pick<
-    FetchOptions,
-    | 'cadenceDays'
-    | 'backfillMonths'
-    | 'contactEmail'
-    | 'cacheDir'
-    | 'maxMessageBytes'
-    | 'mailAccounts'
-    | 'mailTimeoutMs'
-  > {
+  protected fetchSettings(): FetchSettings {
     const { settings } = this;
     return {
       cadenceDays: settings.cadenceDays,

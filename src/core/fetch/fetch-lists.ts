@@ -52,6 +52,12 @@ export interface FetchOptions {
   drainer?: ArrivalDrainer;
 }
 
+/** What fetching takes from the config file and the environment, for fetch and sync alike. */
+export type FetchSettings = Pick<
+  FetchOptions,
+  'cadenceDays' | 'backfillMonths' | 'contactEmail' | 'cacheDir' | 'maxMessageBytes' | 'mailAccounts' | 'mailTimeoutMs'
+>;
+
 export interface FetchResult {
   lists: ListFetchResult[];
   totals: {

@@ -3,7 +3,13 @@ import { classifyStaged, type ClassifyResult } from '../classify/classify-staged
 import type { MirrorHandling } from '../config/load-config.js';
 import { drainLists, drainResultOf, type DrainResult } from '../drain/drain-lists.js';
 import { ArrivalDrainer } from '../drain/drain-on-arrival.js';
-import { describeFailures, fetchLists, type FetchOptions, type FetchResult } from '../fetch/fetch-lists.js';
+import {
+  describeFailures,
+  fetchLists,
+  type FetchOptions,
+  type FetchResult,
+  type FetchSettings,
+} from '../fetch/fetch-lists.js';
 import { describeStageFailures } from '../pipeline/each-claimed-list.js';
 import type { ProgressEvent, ProgressListener } from '../progress.js';
 import type { ResolveResult } from '../people/resolve-people.js';
@@ -14,20 +20,7 @@ import type { Systems } from '../systems/load-systems.js';
 
 export type SyncStage = 'fetch' | 'classify' | 'drain' | 'project';
 
-export interface SyncOptions extends Pick<
-  FetchOptions,
-  | 'now'
-  | 'full'
-  | 'months'
-  | 'cadenceDays'
-  | 'backfillMonths'
-  | 'contactEmail'
-  | 'cacheDir'
-  | 'maxMessageBytes'
-  | 'mailAccounts'
-  | 'mailTimeoutMs'
-  | 'openSource'
-> {
+export interface SyncOptions extends FetchSettings, Pick<FetchOptions, 'now' | 'full' | 'months' | 'openSource'> {
   /** --list: only these lists, in every stage. */
   lists?: readonly string[];
   /** --system: only this system's lists, in every stage. */
