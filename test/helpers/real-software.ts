@@ -18,6 +18,20 @@ export function signalServer(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
+/** Runs `work` while the server is stopped (its `pause`), letting it go on however `work` ends; with how long `work` took. */
+export async function whileSilent<T>(
+  server: { pause(): void; resume(): void },
+  work: () => Promise<T>,
+): Promise<{ outcome: T; ms: number }> {
+  server.pause();
+  const started = Date.now();
+  try {
+    return { outcome: await work(), ms: Date.now() - started };
+  } finally {
+    server.resume();
+  }
+}
+
 /**
  * Why a suite that needs real software installed from Debian (HyperKitty,
  * INN, Dovecot, Chromium) cannot run here, or undefined. The probe says what
