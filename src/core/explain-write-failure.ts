@@ -8,17 +8,42 @@ export interface WritingCommand {
 }
 
 /**
+ * The codes below in the system's own words, as strerror() prints them.
+ * DuckDB, which writes Parquet, reports a failed write with these words and
+ * no code (`IO Error: Could not write file "…": No space left on device`).
+ * Matched with their capitals: a database's "permission denied for table" is
+ * no refusal of the file system.
+ */
+const CODE_OF_WORDS: ReadonlyArray<readonly [words: string, code: string]> = [
+  ['No space left on device', 'ENOSPC'],
+  ['Disk quota exceeded', 'EDQUOT'],
+  ['Permission denied', 'EACCES'],
+  ['Operation not permitted', 'EPERM'],
+  ['Read-only file system', 'EROFS'],
+  ['Is a directory', 'EISDIR'],
+  ['Not a directory', 'ENOTDIR'],
+  ['File exists', 'EEXIST'],
+];
+
+/** One of those codes named in a message ("ENOSPC: no space left on device, write"). */
+const CODE_IN_TEXT = new RegExp(`\\b(${CODE_OF_WORDS.map(([, code]) => code).join('|')})\\b`);
+
+/**
  * What the file system said while a command wrote its files into --out, as
  * a sentence about that folder: a path that cannot be a folder, or a folder
  * where a file goes, is the user's input (exit 2); a refusal, a read-only or
  * full disk is the machine's (exit 1). Any other error passes through
  * unchanged. The code is also found in the message, for an error that lost
- * it crossing from a worker thread.
+ * it crossing from a worker thread, and so are its words, for DuckDB's.
  */
 export function explainWriteFailure(error: unknown, outDir: string, command: WritingCommand): unknown {
   if (error instanceof ListminerError) return error;
-  const code = (error as { code?: string }).code ?? /\b(E[A-Z]{3,})\b/.exec((error as Error)?.message ?? '')?.[1] ?? '';
   const detail = (error as Error)?.message ?? String(error);
+  const code =
+    (error as { code?: string }).code ??
+    CODE_IN_TEXT.exec(detail)?.[1] ??
+    CODE_OF_WORDS.find(([words]) => detail.includes(words))?.[1] ??
+    '';
   const { name } = command;
   switch (code) {
     case 'ENOTDIR':

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -388,18 +388,49 @@ describeAcrossEngines('export on $dialect', (databases) => {
     expect(Object.keys(rows[0]!)).toEqual(['list_name', 'msg_class', 'messages', 'people']);
   });
 
-  it('a Parquet file DuckDB cannot write fails the export with its reason, leaves no partial file and no manifest', async () => {
+  it('a Parquet file DuckDB cannot write (a folder in the way) fails the export with its reason, exit 2, leaves no partial file and no manifest', async () => {
     const dir = join(out, 'unwritable');
     // A folder where the file being written should go: DuckDB cannot open it.
     await mkdir(join(dir, 'threads.parquet.partial'), { recursive: true });
     const result = await cli(['export', '--format', 'parquet', '--out', dir]);
-    expect(result.code).not.toBe(0);
-    expect(result.stderr).toContain('DuckDB could not write');
+    // DuckDB's "Is a directory" is the user's folder in the way, as it is for CSV and JSON Lines.
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('export cannot write its file in');
+    expect(result.stderr).toContain('a folder stands where a file goes (DuckDB could not write');
     const left = await readdir(dir);
     expect(left).toContain('email_messages.parquet');
     expect(left.filter((name) => name !== 'threads.parquet.partial' && name.endsWith('.partial'))).toEqual([]);
     expect(left).not.toContain('manifest.json');
     expect(left).not.toContain('.duckdb-tmp');
+  });
+
+  it('a full disk stops a Parquet export with the sentence CSV and JSON Lines give, and leaves no partial file', async (context) => {
+    if (process.getuid?.() !== 0) return context.skip('mounting a small tmpfs needs root');
+    const disk = join(out, 'full-disk');
+    await mkdir(disk, { recursive: true });
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', disk]);
+    } catch (error) {
+      return context.skip(`cannot mount a tmpfs here (${(error as Error).message.split('\n')[0]})`);
+    }
+    try {
+      for (const format of FORMATS) {
+        const dir = join(disk, format);
+        const result = await cli(['export', '--format', format, '--out', dir, '--with-bodies']);
+        expect(result.code, `${format}: ${result.stderr}`).toBe(1);
+        expect(result.stderr, format).toContain(
+          `The disk holding ${dir} is full; export stopped and left no partial file under a table's name.`,
+        );
+        expect(result.stderr, format).not.toMatch(/unexpected error|report it/i);
+        const left = await readdir(dir);
+        expect(
+          left.filter((name) => name.endsWith('.partial') || name === 'manifest.json' || name === '.duckdb-tmp'),
+        ).toEqual([]);
+        await rm(dir, { recursive: true, force: true });
+      }
+    } finally {
+      execFileSync('umount', [disk]);
+    }
   });
 
   it('refuses a month that is not YYYY-MM with exit code 2', async () => {

@@ -102,9 +102,11 @@ interface ExportUnit {
 
 /**
  * Writes the research tables (docs/export.md) into `outDir`, one file per
- * table (or per table and list), then manifest.json. Rows are read in keyset
- * batches and written as they come, so memory stays flat whatever the
- * store's size; each file appears under its name only when whole.
+ * table (or per table and list), then manifest.json. Every table is read
+ * from one snapshot of the store, so the files are of one moment even while
+ * another process writes. Rows are read in keyset batches and written as they
+ * come, so memory stays flat whatever the store's size; each file appears
+ * under its name only when whole.
  */
 export async function exportResearchTables(
   store: Store,
@@ -114,7 +116,8 @@ export async function exportResearchTables(
   const outDir = resolve(options.outDir);
   refuseVirtualFolder(outDir, '--out');
   try {
-    return await writeResearchTables(store, options, progress);
+    // One snapshot for every table: files read while another process writes agree with each other.
+    return await store.readSnapshot((snapshot) => writeResearchTables(snapshot, options, progress));
   } catch (error) {
     throw explainWriteFailure(error, outDir, EXPORT);
   }

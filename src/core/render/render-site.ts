@@ -85,7 +85,7 @@ const TOP_POSTERS = 15;
 
 /**
  * Writes the static archive of the selected lists into `outDir` (docs/render.md).
- * Reads the store only. Every address is derived from a list's key and a
+ * Reads the store only, all of it from one snapshot. Every address is derived from a list's key and a
  * message's key, never from row ids, so both engines and every machine write
  * the same bytes for the same mail.
  */
@@ -98,6 +98,11 @@ export async function renderSite(
     throw new InputError(`--since ${options.since} is not a month.`, 'Give a month as YYYY-MM, e.g. 2024-03.');
   }
   refuseVirtualFolder(options.outDir, '--out');
+  // One snapshot for the whole site: pages read while another process writes are of one moment.
+  return store.readSnapshot((snapshot) => renderSnapshot(snapshot, options, progress));
+}
+
+async function renderSnapshot(store: Store, options: RenderOptions, progress: ProgressListener): Promise<RenderResult> {
   const lists = await selectLists(store, options.selection);
   const workers = options.workers ?? 3;
   const writer = await SiteOutput.open(options.outDir, workers >= 2, ID_SHARDS).catch((error: unknown) => {

@@ -101,6 +101,14 @@ export interface SqlDriver extends SqlExecutor {
   readonly file: string | undefined;
   /** Runs fn in one transaction; nothing else on this driver interleaves with it. */
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /**
+   * Runs fn in one read-only transaction: every statement of it sees the
+   * database as it was at its first read, whatever other connections commit
+   * meanwhile, and none of them waits for it (SQLite: a read transaction on
+   * the WAL; PostgreSQL: REPEATABLE READ READ ONLY on one connection). A
+   * write inside it fails. Nothing else on this driver interleaves with it.
+   */
+  readSnapshot<T>(fn: (snapshot: SqlExecutor) => Promise<T>): Promise<T>;
   /** The engine's own check of its files and indexes: what was checked, and any damage found. */
   checkIntegrity(): Promise<IntegrityReport>;
   close(): Promise<void>;
@@ -122,6 +130,8 @@ export interface SqlSession extends SqlExecutor {
   readonly capabilities: SqlCapabilities;
   readonly inTransaction: boolean;
   transaction<T>(fn: (tx: SqlSession) => Promise<T>): Promise<T>;
+  /** fn over one read-only snapshot of the database (SqlDriver.readSnapshot); taken outside any transaction only. */
+  readSnapshot<T>(fn: (snapshot: SqlSession) => Promise<T>): Promise<T>;
 }
 
 /** The session of the driver itself: each transaction it opens is a new one. */
@@ -136,6 +146,7 @@ export function driverSession(driver: SqlDriver): SqlSession {
     stream: (sql, params, batchSize) => driver.stream(sql, params, batchSize),
     append: (shape, rows) => driver.append(shape, rows),
     transaction: (fn) => driver.transaction((executor) => fn(transactionSession(executor, driver.capabilities))),
+    readSnapshot: (fn) => driver.readSnapshot((executor) => fn(transactionSession(executor, driver.capabilities))),
   };
 }
 
@@ -150,6 +161,8 @@ function transactionSession(executor: SqlExecutor, capabilities: SqlCapabilities
     stream: (sql, params, batchSize) => executor.stream(sql, params, batchSize),
     append: (shape, rows) => executor.append(shape, rows),
     transaction: (fn) => fn(session),
+    // A transaction already sees what it sees: on PostgreSQL (READ COMMITTED) not one moment, so none is promised.
+    readSnapshot: () => Promise.reject(new Error('a read snapshot is taken outside any transaction')),
   };
   return session;
 }

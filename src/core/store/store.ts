@@ -70,6 +70,15 @@ export class Store {
     return this.db.transaction((session) => fn(new Store(this.driver, session)));
   }
 
+  /**
+   * Runs fn with a Store bound to one read-only snapshot: every read of it
+   * sees the store at one moment while other processes go on writing, and
+   * none of them waits for it (docs/store.md, *One moment*).
+   */
+  readSnapshot<T>(fn: (snapshot: Store) => Promise<T>): Promise<T> {
+    return this.db.readSnapshot((session) => fn(new Store(this.driver, session)));
+  }
+
   /** True while the database answers; a write that failed while it does was refused for the row's own sake. */
   async reachable(): Promise<boolean> {
     try {

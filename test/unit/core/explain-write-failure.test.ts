@@ -28,6 +28,43 @@ describe('explainWriteFailure', () => {
     ).toBe(ExitCode.failed);
   });
 
+  // DuckDB (the Parquet writer) gives the system's words, as strerror() prints them, and no code.
+  it.each([
+    [
+      'IO Error: Could not write file "/out/x.parquet.partial": No space left on device',
+      ExitCode.failed,
+      /disk holding \/out is full; export stopped/,
+    ],
+    [
+      'IO Error: Could not write file "/out/x.parquet.partial": Disk quota exceeded',
+      ExitCode.failed,
+      /disk holding \/out is full/,
+    ],
+    [
+      'IO Error: Cannot open file "/out/x.parquet.partial": Permission denied',
+      ExitCode.failed,
+      /may not write into \/out: permission denied/,
+    ],
+    [
+      'IO Error: Cannot open file "/out/x.parquet.partial": Read-only file system',
+      ExitCode.failed,
+      /the file system is read-only/,
+    ],
+    [
+      'IO Error: Cannot open file "/out/x.parquet.partial": Is a directory',
+      ExitCode.usage,
+      /a folder stands where a file goes/,
+    ],
+  ])('DuckDB\'s "%s" becomes the same sentence, exit %i', (duckdb, exitCode, words) => {
+    const explained = explainExportFailure(
+      new Error(`DuckDB could not write /out/x.parquet.partial: ${duckdb}`),
+      '/out',
+    );
+    expect(explained).toBeInstanceOf(ListminerError);
+    expect((explained as ListminerError).exitCode).toBe(exitCode);
+    expect((explained as ListminerError).message).toMatch(words);
+  });
+
   it('names the command that wrote, and what a full disk left of its work', () => {
     const render = { name: 'render', leaves: 'and kept the pages it wrote' } as const;
     const explained = explainWriteFailure(fsError('ENOSPC'), '/site', render) as ListminerError;
@@ -41,5 +78,10 @@ describe('explainWriteFailure', () => {
   it('passes any other error through: that is a bug to report', () => {
     const bug = new TypeError('x is undefined');
     expect(explainExportFailure(bug, '/out')).toBe(bug);
+    // A database's refusal is no file system's, though it says "permission denied" too.
+    const refused = new Error('permission denied for table email_messages');
+    expect(explainExportFailure(refused, '/out')).toBe(refused);
+    const duckdb = new Error('DuckDB could not write /out/x.parquet.partial: Out of Memory Error: failed to allocate');
+    expect(explainExportFailure(duckdb, '/out')).toBe(duckdb);
   });
 });

@@ -155,12 +155,27 @@ export class PostgresDriver implements SqlDriver {
     return this.explained(() => this.copy(this.sql, shape, rows));
   }
 
-  async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    return this.begin('', fn);
+  }
+
+  /**
+   * REPEATABLE READ takes its snapshot at the first statement and keeps it
+   * to the end; READ ONLY refuses writes. Neither waits for writers nor makes
+   * them wait. While it is open VACUUM keeps the rows others delete or
+   * replace, for its snapshot's sake.
+   */
+  readSnapshot<T>(fn: (snapshot: SqlExecutor) => Promise<T>): Promise<T> {
+    return this.begin('isolation level repeatable read read only', fn);
+  }
+
+  /** A transaction on one connection of the pool, BEGIN taking `options` (its isolation and access mode). */
+  private async begin<T>(options: string, fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     // Its own statements have their deadlines; BEGIN (with the wait for a connection) and COMMIT or ROLLBACK get one here.
     const outside = this.arm();
     const result = await this.explained(() =>
       this.settled(
-        this.sql.begin(async (tx) => {
+        this.sql.begin(options, async (tx) => {
           this.disarm(outside);
           const executor: SqlExecutor = {
             all: (sql, params) => this.query(tx, sql, params),

@@ -157,6 +157,30 @@ export class SqliteDriver implements SqlDriver {
     });
   }
 
+  /**
+   * A deferred BEGIN: the first read takes the snapshot, and on a WAL
+   * database a reader holds no lock a writer waits for. query_only makes a
+   * write inside it fail, as PostgreSQL's READ ONLY does. While it is open
+   * a checkpoint cannot go past its snapshot, so the WAL grows with what
+   * others write until it ends.
+   */
+  async readSnapshot<T>(fn: (snapshot: SqlExecutor) => Promise<T>): Promise<T> {
+    await new Promise((resolve) => setImmediate(resolve));
+    return this.serialized(async () => {
+      this.db.pragma('query_only = ON');
+      try {
+        this.db.exec('BEGIN DEFERRED');
+        try {
+          return await fn(this.direct);
+        } finally {
+          if (this.db.inTransaction) this.db.exec('COMMIT');
+        }
+      } finally {
+        this.db.pragma('query_only = OFF');
+      }
+    });
+  }
+
   exec(script: string): Promise<void> {
     return this.serialized(() => this.direct.exec(script));
   }
