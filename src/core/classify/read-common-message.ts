@@ -99,7 +99,8 @@ function collectLeaves(
     if (head.params.boundary) return 'broken-mime';
     if (leaves.length >= MAX_PARTS) return 'structure';
     // Base64 is ASCII: mailparser reads 8-bit bytes in it with their top bit cut off, which can make them letters.
-    if (head.inline && head.encoding === 'base64' && !isAscii(raw.subarray(range.start, range.end))) return 'transfer-encoding';
+    if (head.inline && head.encoding === 'base64' && !isAscii(raw.subarray(range.start, range.end)))
+      return 'transfer-encoding';
     leaves.push({ ...head, alternative, root: depth === 0, ...range });
     return undefined;
   }
