@@ -108,6 +108,7 @@ export async function projectLists(
     { owner: run.owner, workers: options.workers, signal: options.signal },
     progress,
   );
+  await run.settleStatistics();
   const totals = Object.fromEntries(
     COUNTS.map((field) => [field, results.reduce((sum, r) => sum + r[field], 0)]),
   ) as unknown as ProjectCounts;
@@ -167,6 +168,10 @@ class ProjectRun implements ListStage<ListProjectResult> {
     private readonly progress: ProgressListener,
   ) {
     this.statistics = store.project.statistics();
+  }
+  /** Once every list is done: the statistics of what project wrote, refreshed for what reads it next. */
+  settleStatistics(): Promise<void> {
+    return this.statistics.settle();
   }
 
   async loadRepos(): Promise<void> {

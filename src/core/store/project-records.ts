@@ -306,6 +306,7 @@ export class ProjectRecords {
       { table: 'issues' },
       { table: 'issue_email_messages' },
       { table: 'pull_request_email_messages' },
+      { table: 'patch_series' },
     ]);
   }
 

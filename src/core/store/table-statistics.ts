@@ -23,6 +23,8 @@ const FIRST_REFRESH_ROWS = 5_000;
 export class TableStatistics {
   private written = 0;
   private refreshAt = FIRST_REFRESH_ROWS;
+  /** What had been written at the last refresh. */
+  private refreshedAt = 0;
 
   constructor(
     private readonly db: SqlSession,
@@ -34,6 +36,22 @@ export class TableStatistics {
     this.written += rows;
     if (this.written < this.refreshAt) return;
     this.refreshAt = this.written * 2;
+    await this.refresh();
+  }
+
+  /**
+   * Once the run has ended: refreshes the statistics of what it wrote since
+   * the last refresh, however little, so that what reads the tables next
+   * (export, verify, render, minutes before autovacuum would) is planned for
+   * them. A patch series table never counted was planned as empty, and an
+   * export of its series read past five minutes where it takes seconds.
+   */
+  async settle(): Promise<void> {
+    if (this.written > this.refreshedAt) await this.refresh();
+  }
+
+  private async refresh(): Promise<void> {
+    this.refreshedAt = this.written;
     const sql = this.db.capabilities.analyzeSql(this.tables);
     if (sql) await this.db.run(sql);
   }
