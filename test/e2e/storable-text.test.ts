@@ -27,7 +27,9 @@ const noise = (length: number) => Array.from({ length }, () => random.pick([...A
 
 const LONG_LOCAL = noise(3000).toLowerCase();
 const LONG_TITLE = noise(3000);
+// A repository URL of 3,000 characters, on a host that sets no bound (GitHub allows names of at most 100).
 const LONG_REPO = noise(3000);
+const LONGEST_GITHUB_NAME = noise(100);
 const LONG_ID = `${noise(3000)}@example.org`;
 // The widest Message-ID there is: 995 bytes, all 8-bit, each two bytes of UTF-8 once read as Latin-1.
 const WIDE_ID = Buffer.concat([Buffer.alloc(981, 0x80), Buffer.from('@example.org')]);
@@ -57,7 +59,7 @@ const MBOX = [
   mail(
     4,
     'From: Linker <linker@example.org>\nSubject: a long repository\nMessage-ID: <long-repo@example.org>',
-    `see https://github.com/apache/${LONG_REPO} for it`,
+    `see https://github.com/apache/${LONGEST_GITHUB_NAME} for it`,
   ),
   mail(
     5,
@@ -132,7 +134,7 @@ describe('text and long values through sync, on every engine alike', () => {
   for (const dialect of DIALECTS) {
     it(`drains and projects every message on ${dialect}`, async () => {
       const url = databases.get(dialect)!.url;
-      const added = await runCliJson(['repos', 'add', `https://github.com/apache/${LONG_REPO}`, '--db', url]);
+      const added = await runCliJson(['repos', 'add', `https://gitlab.com/apache/${LONG_REPO}`, '--db', url]);
       expect(added.code, added.stderr).toBe(0);
       const tracker = await runCliJson<SyncResult>([
         'sync',
@@ -174,7 +176,7 @@ describe('text and long values through sync, on every engine alike', () => {
         expect.stringContaining(LONG_TITLE.toLowerCase().slice(0, 100)),
       );
       expect(byKey.get('long-repo@example.org')!.signaled_repo_url).toBe(
-        `https://github.com/apache/${LONG_REPO}`.toLowerCase(),
+        `https://github.com/apache/${LONGEST_GITHUB_NAME}`.toLowerCase(),
       );
       // A Message-ID over 995 characters is no Message-ID (message-key.ts): the message is kept under a key made from its content.
       expect(rows.messages.filter((m) => m.message_id === null)).toHaveLength(1);
@@ -182,7 +184,7 @@ describe('text and long values through sync, on every engine alike', () => {
         rows.messages.map((m) => Buffer.byteLength(String(m.message_id))).sort((a, b) => b - a)[0],
       ).toBeGreaterThan(1950);
       expect(rows.issues).toEqual([expect.objectContaining({ external_key: LONG_TRACKER_KEY.toUpperCase() })]);
-      expect(rows.repos.map((r) => r.url)).toContain(`https://github.com/apache/${LONG_REPO}`.toLowerCase());
+      expect(rows.repos.map((r) => r.url)).toContain(`https://gitlab.com/apache/${LONG_REPO}`.toLowerCase());
       results.set(dialect, rows);
     });
   }
