@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { TextDecoder } from 'node:util';
 import iconv from 'iconv-lite';
 /**
@@ -96,11 +97,6 @@ function decoderFor(name: string): Decoder | undefined {
   }
   decoders.set(name, decoder);
   return decoder;
-}
-
-function isAscii(bytes: Uint8Array): boolean {
-  for (let i = 0; i < bytes.length; i++) if (bytes[i]! > 0x7f) return false;
-  return true;
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
